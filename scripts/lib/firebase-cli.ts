@@ -1,0 +1,49 @@
+// Runs the pinned firebase-tools (devDependency) with the environment the local emulator suite needs.
+import { spawn, type StdioOptions } from "node:child_process";
+import { dirname, join, resolve } from "node:path";
+import { firestoreEmulatorBinary } from "./launcher";
+
+export const REPO_ROOT = resolve(__dirname, "..", "..");
+export const DEFAULT_PROJECT = "demo-counter";
+export const EMULATORS = "auth,firestore,functions";
+/** Requests/events the functions emulator runs at once (ENVIRONMENT.md fact 6): the rest queue. */
+export const DEFAULT_FUNCTIONS_PARALLEL = "16";
+
+export function firebaseBin(): string {
+  const pkg = require.resolve("firebase-tools/package.json", { paths: [REPO_ROOT] });
+  return join(dirname(pkg), "lib", "bin", "firebase.js");
+}
+
+/** The environment for firebase-tools: local Firestore emulator launcher, bounded functions parallelism. */
+export function emulatorEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base };
+  const binary = firestoreEmulatorBinary(join(REPO_ROOT, ".cache"), base);
+  if (binary !== undefined) env.FIRESTORE_EMULATOR_BINARY_PATH = binary;
+  env.FUNCTIONS_EMULATOR_PARALLEL ??= DEFAULT_FUNCTIONS_PARALLEL;
+  // No update checks or usage reporting from a machine that may have no internet.
+  env.FIREBASE_CLI_DISABLE_UPDATE_CHECK ??= "true";
+  env.NO_UPDATE_NOTIFIER ??= "1";
+  return env;
+}
+
+/** Runs `firebase <args>` and resolves with its exit code. stdin is closed unless `interactive`. */
+export function runFirebase(args: string[], options: { interactive?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<number> {
+  const stdio: StdioOptions = options.interactive ? "inherit" : ["ignore", "inherit", "inherit"];
+  const child = spawn(process.execPath, [firebaseBin(), ...args], {
+    cwd: REPO_ROOT,
+    env: options.env ?? emulatorEnv(),
+    stdio,
+  });
+  const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
+  process.on("SIGINT", forward("SIGINT"));
+  process.on("SIGTERM", forward("SIGTERM"));
+  return new Promise((resolvePromise, reject) => {
+    child.on("error", reject);
+    child.on("exit", (code, signal) => resolvePromise(code ?? (signal ? 1 : 0)));
+  });
+}
+
+/** Quotes one argument for the shell command string that `emulators:exec` runs. */
+export function shellQuote(arg: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
