@@ -1,0 +1,69 @@
+// validatedOnCall: the one place a callable request is checked and the one place HttpsErrors are made.
+// Order: App Check (if enforced) → signed-in user (unless allowed anonymous) → admin claim (admin
+// callables) → zod validation of `data` → handler. Known failures become their callable code; anything
+// else is logged with context and surfaces as `internal`.
+import { HttpsError, onCall, type CallableFunction, type CallableRequest } from "firebase-functions/v2/https";
+import * as logger from "firebase-functions/logger";
+import type { z } from "zod";
+import { config, type Config } from "./config";
+import { CounterError } from "./counters/errors";
+import { describeIssue, type Limits } from "./counters/schema";
+
+export interface CallContext {
+  uid: string | null;
+  config: Config;
+}
+
+export interface CallableSpec<S extends z.ZodType, R> {
+  name: string;
+  /** Builds the input schema from the deployed limits. */
+  schema: (limits: Limits) => S;
+  /** Requires the custom claim `admin: true`. */
+  admin?: boolean;
+  handler: (input: z.infer<S>, context: CallContext) => Promise<R>;
+}
+
+export function validatedOnCall<S extends z.ZodType, R>(spec: CallableSpec<S, R>): CallableFunction<unknown, Promise<R>> {
+  return onCall((request) => handleCall(spec, request));
+}
+
+/** The body of every callable; exported so it can be driven without the HTTP layer. */
+export async function handleCall<S extends z.ZodType, R>(
+  spec: CallableSpec<S, R>,
+  request: Pick<CallableRequest<unknown>, "data" | "auth" | "app">,
+): Promise<R> {
+  const uid = request.auth?.uid ?? null;
+  let settings: Config;
+  try {
+    settings = config();
+  } catch (error) {
+    logger.error("callable misconfigured", { callable: spec.name, error: errorText(error) });
+    throw new HttpsError("internal", "internal error");
+  }
+
+  if (settings.enforceAppCheck && request.app === undefined) {
+    throw new HttpsError("unauthenticated", `${spec.name} requires a valid App Check token`);
+  }
+  if (request.auth === undefined && !(settings.allowUnauthenticated && !spec.admin)) {
+    throw new HttpsError("unauthenticated", `${spec.name} requires a signed-in user`);
+  }
+  if (spec.admin && request.auth?.token?.admin !== true) {
+    throw new HttpsError("permission-denied", `${spec.name} requires the custom claim admin: true`);
+  }
+
+  const parsed = spec.schema({ maxShards: settings.maxShards, maxDelta: settings.maxDelta }).safeParse(request.data);
+  if (!parsed.success) throw new HttpsError("invalid-argument", describeIssue(parsed.error));
+
+  try {
+    return await spec.handler(parsed.data, { uid, config: settings });
+  } catch (error) {
+    if (error instanceof HttpsError) throw error;
+    if (error instanceof CounterError) throw new HttpsError(error.code, error.message);
+    logger.error(`${spec.name} failed`, { callable: spec.name, uid, input: parsed.data, error: errorText(error) });
+    throw new HttpsError("internal", "internal error");
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}

@@ -1,0 +1,38 @@
+// Where every counter document lives. Shared by the functions, the tests and the scripts, so that a
+// path is spelled once.
+import type { CollectionReference, DocumentReference, Firestore } from "firebase-admin/firestore";
+
+export const COUNTERS = "counters";
+export const SHARDS = "shards";
+/** Idempotency records of incrementCounter, one per requestId: counters/{id}/requests/{requestId}. */
+export const REQUESTS = "requests";
+/** Rollup coordination: counters/{id}/rollup/lease holds the most recently claimed slot. */
+export const ROLLUP = "rollup";
+export const LEASE_ID = "lease";
+
+/** The trigger's document pattern (DESIGN.md). */
+export const SHARD_DOCUMENT_PATTERN = `${COUNTERS}/{counterId}/${SHARDS}/{shardId}`;
+
+export function counterRef(db: Firestore, counterId: string): DocumentReference {
+  return db.collection(COUNTERS).doc(counterId);
+}
+
+export function shardsRef(db: Firestore, counterId: string): CollectionReference {
+  return counterRef(db, counterId).collection(SHARDS);
+}
+
+export function shardRef(db: Firestore, counterId: string, shardId: string | number): DocumentReference {
+  return shardsRef(db, counterId).doc(String(shardId));
+}
+
+export function requestsRef(db: Firestore, counterId: string): CollectionReference {
+  return counterRef(db, counterId).collection(REQUESTS);
+}
+
+export function requestRef(db: Firestore, counterId: string, requestId: string): DocumentReference {
+  return requestsRef(db, counterId).doc(requestId);
+}
+
+export function leaseRef(db: Firestore, counterId: string): DocumentReference {
+  return counterRef(db, counterId).collection(ROLLUP).doc(LEASE_ID);
+}

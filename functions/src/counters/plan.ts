@@ -1,0 +1,119 @@
+// Pure decisions of the rollup: is a shard write already covered by the parent's total, and if not,
+// who rolls up and when. No Firebase import: times are plain numbers so unit tests can pin each case.
+//
+// Times: Firestore commit/read times in whole MICROseconds since the epoch (exact in a JS number until
+// the year 2255). A write time is rounded UP and a read time DOWN, so "covered" can only err towards
+// one extra rollup, never towards a missed write.
+//
+// Coalescing: time is cut into slots of `intervalMs`, shifted by a per-counter offset so counters do not
+// all roll up on the same instant. A shard write at time U belongs to the slot that ends first after U;
+// the slot's end is its due time. One invocation per slot claims it (a lease document), waits until the
+// due time, sums the shards at a read time >= due, and commits the total once. Every other write of that
+// slot is covered by that sum, so its invocation returns at once (it "defers").
+
+/** What the trigger knows about one shard write. */
+export interface WriteFacts {
+  /** Event id; the same on every delivery of one event. */
+  eventId: string;
+  /** Commit time of the write, microseconds, rounded up. */
+  writtenAtUs: number;
+  /** Whether the write changed the shard's count (a no-op write cannot change the sum). */
+  countChanged: boolean;
+}
+
+/** What the trigger reads before deciding: the parent's bookkeeping and the current lease. */
+export interface RollupView {
+  parentExists: boolean;
+  /** The read time of the sum the parent's total holds, microseconds (rounded down); null if none yet. */
+  coveredUntilUs: number | null;
+  /** The slot most recently claimed for this counter, and by which event. */
+  lease: { slot: number; eventId: string } | null;
+}
+
+export interface Timing {
+  intervalMs: number;
+  /** This counter's slot offset in [0, intervalMs). */
+  offsetMs: number;
+  nowMs: number;
+  /** A claim whose due time passed this long ago without a covering rollup is taken over. */
+  staleAfterMs: number;
+}
+
+export type Decision =
+  | { kind: "skip"; reason: "unchanged" | "no-parent" | "covered" }
+  | { kind: "defer"; toSlot: number }
+  | { kind: "claim"; slot: number; dueMs: number }
+  | { kind: "rollup"; slot: number; dueMs: number; reason: "own-claim" | "stale-claim" };
+
+/** The slot a write at `writtenAtUs` belongs to: the one whose due time is the first after the write. */
+export function slotOf(writtenAtUs: number, intervalMs: number, offsetMs: number): number {
+  // Integer arithmetic in microseconds; the due time is strictly later than the write.
+  const intervalUs = intervalMs * 1000;
+  return Math.floor((writtenAtUs - offsetMs * 1000) / intervalUs) + 1;
+}
+
+/** When slot `slot` is due, in milliseconds since the epoch. */
+export function dueMsOf(slot: number, intervalMs: number, offsetMs: number): number {
+  return slot * intervalMs + offsetMs;
+}
+
+/** A stable per-counter offset in [0, intervalMs) (FNV-1a of the id), spreading rollups over the slot. */
+export function offsetMsOf(counterId: string, intervalMs: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < counterId.length; i++) {
+    hash ^= counterId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % intervalMs;
+}
+
+/** True when the parent's total already includes a write committed at `writtenAtUs`. */
+export function isCovered(coveredUntilUs: number | null, writtenAtUs: number): boolean {
+  return coveredUntilUs !== null && coveredUntilUs >= writtenAtUs;
+}
+
+/** Decides what one delivery of a shard write event must do. */
+export function decide(write: WriteFacts, view: RollupView, timing: Timing): Decision {
+  if (!write.countChanged) return { kind: "skip", reason: "unchanged" };
+  if (!view.parentExists) return { kind: "skip", reason: "no-parent" };
+  if (isCovered(view.coveredUntilUs, write.writtenAtUs)) return { kind: "skip", reason: "covered" };
+
+  const { intervalMs, offsetMs, nowMs, staleAfterMs } = timing;
+  const slot = slotOf(write.writtenAtUs, intervalMs, offsetMs);
+  const lease = view.lease;
+  if (lease !== null && lease.slot >= slot) {
+    if (lease.slot === slot && lease.eventId === write.eventId) {
+      // A redelivery (or retry) of the event that claimed this slot: it still owes the rollup.
+      return { kind: "rollup", slot, dueMs: dueMsOf(slot, intervalMs, offsetMs), reason: "own-claim" };
+    }
+    const leaseDueMs = dueMsOf(lease.slot, intervalMs, offsetMs);
+    if (nowMs >= leaseDueMs + staleAfterMs) {
+      // The claimer should have committed long ago and has not: its sum would have covered us, so
+      // do its work (at the claimed slot, so the coverage promised to everyone who deferred holds).
+      return { kind: "rollup", slot: lease.slot, dueMs: leaseDueMs, reason: "stale-claim" };
+    }
+    // A claimed slot due at or after ours will sum the shards after our write: nothing to do.
+    return { kind: "defer", toSlot: lease.slot };
+  }
+  return { kind: "claim", slot, dueMs: dueMsOf(slot, intervalMs, offsetMs) };
+}
+
+/** Microseconds of a Firestore-style time, rounded down (for read times). */
+export function microsFloor(seconds: number, nanoseconds: number): number {
+  return seconds * 1_000_000 + Math.floor(nanoseconds / 1000);
+}
+
+/** Microseconds of a Firestore-style time, rounded up (for write times). */
+export function microsCeil(seconds: number, nanoseconds: number): number {
+  return seconds * 1_000_000 + Math.ceil(nanoseconds / 1000);
+}
+
+/** Microseconds of an RFC 3339 time such as "2026-11-22T10:00:00.123456789Z", rounded up; null if unparsable. */
+export function parseRfc3339Micros(text: string): number | null {
+  const match = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/.exec(text);
+  if (match === null) return null;
+  const seconds = Date.parse(`${match[1]}${match[3]}`) / 1000;
+  if (!Number.isFinite(seconds)) return null;
+  const nanos = Number((match[2] ?? "").padEnd(9, "0"));
+  return microsCeil(seconds, nanos);
+}

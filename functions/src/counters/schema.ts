@@ -1,0 +1,96 @@
+// The shapes that cross a boundary: callable request data (validated with zod, every message naming its
+// field and never echoing the value) and the stored counter document.
+import { z } from "zod";
+
+/** counterId and requestId: 1–128 characters of [A-Za-z0-9_-] (DESIGN.md). */
+export const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** Bounds that come from params, so schemas are built per request with the deployed values. */
+export interface Limits {
+  maxShards: number;
+  maxDelta: number;
+}
+
+function idField(name: string) {
+  return z
+    .string({ error: `${name} must be a string` })
+    .regex(ID_PATTERN, { error: `${name} must be 1-128 characters of A-Z, a-z, 0-9, _ or -` });
+}
+
+function intField(name: string, min: number, max: number, extra = "") {
+  const range = `${name} must be an integer from ${min} to ${max}${extra}`;
+  return z
+    .number({ error: `${name} must be a number` })
+    .int({ error: range })
+    .min(min, { error: range })
+    .max(max, { error: range });
+}
+
+function deltaField(maxDelta: number) {
+  const range = `delta must be a non-zero integer from -${maxDelta} to ${maxDelta}`;
+  return z
+    .number({ error: "delta must be a number" })
+    .int({ error: range })
+    .min(-maxDelta, { error: range })
+    .max(maxDelta, { error: range })
+    .refine((d) => d !== 0, { error: range });
+}
+
+/** Request objects reject unknown keys: a typo must fail loudly, not be ignored. */
+function request<T extends z.ZodRawShape>(shape: T) {
+  return z.strictObject(shape, { error: "data must be an object" });
+}
+
+export function createCounterInput(limits: Limits) {
+  return request({
+    counterId: idField("counterId").optional(),
+    numShards: intField("numShards", 1, limits.maxShards).optional(),
+  });
+}
+
+export function incrementCounterInput(limits: Limits) {
+  return request({
+    counterId: idField("counterId"),
+    delta: deltaField(limits.maxDelta).optional(),
+    requestId: idField("requestId").optional(),
+  });
+}
+
+export function counterOnlyInput() {
+  return request({ counterId: idField("counterId") });
+}
+
+export function reshardCounterInput(limits: Limits) {
+  return request({
+    counterId: idField("counterId"),
+    numShards: intField("numShards", 1, limits.maxShards),
+  });
+}
+
+export type CreateCounterInput = z.infer<ReturnType<typeof createCounterInput>>;
+export type IncrementCounterInput = z.infer<ReturnType<typeof incrementCounterInput>>;
+export type CounterOnlyInput = z.infer<ReturnType<typeof counterOnlyInput>>;
+export type ReshardCounterInput = z.infer<ReturnType<typeof reshardCounterInput>>;
+
+/** The fixed part of a stored counter parent (DESIGN.md); bookkeeping lives under `rollup`. */
+export const storedCounter = z.object({
+  numShards: z.int().min(1),
+  total: z.number(),
+});
+export type StoredCounter = z.infer<typeof storedCounter>;
+
+const MAX_KEY_CHARS = 32;
+
+/** One short, field-naming sentence for the first problem zod found. Values are never echoed. */
+export function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return "data is invalid";
+  if (issue.code === "unrecognized_keys") {
+    const keys = issue.keys.map((k) => JSON.stringify(k.slice(0, MAX_KEY_CHARS))).join(", ");
+    return `unknown field${issue.keys.length > 1 ? "s" : ""} ${keys}: not part of this request`;
+  }
+  const field = issue.path.map(String).join(".");
+  if (field === "") return issue.message;
+  // Our messages start with the field name; zod's built-in ones (rare) get it prefixed.
+  return issue.message.startsWith(field) ? issue.message : `${field}: ${issue.message}`;
+}

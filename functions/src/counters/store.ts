@@ -1,0 +1,200 @@
+// The only module that writes counters on behalf of callers: create and increment (with idempotency
+// keys). Every write is a single atomic batch, so a failed call leaves nothing behind.
+import { FieldValue, Timestamp, type Firestore } from "firebase-admin/firestore";
+import * as logger from "firebase-functions/logger";
+import { CounterError, GRPC, grpcCode } from "./errors";
+import { counterRef, requestRef, shardRef } from "./paths";
+import { storedCounter } from "./schema";
+import { pickShard, shardIds, type Random } from "./shards";
+
+export interface CreateResult {
+  counterId: string;
+  numShards: number;
+}
+
+/**
+ * Creates the parent (`numShards`, `total: 0`) and all its shards (`count: 0`) in one batch. Shards exist
+ * from the start because increments use `update()`, which fails on a missing shard: that is what keeps an
+ * increment from recreating a shard removed by a reshard or a deleted counter.
+ */
+export async function createCounter(
+  db: Firestore,
+  counterId: string | undefined,
+  numShards: number,
+): Promise<CreateResult> {
+  const parent = counterId === undefined ? db.collection("counters").doc() : counterRef(db, counterId);
+  const batch = db.batch();
+  batch.create(parent, {
+    numShards,
+    total: 0,
+    createdAt: FieldValue.serverTimestamp(),
+    rollup: { commits: 0 },
+  });
+  for (const id of shardIds(numShards)) batch.set(shardRef(db, parent.id, id), { count: 0 });
+  try {
+    await batch.commit();
+  } catch (error) {
+    if (grpcCode(error) === GRPC.ALREADY_EXISTS) {
+      throw new CounterError("already-exists", `counter "${parent.id}" already exists`);
+    }
+    throw error;
+  }
+  rememberShards(parent.id, numShards);
+  return { counterId: parent.id, numShards };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// numShards cache. Increments would otherwise read the parent every time. Staleness is harmless for
+// correctness: an increment to a shard that no longer exists fails (update() on a missing document) and
+// is retried with a fresh read; a cache that misses newly added shards only spreads load less evenly
+// until it expires.
+
+export const SHARDS_CACHE_TTL_MS = 5_000;
+const SHARDS_CACHE_MAX_ENTRIES = 10_000;
+const shardsCache = new Map<string, { numShards: number; expiresAt: number }>();
+
+function rememberShards(counterId: string, numShards: number): void {
+  if (shardsCache.size >= SHARDS_CACHE_MAX_ENTRIES) shardsCache.clear();
+  shardsCache.set(counterId, { numShards, expiresAt: Date.now() + SHARDS_CACHE_TTL_MS });
+}
+
+export function forgetShards(counterId: string): void {
+  shardsCache.delete(counterId);
+}
+
+/** numShards of an existing counter (cached), or `not-found`. */
+export async function numShardsOf(db: Firestore, counterId: string, fresh = false): Promise<number> {
+  const cached = shardsCache.get(counterId);
+  if (!fresh && cached !== undefined && cached.expiresAt > Date.now()) return cached.numShards;
+  const snap = await counterRef(db, counterId).get();
+  if (!snap.exists) {
+    forgetShards(counterId);
+    throw new CounterError("not-found", `counter "${counterId}" does not exist`);
+  }
+  const parsed = storedCounter.safeParse(snap.data());
+  if (!parsed.success) {
+    // Only the functions write parents; a malformed one is a bug or a manual edit, not bad input.
+    throw new Error(`counter "${counterId}" has a malformed parent document: ${parsed.error.message}`);
+  }
+  rememberShards(counterId, parsed.data.numShards);
+  return parsed.data.numShards;
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+export interface IncrementResult {
+  counterId: string;
+  shard: number;
+  applied: boolean;
+}
+
+export interface IncrementOptions {
+  requestId?: string | undefined;
+  requestTtlMs: number;
+  random?: Random;
+  now?: () => number;
+}
+
+/** Attempts before giving up when shards keep vanishing under us (reshards racing the increment). */
+const INCREMENT_ATTEMPTS = 4;
+
+/**
+ * Adds `delta` to one random shard. With a `requestId`, the idempotency record and the shard update are
+ * one batch: the record exists if and only if the delta was applied, and a second call with the same key
+ * finds the record (`create()` fails) and applies nothing.
+ */
+export async function incrementCounter(
+  db: Firestore,
+  counterId: string,
+  delta: number,
+  options: IncrementOptions,
+): Promise<IncrementResult> {
+  const random = options.random ?? Math.random;
+  const now = options.now ?? Date.now;
+  for (let attempt = 0; attempt < INCREMENT_ATTEMPTS; attempt++) {
+    const numShards = await numShardsOf(db, counterId, attempt > 0);
+    const shard = pickShard(numShards, random);
+    const batch = db.batch();
+    if (options.requestId !== undefined) {
+      batch.create(requestRef(db, counterId, options.requestId), {
+        shard,
+        delta,
+        createdAt: FieldValue.serverTimestamp(),
+        expireAt: Timestamp.fromMillis(now() + options.requestTtlMs),
+      });
+    }
+    batch.update(shardRef(db, counterId, shard), { count: FieldValue.increment(delta) });
+    try {
+      await batch.commit();
+      return { counterId, shard, applied: true };
+    } catch (error) {
+      const code = grpcCode(error);
+      if (code === GRPC.ALREADY_EXISTS && options.requestId !== undefined) {
+        const replay = await replayRequest(db, counterId, options.requestId, delta, numShards, options, now);
+        if (replay !== "expired") return replay;
+        continue;
+      }
+      if (code === GRPC.NOT_FOUND) {
+        // The shard is gone: the counter was deleted or resharded down. Re-read and try again.
+        forgetShards(counterId);
+        logger.debug("increment hit a missing shard; retrying", { counterId, shard, attempt });
+        continue;
+      }
+      throw error;
+    }
+  }
+  throw new CounterError("aborted", `counter "${counterId}" kept changing shape; try again`);
+}
+
+/**
+ * A requestId that was seen before. A live record means "already applied". A record past its expiry that
+ * the TTL policy has not deleted yet counts as gone: the key is claimed again (guarded by the record's
+ * update time, so two racing callers cannot both apply) and the caller retries the increment.
+ */
+async function replayRequest(
+  db: Firestore,
+  counterId: string,
+  requestId: string,
+  delta: number,
+  numShards: number,
+  options: IncrementOptions,
+  now: () => number,
+): Promise<IncrementResult | "expired"> {
+  const ref = requestRef(db, counterId, requestId);
+  const snap = await ref.get();
+  if (!snap.exists) return "expired"; // deleted (TTL) between our create and this read: claim it anew
+  const expireAt = snap.get("expireAt") as unknown;
+  const recordedShard = snap.get("shard") as unknown;
+  const shard = typeof recordedShard === "number" ? recordedShard : -1;
+  if (expireAt instanceof Timestamp && expireAt.toMillis() <= now()) {
+    const random = options.random ?? Math.random;
+    const fresh = pickShard(numShards, random);
+    const batch = db.batch();
+    batch.update(
+      ref,
+      {
+        shard: fresh,
+        delta,
+        createdAt: FieldValue.serverTimestamp(),
+        expireAt: Timestamp.fromMillis(now() + options.requestTtlMs),
+      },
+      { lastUpdateTime: snap.updateTime! },
+    );
+    batch.update(shardRef(db, counterId, fresh), { count: FieldValue.increment(delta) });
+    try {
+      await batch.commit();
+      return { counterId, shard: fresh, applied: true };
+    } catch (error) {
+      const code = grpcCode(error);
+      if (code === GRPC.FAILED_PRECONDITION) {
+        // Another call with the same key renewed it first: that one applied the delta.
+        const renewed = await ref.get();
+        const renewedShard = renewed.get("shard") as unknown;
+        return { counterId, shard: typeof renewedShard === "number" ? renewedShard : -1, applied: false };
+      }
+      if (code === GRPC.NOT_FOUND) return "expired";
+      throw error;
+    }
+  }
+  return { counterId, shard, applied: false };
+}

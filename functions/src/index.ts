@@ -1,0 +1,11 @@
+// Entry point of the Cloud Functions codebase: initializes the admin SDK and exports the functions.
+// The total of a counter is computed in counters/rollup.ts (sumShards, commitRollup).
+import { initializeApp } from "firebase-admin/app";
+import { setGlobalOptions } from "firebase-functions/v2";
+import { maxInstances } from "./params";
+
+initializeApp();
+setGlobalOptions({ maxInstances });
+
+export { createCounter, incrementCounter } from "./callables";
+export { rollupTotal } from "./triggers";

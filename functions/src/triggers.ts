@@ -1,0 +1,49 @@
+// The rollup trigger: turns a shard write event into a ShardWrite and hands it to counters/rollup.ts.
+import { type Timestamp, getFirestore } from "firebase-admin/firestore";
+import { onDocumentWritten, type DocumentSnapshot } from "firebase-functions/v2/firestore";
+import * as logger from "firebase-functions/logger";
+import { config } from "./config";
+import { SHARD_DOCUMENT_PATTERN } from "./counters/paths";
+import { microsCeil, parseRfc3339Micros } from "./counters/plan";
+import { rollupShardWrite, staleAfterMsFor, type ShardWrite } from "./counters/rollup";
+
+export const rollupTotal = onDocumentWritten({ document: SHARD_DOCUMENT_PATTERN, retry: true }, async (event) => {
+  const { counterId, shardId } = event.params;
+  const change = event.data;
+  if (change === undefined) {
+    logger.error("shard event without data", { counterId, shardId, eventId: event.id });
+    return;
+  }
+  const write: ShardWrite = {
+    eventId: event.id,
+    counterId,
+    shardId,
+    writtenAtUs: writtenAtUs(change.before, change.after, event.time),
+    before: change.before.exists ? change.before.data() : undefined,
+    after: change.after.exists ? change.after.data() : undefined,
+  };
+  const intervalMs = config().rollupIntervalMs;
+  await rollupShardWrite(write, {
+    db: getFirestore(),
+    intervalMs,
+    staleAfterMs: staleAfterMsFor(intervalMs),
+    nowMs: Date.now,
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  });
+});
+
+/**
+ * The commit time of the write, rounded up to a microsecond: the new document's update time, or for a
+ * delete the event time (never earlier than just after the deleted version's update time).
+ */
+export function writtenAtUs(before: DocumentSnapshot, after: DocumentSnapshot, eventTime: string): number {
+  if (after.exists && after.updateTime !== undefined) return timestampMicrosCeil(after.updateTime);
+  const fromEvent = parseRfc3339Micros(eventTime);
+  const afterBefore =
+    before.exists && before.updateTime !== undefined ? timestampMicrosCeil(before.updateTime) + 1 : 0;
+  return Math.max(fromEvent ?? Date.now() * 1000, afterBefore);
+}
+
+function timestampMicrosCeil(ts: Timestamp): number {
+  return microsCeil(ts.seconds, ts.nanoseconds);
+}
