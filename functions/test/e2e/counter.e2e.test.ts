@@ -1,0 +1,64 @@
+// End to end, as a mobile/web app uses the backend: the Firebase JS SDK signs in through the Auth
+// emulator, calls the callables served by the functions emulator, and reads the total with getDoc. The
+// rollup runs as the real trigger, fed by the Firestore emulator.
+import { FunctionsError } from "firebase/functions";
+import { signedInClient, withConcurrency, type Client } from "../helpers/client";
+
+const LAG_BOUND_MS = 30_000; // generous: the emulator on 2 cores; the README reports measured lag
+
+jest.setTimeout(180_000);
+
+let client: Client;
+
+beforeAll(async () => {
+  client = await signedInClient();
+});
+
+afterAll(async () => {
+  await client?.close();
+});
+
+describe("a signed-in app", () => {
+  it("creates a counter, makes 100 mixed increments, and reads the exact total soon after", async () => {
+    const counterId = `e2e-${Date.now()}`;
+    await expect(client.call("createCounter", { counterId, numShards: 5 })).resolves.toEqual({ counterId, numShards: 5 });
+    expect(await client.readCounter(counterId)).toMatchObject({ numShards: 5, total: 0 });
+
+    const deltas = Array.from({ length: 100 }, (_, i) => (i % 5 === 4 ? -3 : i % 7) || 2);
+    const expected = deltas.reduce((a, b) => a + b, 0);
+    const started = Date.now();
+    const results = await withConcurrency(
+      4,
+      deltas.map((delta) => () => client.call<{ applied: boolean; shard: number }>("incrementCounter", { counterId, delta })),
+    );
+    const lastIncrementAt = Date.now();
+    expect(results.every((r) => r.applied && r.shard >= 0 && r.shard < 5)).toBe(true);
+
+    let parent = await client.readCounter(counterId);
+    while (parent?.total !== expected && Date.now() - lastIncrementAt < LAG_BOUND_MS) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      parent = await client.readCounter(counterId);
+    }
+    const lagMs = Date.now() - lastIncrementAt;
+    const commits = (parent?.rollup as { commits?: number } | undefined)?.commits;
+    console.log(
+      `100 increments in ${lastIncrementAt - started} ms; total exact ${lagMs} ms after the last one; ` +
+        `rollup wrote the parent ${commits} times`,
+    );
+    expect(parent?.total).toBe(expected);
+    expect(lagMs).toBeLessThan(LAG_BOUND_MS);
+    // Coalesced: about one parent write per interval, not one per increment.
+    const intervals = Math.ceil((Date.now() - started) / Number(process.env.ROLLUP_INTERVAL_MS)) + 2;
+    expect(commits).toBeLessThanOrEqual(intervals);
+    expect(commits).toBeLessThan(100);
+  });
+
+  it("gets not-found for an unknown counter and invalid-argument for a bad delta", async () => {
+    const missing = await client.call("incrementCounter", { counterId: `nope-${Date.now()}` }).catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(FunctionsError);
+    expect((missing as FunctionsError).code).toBe("functions/not-found");
+    const bad = await client.call("incrementCounter", { counterId: "x", delta: 1.5 }).catch((e: unknown) => e);
+    expect((bad as FunctionsError).code).toBe("functions/invalid-argument");
+    expect((bad as FunctionsError).message).toMatch(/delta/);
+  });
+});

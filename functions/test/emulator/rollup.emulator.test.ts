@@ -1,0 +1,239 @@
+// The rollup trigger, wrapped, fed real before/after snapshots from the Firestore emulator. Each test
+// delivers events the way the platform may: twice, out of order, failing half-way and retried, in a
+// burst, or after the counter is gone. "commits" is rollup.commits on the parent: the rollup increments it
+// in the same write that sets total, so it counts parent writes by the rollup exactly.
+import { getFirestore } from "firebase-admin/firestore";
+import {
+  call,
+  db,
+  deleteShard,
+  deliver,
+  functions,
+  readCounter,
+  shardSum,
+  uniqueId,
+  writeShard,
+  type RecordedWrite,
+} from "../helpers/functions";
+import { requireEmulators } from "../helpers/emulators";
+import { counterRef, leaseRef, shardRef } from "../../src/counters/paths";
+import { microsCeil } from "../../src/counters/plan";
+import { rollupShardWrite, staleAfterMsFor, type RollupDeps, type ShardWrite } from "../../src/counters/rollup";
+
+const INTERVAL_MS = Number(process.env.ROLLUP_INTERVAL_MS);
+
+beforeAll(requireEmulators);
+
+async function newCounter(prefix: string, numShards: number): Promise<string> {
+  const counterId = uniqueId(prefix);
+  await call(functions.createCounter, { counterId, numShards });
+  return counterId;
+}
+
+/** The same write as the trigger sees it, for driving rollupShardWrite with injected failures. */
+function shardWriteOf(write: RecordedWrite): ShardWrite {
+  const updateTime = write.after.updateTime!;
+  return {
+    eventId: write.eventId,
+    counterId: write.counterId,
+    shardId: write.shardId,
+    writtenAtUs: microsCeil(updateTime.seconds, updateTime.nanoseconds),
+    before: write.before.exists ? write.before.data() : undefined,
+    after: write.after.exists ? write.after.data() : undefined,
+  };
+}
+
+function deps(overrides: Partial<RollupDeps> = {}): RollupDeps {
+  return {
+    db: getFirestore(),
+    intervalMs: INTERVAL_MS,
+    staleAfterMs: staleAfterMsFor(INTERVAL_MS),
+    nowMs: Date.now,
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    ...overrides,
+  };
+}
+
+function shuffled<T>(items: T[], seed = 7): T[] {
+  const out = [...items];
+  let s = seed;
+  for (let i = out.length - 1; i > 0; i--) {
+    s = (s * 1103515245 + 12345) % 2 ** 31;
+    const j = s % (i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+describe("rollupTotal", () => {
+  it("sets the total from the shards after one event", async () => {
+    const counterId = await newCounter("one", 3);
+    const w = await writeShard(counterId, 1, 5);
+    await deliver(w);
+    expect(await readCounter(counterId)).toMatchObject({ total: 5, commits: 1 });
+  });
+
+  it("counts an event delivered twice (at once and later) exactly once", async () => {
+    const counterId = await newCounter("twice", 3);
+    const w = await writeShard(counterId, 0, 7);
+    await Promise.all([deliver(w), deliver(w)]);
+    await deliver(w);
+    expect(await readCounter(counterId)).toMatchObject({ total: 7, commits: 1 });
+    expect(await shardSum(counterId)).toBe(7);
+  });
+
+  it("is exact when events arrive in reverse order", async () => {
+    const counterId = await newCounter("reverse", 2);
+    const writes: RecordedWrite[] = [];
+    for (const [shard, delta] of [[0, 5], [1, 3], [0, -2], [1, 10], [0, 1]] as const) {
+      writes.push(await writeShard(counterId, shard, delta));
+    }
+    for (const w of [...writes].reverse()) await deliver(w);
+    expect((await readCounter(counterId)).total).toBe(17);
+    expect(await shardSum(counterId)).toBe(17);
+  });
+
+  it("is exact when an invocation fails after summing and is retried", async () => {
+    const counterId = await newCounter("crash-sum", 2);
+    const w = await writeShard(counterId, 0, 4);
+    const crash = deps({
+      onStage: (stage) => {
+        if (stage === "summed") throw new Error("simulated crash after reading the shards");
+      },
+    });
+    await expect(rollupShardWrite(shardWriteOf(w), crash)).rejects.toThrow("simulated crash");
+    expect((await readCounter(counterId)).total).toBe(0);
+    await deliver(w); // the platform's retry of the same event
+    expect(await readCounter(counterId)).toMatchObject({ total: 4, commits: 1 });
+  });
+
+  it("is exact when the claimer of a slot fails after others deferred to it, once it is retried", async () => {
+    const counterId = await newCounter("crash-claim", 2);
+    const a = await writeShard(counterId, 0, 2);
+    const b = await writeShard(counterId, 1, 3);
+    const crash = deps({
+      onStage: (stage) => {
+        if (stage === "claimed") throw new Error("simulated crash after claiming the slot");
+      },
+    });
+    await expect(rollupShardWrite(shardWriteOf(a), crash)).rejects.toThrow("simulated crash");
+    const deferred = await rollupShardWrite(shardWriteOf(b), deps());
+    // b's write is in the same slot or an earlier one than the lease: it relies on the claimer.
+    expect(deferred.kind === "defer" || deferred.kind === "committed").toBe(true);
+    await deliver(a); // retry of the claimer's event
+    expect((await readCounter(counterId)).total).toBe(5);
+  });
+
+  it("takes over a claim whose claimer never came back, once it is stale", async () => {
+    const counterId = await newCounter("stale", 2);
+    const a = await writeShard(counterId, 0, 2);
+    const b = await writeShard(counterId, 1, 3);
+    const crash = deps({
+      onStage: (stage) => {
+        if (stage === "claimed") throw new Error("simulated crash after claiming the slot");
+      },
+    });
+    await expect(rollupShardWrite(shardWriteOf(a), crash)).rejects.toThrow();
+    // Pretend time has moved on past the stale limit: the next delivery does the claimer's work.
+    const later = deps({ nowMs: () => Date.now() + staleAfterMsFor(INTERVAL_MS) + INTERVAL_MS });
+    const outcome = await rollupShardWrite(shardWriteOf(b), later);
+    expect(outcome.kind).toBe("committed");
+    expect((await readCounter(counterId)).total).toBe(5);
+  });
+
+  it("reflects a deleted shard (the event time stands for the delete's commit)", async () => {
+    const counterId = await newCounter("delshard", 3);
+    await deliver(await writeShard(counterId, 2, 9));
+    await deliver(await writeShard(counterId, 0, 1));
+    await deliver(await deleteShard(counterId, 2));
+    expect((await readCounter(counterId)).total).toBe(1);
+  });
+
+  it("skips writes that do not change a count without touching the parent", async () => {
+    const counterId = await newCounter("noop", 2);
+    const w = await writeShard(counterId, 0, 0);
+    await deliver(w);
+    expect(await readCounter(counterId)).toMatchObject({ total: 0, commits: 0 });
+  });
+
+  it("keeps the total exact and writes the parent about once per interval while 200 writes land live", async () => {
+    const counterId = await newCounter("burst", 20);
+    const deliveries: Promise<unknown>[] = [];
+    const started = Date.now();
+    // 20 shards written in parallel, 10 writes each; each event is delivered as soon as its write lands.
+    let expected = 0;
+    await Promise.all(
+      Array.from({ length: 20 }, async (_, shard) => {
+        for (let i = 0; i < 10; i++) {
+          const delta = (shard + i) % 3 === 0 ? -1 : 2;
+          expected += delta;
+          const w = await writeShard(counterId, shard, delta);
+          deliveries.push(deliver(w));
+        }
+      }),
+    );
+    const writesMs = Date.now() - started;
+    await Promise.all(deliveries);
+    const parent = await readCounter(counterId);
+    console.log(`200 writes took ${writesMs} ms; rollup wrote the parent ${parent.commits} times`);
+    expect(await shardSum(counterId)).toBe(expected);
+    expect(parent.total).toBe(expected);
+    expect(parent.commits).toBeGreaterThanOrEqual(1);
+    // One slot per interval the writes spanned, plus the slot the last write falls in.
+    expect(parent.commits).toBeLessThanOrEqual(Math.max(4, Math.ceil(writesMs / INTERVAL_MS) + 2));
+  });
+
+  it("collapses 200 recorded events, delivered shuffled within one second, into at most 4 parent writes", async () => {
+    const counterId = await newCounter("shuffled", 20);
+    const writes = (
+      await Promise.all(
+        Array.from({ length: 20 }, async (_, shard) => {
+          const out: RecordedWrite[] = [];
+          for (let i = 0; i < 10; i++) out.push(await writeShard(counterId, shard, i % 4 === 0 ? -3 : 1));
+          return out;
+        }),
+      )
+    ).flat();
+    const order = shuffled(writes);
+    const deliveries = order.map(
+      (w, i) => new Promise((resolve) => setTimeout(resolve, (i * 1000) / order.length)).then(() => deliver(w)),
+    );
+    await Promise.all(deliveries);
+    const parent = await readCounter(counterId);
+    expect(parent.total).toBe(await shardSum(counterId));
+    expect(parent.total).toBe(20 * (7 * 1 + 3 * -3));
+    expect(parent.commits).toBeLessThanOrEqual(4);
+  });
+
+  it("never creates the parent for shard events of a counter that was deleted", async () => {
+    const counterId = await newCounter("deleted", 2);
+    const w = await writeShard(counterId, 0, 3);
+    const batch = db.batch();
+    batch.delete(counterRef(db, counterId));
+    batch.delete(shardRef(db, counterId, 0));
+    batch.delete(shardRef(db, counterId, 1));
+    await batch.commit();
+    await deliver(w);
+    expect((await counterRef(db, counterId).get()).exists).toBe(false);
+    expect((await leaseRef(db, counterId).get()).exists).toBe(false);
+  });
+
+  it("never creates the parent for shard events of a counter that never existed", async () => {
+    const counterId = uniqueId("never");
+    const w = await writeShard(counterId, 0, 1);
+    await deliver(w);
+    expect((await counterRef(db, counterId).get()).exists).toBe(false);
+    expect((await leaseRef(db, counterId).get()).exists).toBe(false);
+  });
+
+  it("does not recreate a parent deleted while the claimer waits for its slot", async () => {
+    const counterId = await newCounter("race-delete", 1);
+    const w = await writeShard(counterId, 0, 3);
+    const pending = deliver(w);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await counterRef(db, counterId).delete();
+    await pending;
+    expect((await counterRef(db, counterId).get()).exists).toBe(false);
+    expect((await leaseRef(db, counterId).get()).exists).toBe(false);
+  });
+});

@@ -1,0 +1,55 @@
+// Finding the running emulators. A test that cannot reach one fails with a message that says how to start
+// them; it never skips.
+export function firestoreHost(): string {
+  return process.env.FIRESTORE_EMULATOR_HOST ?? "127.0.0.1:8080";
+}
+
+export function authHost(): string {
+  return process.env.FIREBASE_AUTH_EMULATOR_HOST ?? "127.0.0.1:9099";
+}
+
+async function reachable(url: string): Promise<boolean> {
+  try {
+    await fetch(url, { signal: AbortSignal.timeout(3000) });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Throws unless the Firestore and Auth emulators answer. */
+export async function requireEmulators(): Promise<void> {
+  for (const [name, host] of [
+    ["Firestore", firestoreHost()],
+    ["Auth", authHost()],
+  ] as const) {
+    if (!(await reachable(`http://${host}/`))) {
+      throw new Error(
+        `The ${name} emulator is not reachable at ${host}. Run the tests with \`npm test\`, which starts ` +
+          "the emulator suite (firebase emulators:exec) around them.",
+      );
+    }
+  }
+}
+
+/** host:port of the functions emulator, from the emulator hub when `emulators:exec` set it. */
+export async function functionsHost(): Promise<string> {
+  const hub = process.env.FIREBASE_EMULATOR_HUB;
+  if (hub !== undefined) {
+    const response = await fetch(`http://${hub}/emulators`);
+    const emulators = (await response.json()) as Record<string, { host: string; port: number } | undefined>;
+    const functions = emulators.functions;
+    if (functions === undefined) throw new Error("the emulator hub lists no functions emulator");
+    return `${functions.host}:${functions.port}`;
+  }
+  return "127.0.0.1:5001";
+}
+
+/** Throws unless the functions emulator answers. */
+export async function requireFunctionsEmulator(): Promise<string> {
+  const host = await functionsHost();
+  if (!(await reachable(`http://${host}/`))) {
+    throw new Error(`The functions emulator is not reachable at ${host}. Run the tests with \`npm test\`.`);
+  }
+  return host;
+}

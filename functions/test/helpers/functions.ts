@@ -1,0 +1,129 @@
+// The functions under test, imported after firebase-functions-test has set the project, plus the ways
+// tests drive them: call(callable, data, auth) and deliver(trigger event).
+import { randomUUID } from "node:crypto";
+import { getFirestore, FieldValue, type DocumentSnapshot, type Timestamp } from "firebase-admin/firestore";
+import type { CallableFunction } from "firebase-functions/v2/https";
+import { fft } from "./wrapped";
+import * as functions from "../../src/index";
+import { counterRef, shardRef } from "../../src/counters/paths";
+
+export { functions };
+export const db = getFirestore();
+
+export interface Caller {
+  uid: string;
+  admin?: boolean;
+}
+
+export const USER: Caller = { uid: "user-1" };
+export const ADMIN: Caller = { uid: "admin-1", admin: true };
+
+/** Calls a callable the way the platform would after verifying the caller's ID token. */
+export function call<R = unknown>(
+  fn: CallableFunction<unknown, Promise<unknown>>,
+  data: unknown,
+  caller: Caller | null = USER,
+  app?: { appId: string },
+): Promise<R> {
+  const auth =
+    caller === null
+      ? undefined
+      : { uid: caller.uid, token: { uid: caller.uid, ...(caller.admin ? { admin: true } : {}) } };
+  const wrapped = fft.wrap(fn) as unknown as (request: Record<string, unknown>) => Promise<R>;
+  return wrapped({ data, auth, ...(app ? { app: { appId: app.appId, token: {} } } : {}) });
+}
+
+/** A counter id no other test uses. */
+export function uniqueId(prefix: string): string {
+  return `${prefix}-${randomUUID().slice(0, 8)}`;
+}
+
+/** A real shard write on the emulator with its before/after snapshots (no other writer on that shard). */
+export interface RecordedWrite {
+  counterId: string;
+  shardId: string;
+  before: DocumentSnapshot;
+  after: DocumentSnapshot;
+  eventId: string;
+  time: string;
+}
+
+/** Applies `delta` to a shard (creating it if needed) and records the event the write produces. */
+export async function writeShard(counterId: string, shardId: string | number, delta: number): Promise<RecordedWrite> {
+  const ref = shardRef(db, counterId, shardId);
+  const before = await ref.get();
+  const result = await ref.set({ count: FieldValue.increment(delta) }, { merge: true });
+  const after = await ref.get();
+  return recorded(counterId, String(shardId), before, after, result.writeTime);
+}
+
+/** Deletes a shard and records the event. */
+export async function deleteShard(counterId: string, shardId: string | number): Promise<RecordedWrite> {
+  const ref = shardRef(db, counterId, shardId);
+  const before = await ref.get();
+  const result = await ref.delete();
+  const after = await ref.get();
+  return recorded(counterId, String(shardId), before, after, result.writeTime);
+}
+
+function recorded(
+  counterId: string,
+  shardId: string,
+  before: DocumentSnapshot,
+  after: DocumentSnapshot,
+  writeTime: Timestamp,
+): RecordedWrite {
+  return { counterId, shardId, before, after, eventId: randomUUID(), time: rfc3339(writeTime) };
+}
+
+/** RFC 3339 with nanoseconds, as CloudEvents carry it. */
+export function rfc3339(ts: Timestamp): string {
+  const base = new Date(ts.seconds * 1000).toISOString().slice(0, 19);
+  return `${base}.${String(ts.nanoseconds).padStart(9, "0")}Z`;
+}
+
+/** Delivers the trigger event of a recorded write to the wrapped rollupTotal, as the platform would. */
+export function deliver(write: RecordedWrite): Promise<unknown> {
+  const wrapped = fft.wrap(functions.rollupTotal) as unknown as (event: Record<string, unknown>) => Promise<unknown>;
+  return wrapped({
+    data: fft.makeChange(write.before, write.after),
+    params: { counterId: write.counterId, shardId: write.shardId },
+    id: write.eventId,
+    time: write.time,
+  });
+}
+
+/** The parent document's fields that tests assert on. */
+export async function readCounter(counterId: string): Promise<{
+  exists: boolean;
+  total?: number;
+  numShards?: number;
+  commits?: number;
+}> {
+  const snap = await counterRef(db, counterId).get();
+  if (!snap.exists) return { exists: false };
+  return {
+    exists: true,
+    total: snap.get("total") as number,
+    numShards: snap.get("numShards") as number,
+    commits: (snap.get("rollup.commits") as number | undefined) ?? 0,
+  };
+}
+
+/** Σ count over the shards, read directly. */
+export async function shardSum(counterId: string): Promise<number> {
+  const snap = await counterRef(db, counterId).collection("shards").get();
+  return snap.docs.reduce((sum, doc) => sum + ((doc.get("count") as number | undefined) ?? 0), 0);
+}
+
+/** Every document under counters/{id}, including subcollections: proves "nothing written". */
+export async function documentsUnder(counterId: string): Promise<string[]> {
+  const ref = counterRef(db, counterId);
+  const paths: string[] = [];
+  const parent = await ref.get();
+  if (parent.exists) paths.push(ref.path);
+  for (const col of await ref.listCollections()) {
+    for (const doc of (await col.get()).docs) paths.push(doc.ref.path);
+  }
+  return paths;
+}
