@@ -1,6 +1,6 @@
 // Runs the pinned firebase-tools (devDependency) with the environment the local emulator suite needs.
 import { spawn, type StdioOptions } from "node:child_process";
-import { dirname, join, resolve } from "node:path";
+import { delimiter, dirname, join, resolve } from "node:path";
 import { firestoreEmulatorBinary } from "./launcher";
 
 export const REPO_ROOT = resolve(__dirname, "..", "..");
@@ -20,6 +20,8 @@ export function emulatorEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.Proce
   const binary = firestoreEmulatorBinary(join(REPO_ROOT, ".cache"), base);
   if (binary !== undefined) env.FIRESTORE_EMULATOR_BINARY_PATH = binary;
   env.FUNCTIONS_EMULATOR_PARALLEL ??= DEFAULT_FUNCTIONS_PARALLEL;
+  // Commands run by emulators:exec find the project's tools (jest, tsx) as under `npm run`.
+  env.PATH = [join(REPO_ROOT, "node_modules", ".bin"), base.PATH].filter(Boolean).join(delimiter);
   // No update checks or usage reporting from a machine that may have no internet.
   env.FIREBASE_CLI_DISABLE_UPDATE_CHECK ??= "true";
   env.NO_UPDATE_NOTIFIER ??= "1";
