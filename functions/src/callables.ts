@@ -1,7 +1,7 @@
 // The callable functions: each one names its input schema and delegates to the counter store.
 import { getFirestore } from "firebase-admin/firestore";
 import { validatedOnCall } from "./callable";
-import { createCounterInput, incrementCounterInput } from "./counters/schema";
+import { counterOnlyInput, createCounterInput, incrementCounterInput, reshardCounterInput } from "./counters/schema";
 import * as store from "./counters/store";
 
 export const createCounter = validatedOnCall({
@@ -19,4 +19,25 @@ export const incrementCounter = validatedOnCall({
       requestId: input.requestId,
       requestTtlMs: config.requestTtlMs,
     }),
+});
+
+export const resetCounter = validatedOnCall({
+  name: "resetCounter",
+  schema: counterOnlyInput,
+  admin: true,
+  handler: (input) => store.resetCounter(getFirestore(), input.counterId),
+});
+
+export const reshardCounter = validatedOnCall({
+  name: "reshardCounter",
+  schema: reshardCounterInput,
+  admin: true,
+  handler: (input) => store.reshardCounter(getFirestore(), input.counterId, input.numShards),
+});
+
+export const deleteCounter = validatedOnCall({
+  name: "deleteCounter",
+  schema: counterOnlyInput,
+  admin: true,
+  handler: (input) => store.deleteCounter(getFirestore(), input.counterId),
 });

@@ -7,5 +7,5 @@ import { maxInstances } from "./params";
 initializeApp();
 setGlobalOptions({ maxInstances });
 
-export { createCounter, incrementCounter } from "./callables";
+export { createCounter, deleteCounter, incrementCounter, reshardCounter, resetCounter } from "./callables";
 export { rollupTotal } from "./triggers";

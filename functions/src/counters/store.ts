@@ -1,11 +1,12 @@
-// The only module that writes counters on behalf of callers: create and increment (with idempotency
-// keys). Every write is a single atomic batch, so a failed call leaves nothing behind.
-import { FieldValue, Timestamp, type Firestore } from "firebase-admin/firestore";
+// The only module that writes counters on behalf of callers: create, increment (with idempotency keys),
+// reset, reshard and delete. Every change is one atomic batch or transaction, so a failed call leaves
+// nothing behind and a concurrent increment lands either wholly before or wholly after it.
+import { FieldValue, Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
 import { CounterError, GRPC, grpcCode } from "./errors";
-import { counterRef, requestRef, shardRef } from "./paths";
+import { counterRef, leaseRef, requestRef, requestsRef, shardRef } from "./paths";
 import { storedCounter } from "./schema";
-import { pickShard, shardIds, type Random } from "./shards";
+import { pickShard, readCount, removedShardIds, shardIds, spread, type Random } from "./shards";
 
 export interface CreateResult {
   counterId: string;
@@ -197,4 +198,97 @@ async function replayRequest(
     }
   }
   return { counterId, shard, applied: false };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Admin operations. Each runs in a transaction that reads the parent, so they serialize with each other;
+// increments are plain batched writes and land before or after the commit, never half-way.
+
+/** Transactions here lock at most the parent and the shards being removed; contention retries them. */
+const ADMIN_TRANSACTION_ATTEMPTS = 20;
+
+async function readParent(tx: Transaction, db: Firestore, counterId: string): Promise<{ snap: DocumentSnapshot; numShards: number }> {
+  const snap = await tx.get(counterRef(db, counterId));
+  if (!snap.exists) throw new CounterError("not-found", `counter "${counterId}" does not exist`);
+  const parsed = storedCounter.safeParse(snap.data());
+  if (!parsed.success) throw new Error(`counter "${counterId}" has a malformed parent document: ${parsed.error.message}`);
+  return { snap, numShards: parsed.data.numShards };
+}
+
+/**
+ * Sets every shard and the total to 0 in one transaction. Increments committed after it count from 0;
+ * those committed before are gone. `resetAt` (the commit time) lets callers tell the two apart. A rollup
+ * that summed the shards before the reset cannot overwrite the 0: its commit is conditioned on the
+ * parent's update time, which the reset changed.
+ */
+export async function resetCounter(db: Firestore, counterId: string): Promise<{ counterId: string }> {
+  await db.runTransaction(
+    async (tx) => {
+      const { numShards } = await readParent(tx, db, counterId);
+      for (const id of shardIds(numShards)) tx.set(shardRef(db, counterId, id), { count: 0 });
+      tx.update(counterRef(db, counterId), { total: 0, resetAt: FieldValue.serverTimestamp() });
+    },
+    { maxAttempts: ADMIN_TRANSACTION_ATTEMPTS },
+  );
+  return { counterId };
+}
+
+/**
+ * Changes the number of shards without changing their sum. Up: new shards start at 0. Down: the removed
+ * shards are read (which locks them against increments until the commit), their counts are added to the
+ * kept shards and they are deleted, all in one transaction. An increment that still targets a removed
+ * shard afterwards fails on the missing document and retries on a kept one.
+ */
+export async function reshardCounter(
+  db: Firestore,
+  counterId: string,
+  numShards: number,
+): Promise<{ counterId: string; numShards: number }> {
+  await db.runTransaction(
+    async (tx) => {
+      const { numShards: current } = await readParent(tx, db, counterId);
+      if (current === numShards) return;
+      if (numShards > current) {
+        for (const id of shardIds(numShards).slice(current)) tx.set(shardRef(db, counterId, id), { count: 0 });
+      } else {
+        const removed = await tx.getAll(...removedShardIds(current, numShards).map((id) => shardRef(db, counterId, id)));
+        let folded = 0;
+        for (const shard of removed) {
+          const count = readCount(shard.exists ? shard.data() : undefined);
+          if (count.malformed) {
+            logger.error("reshard drops a malformed shard count", { counterId, shardId: shard.id, path: shard.ref.path });
+          }
+          folded += count.value;
+        }
+        spread(folded, numShards).forEach((addend, i) => {
+          if (addend !== 0) tx.update(shardRef(db, counterId, i), { count: FieldValue.increment(addend) });
+        });
+        for (const shard of removed) tx.delete(shard.ref);
+      }
+      tx.update(counterRef(db, counterId), { numShards });
+    },
+    { maxAttempts: ADMIN_TRANSACTION_ATTEMPTS },
+  );
+  forgetShards(counterId);
+  return { counterId, numShards };
+}
+
+/**
+ * Deletes the parent, its shards and the rollup lease in one transaction: from then on increments fail
+ * with not-found and write nothing (their shard update fails, taking the idempotency record with it), and
+ * trigger events find no parent. The idempotency records are deleted next; nothing can add to them anymore.
+ */
+export async function deleteCounter(db: Firestore, counterId: string): Promise<{ counterId: string }> {
+  await db.runTransaction(
+    async (tx) => {
+      const { numShards } = await readParent(tx, db, counterId);
+      for (const id of shardIds(numShards)) tx.delete(shardRef(db, counterId, id));
+      tx.delete(leaseRef(db, counterId));
+      tx.delete(counterRef(db, counterId));
+    },
+    { maxAttempts: ADMIN_TRANSACTION_ATTEMPTS },
+  );
+  forgetShards(counterId);
+  await db.recursiveDelete(requestsRef(db, counterId));
+  return { counterId };
 }
