@@ -1,0 +1,142 @@
+// The lifecycle end to end: an admin user (custom claim admin: true set through the Auth emulator) resets,
+// reshards and deletes counters that a plain user cannot touch, and 200 increments race each operation
+// with the real rollup trigger running; totals are then checked against the shards exactly.
+import { FunctionsError } from "firebase/functions";
+import type { Timestamp } from "firebase-admin/firestore";
+import { signedInClient, withConcurrency, type Client } from "../helpers/client";
+import { adminDocumentsUnder, adminShardSum, e2eAdminDb, waitFor } from "../helpers/admin";
+import { counterRef, requestsRef } from "../../src/counters/paths";
+
+jest.setTimeout(300_000);
+const SETTLE_MS = 30_000;
+
+let admin: Client;
+let user: Client;
+const db = e2eAdminDb();
+
+beforeAll(async () => {
+  [admin, user] = await Promise.all([signedInClient({ admin: true }), signedInClient()]);
+});
+
+afterAll(async () => {
+  await Promise.all([admin?.close(), user?.close()]);
+});
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(FunctionsError);
+  return (error as FunctionsError).code;
+}
+
+async function totalOf(counterId: string): Promise<unknown> {
+  return (await user.readCounter(counterId))?.total;
+}
+
+/** Waits until the client-visible total equals the shard sum, and returns both. */
+async function settled(counterId: string): Promise<{ total: unknown; sum: number }> {
+  const sum = await adminShardSum(db, counterId);
+  const { value } = await waitFor(() => totalOf(counterId), sum, SETTLE_MS);
+  return { total: value, sum };
+}
+
+async function race(counterId: string, operation: () => Promise<unknown>, deltas: number[], requestIds = false) {
+  let running: Promise<unknown> | undefined;
+  const outcomes = await withConcurrency(
+    4,
+    deltas.map((delta, i) => async () => {
+      if (i === Math.floor(deltas.length / 4)) running = operation();
+      try {
+        const r = await user.call<{ applied: boolean }>("incrementCounter", {
+          counterId,
+          delta,
+          ...(requestIds ? { requestId: `req-${i}` } : {}),
+        });
+        return r.applied ? "applied" : "replayed";
+      } catch (error) {
+        return (error as FunctionsError).code;
+      }
+    }),
+  );
+  await running;
+  return outcomes;
+}
+
+const deltas = Array.from({ length: 200 }, (_, i) => (i % 6 === 5 ? -2 : (i % 3) + 1));
+const sumOf = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
+describe("admin callables from the JS SDK", () => {
+  it("refuses a plain user: permission-denied for reset, reshard and delete", async () => {
+    const counterId = `e2e-acl-${Date.now()}`;
+    await user.call("createCounter", { counterId, numShards: 2 });
+    await user.call("incrementCounter", { counterId, delta: 3 });
+    expect(await codeOf(user.call("resetCounter", { counterId }))).toBe("functions/permission-denied");
+    expect(await codeOf(user.call("reshardCounter", { counterId, numShards: 5 }))).toBe("functions/permission-denied");
+    expect(await codeOf(user.call("deleteCounter", { counterId }))).toBe("functions/permission-denied");
+    expect(await settled(counterId)).toEqual({ total: 3, sum: 3 });
+    expect((await user.readCounter(counterId))?.numShards).toBe(2);
+  });
+
+  it("lets an admin reset, reshard and delete", async () => {
+    const counterId = `e2e-admin-${Date.now()}`;
+    await user.call("createCounter", { counterId, numShards: 4 });
+    for (const delta of [5, 5, -1]) await user.call("incrementCounter", { counterId, delta });
+    expect(await settled(counterId)).toEqual({ total: 9, sum: 9 });
+
+    await expect(admin.call("resetCounter", { counterId })).resolves.toEqual({ counterId });
+    await user.call("incrementCounter", { counterId, delta: 2 });
+    expect(await settled(counterId)).toEqual({ total: 2, sum: 2 });
+
+    await expect(admin.call("reshardCounter", { counterId, numShards: 1 })).resolves.toEqual({ counterId, numShards: 1 });
+    expect(await settled(counterId)).toEqual({ total: 2, sum: 2 });
+    expect((await user.readCounter(counterId))?.numShards).toBe(1);
+
+    await expect(admin.call("deleteCounter", { counterId })).resolves.toEqual({ counterId });
+    expect(await user.readCounter(counterId)).toBeUndefined();
+    expect(await codeOf(user.call("incrementCounter", { counterId }))).toBe("functions/not-found");
+  });
+});
+
+describe("200 increments racing an admin operation, with the real trigger", () => {
+  it("reset: the total is exactly the increments committed after the reset", async () => {
+    const counterId = `e2e-reset-race-${Date.now()}`;
+    await user.call("createCounter", { counterId, numShards: 8 });
+    const outcomes = await race(counterId, () => admin.call("resetCounter", { counterId }), deltas, true);
+    expect(outcomes.every((o) => o === "applied")).toBe(true);
+    const resetAt = (await counterRef(db, counterId).get()).get("resetAt") as Timestamp;
+    const records = await requestsRef(db, counterId).get();
+    const after = records.docs.filter((d) => (d.get("createdAt") as Timestamp).valueOf() > resetAt.valueOf());
+    const expected = sumOf(after.map((d) => d.get("delta") as number));
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.length).toBeLessThan(deltas.length);
+    expect(await settled(counterId)).toEqual({ total: expected, sum: expected });
+  });
+
+  it.each([
+    ["down", 10, 3],
+    ["up", 3, 10],
+  ])("reshard %s: the total is the sum of all 200 increments", async (_dir, from, to) => {
+    const counterId = `e2e-reshard-${String(_dir)}-${Date.now()}`;
+    await user.call("createCounter", { counterId, numShards: from });
+    const outcomes = await race(counterId, () => admin.call("reshardCounter", { counterId, numShards: to }), deltas);
+    expect(outcomes.every((o) => o === "applied")).toBe(true);
+    expect(await settled(counterId)).toEqual({ total: sumOf(deltas), sum: sumOf(deltas) });
+    expect((await user.readCounter(counterId))?.numShards).toBe(to);
+    const shards = await counterRef(db, counterId).collection("shards").get();
+    expect(shards.docs.map((d) => d.id).sort()).toEqual(Array.from({ length: to }, (_, i) => String(i)).sort());
+  });
+
+  it("delete: increments after it are not-found and nothing is left or recreated", async () => {
+    const counterId = `e2e-delete-race-${Date.now()}`;
+    await user.call("createCounter", { counterId, numShards: 8 });
+    const outcomes = await race(counterId, () => admin.call("deleteCounter", { counterId }), deltas, true);
+    expect(outcomes.every((o) => o === "applied" || o === "functions/not-found")).toBe(true);
+    expect(outcomes.filter((o) => o === "functions/not-found").length).toBeGreaterThan(0);
+    // Let every late trigger event run, then check that none recreated anything.
+    await new Promise((resolve) => setTimeout(resolve, 3 * Number(process.env.ROLLUP_INTERVAL_MS) + 2000));
+    expect(await adminDocumentsUnder(db, counterId)).toEqual([]);
+    expect(await user.readCounter(counterId)).toBeUndefined();
+  });
+});

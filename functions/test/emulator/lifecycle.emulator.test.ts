@@ -1,0 +1,279 @@
+// Idempotent increments and the admin callables (reset, reshard, delete), wrapped, against the real
+// Firestore emulator. Races run 200 increments at bounded concurrency against each admin operation and
+// then check the invariants on the shards exactly. (The same races with the real trigger and totals run
+// end to end in test/e2e/lifecycle.e2e.test.ts.)
+import { HttpsError } from "firebase-functions/v2/https";
+import { Timestamp } from "firebase-admin/firestore";
+import { ADMIN, USER, call, db, documentsUnder, functions, readCounter, shardSum, uniqueId } from "../helpers/functions";
+import { requireEmulators } from "../helpers/emulators";
+import { withConcurrency } from "../helpers/client";
+import { counterRef, requestRef, requestsRef, shardsRef } from "../../src/counters/paths";
+
+const { createCounter, incrementCounter, resetCounter, reshardCounter, deleteCounter } = functions;
+
+interface IncrementResult {
+  counterId: string;
+  shard: number;
+  applied: boolean;
+}
+
+beforeAll(requireEmulators);
+jest.setTimeout(120_000);
+
+async function newCounter(prefix: string, numShards: number): Promise<string> {
+  const counterId = uniqueId(prefix);
+  await call(createCounter, { counterId, numShards });
+  return counterId;
+}
+
+async function errorOf(promise: Promise<unknown>): Promise<HttpsError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(HttpsError);
+  return error as HttpsError;
+}
+
+function increment(counterId: string, delta: number, requestId?: string): Promise<IncrementResult> {
+  return call<IncrementResult>(incrementCounter, { counterId, delta, ...(requestId ? { requestId } : {}) });
+}
+
+async function shardIdsOf(counterId: string): Promise<string[]> {
+  return (await shardsRef(db, counterId).get()).docs.map((d) => d.id).sort((a, b) => Number(a) - Number(b));
+}
+
+describe("incrementCounter requestId", () => {
+  it("applies a key once when repeated sequentially", async () => {
+    const counterId = await newCounter("idem-seq", 3);
+    const first = await increment(counterId, 5, "like-1");
+    const results = [await increment(counterId, 5, "like-1"), await increment(counterId, 5, "like-1")];
+    expect(first.applied).toBe(true);
+    expect(results).toEqual([
+      { counterId, shard: first.shard, applied: false },
+      { counterId, shard: first.shard, applied: false },
+    ]);
+    expect(await shardSum(counterId)).toBe(5);
+  });
+
+  it("applies exactly one of 10 concurrent calls with the same key", async () => {
+    const counterId = await newCounter("idem-race", 4);
+    const results = await Promise.all(Array.from({ length: 10 }, () => increment(counterId, 2, "tap-race")));
+    expect(results.filter((r) => r.applied)).toHaveLength(1);
+    const winner = results.find((r) => r.applied)!;
+    expect(results.every((r) => r.shard === winner.shard)).toBe(true);
+    expect(await shardSum(counterId)).toBe(2);
+  });
+
+  it("applies every call with a different key, and keys are per counter", async () => {
+    const counterId = await newCounter("idem-keys", 4);
+    const other = await newCounter("idem-other", 1);
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => increment(counterId, 1, `k-${i}`)));
+    expect(results.every((r) => r.applied)).toBe(true);
+    expect((await increment(other, 1, "k-0")).applied).toBe(true);
+    expect(await shardSum(counterId)).toBe(10);
+    expect(await shardSum(other)).toBe(1);
+  });
+
+  it("writes the record with an expiry REQUEST_TTL_HOURS ahead, atomically with the shard", async () => {
+    const counterId = await newCounter("idem-ttl", 1);
+    const before = Date.now();
+    await increment(counterId, 1, "ttl-key");
+    const record = await requestRef(db, counterId, "ttl-key").get();
+    const ttlMs = Number(process.env.REQUEST_TTL_HOURS) * 3_600_000;
+    expect((record.get("expireAt") as Timestamp).toMillis()).toBeGreaterThanOrEqual(before + ttlMs);
+    expect((record.get("expireAt") as Timestamp).toMillis()).toBeLessThanOrEqual(Date.now() + ttlMs);
+    expect(record.get("delta")).toBe(1);
+  });
+
+  it("treats an expired record the TTL policy has not deleted yet as a new key", async () => {
+    const counterId = await newCounter("idem-expired", 2);
+    await increment(counterId, 4, "old-key");
+    await requestRef(db, counterId, "old-key").update({ expireAt: Timestamp.fromMillis(Date.now() - 1000) });
+    const again = await increment(counterId, 4, "old-key");
+    expect(again.applied).toBe(true);
+    expect(await shardSum(counterId)).toBe(8);
+    expect((await increment(counterId, 4, "old-key")).applied).toBe(false); // renewed
+    expect(await shardSum(counterId)).toBe(8);
+  });
+
+  it.each([
+    ["empty", ""],
+    ["too long", "k".repeat(129)],
+    ["with a slash", "a/b"],
+    ["with a dot", "a.b"],
+  ])("rejects a %s requestId with invalid-argument and applies nothing", async (_name, requestId) => {
+    const counterId = await newCounter("idem-bad", 1);
+    const error = await errorOf(call(incrementCounter, { counterId, delta: 1, requestId }));
+    expect(error.code).toBe("invalid-argument");
+    expect(error.message).toMatch(/requestId/);
+    expect(await shardSum(counterId)).toBe(0);
+    expect((await requestsRef(db, counterId).get()).size).toBe(0);
+  });
+});
+
+describe.each([
+  ["resetCounter", resetCounter, (id: string) => ({ counterId: id })],
+  ["reshardCounter", reshardCounter, (id: string) => ({ counterId: id, numShards: 3 })],
+  ["deleteCounter", deleteCounter, (id: string) => ({ counterId: id })],
+])("%s access", (_name, fn, data) => {
+  it("rejects a signed-in user without the admin claim with permission-denied and changes nothing", async () => {
+    const counterId = await newCounter("acl", 2);
+    await increment(counterId, 3);
+    const before = await documentsUnder(counterId);
+    const error = await errorOf(call(fn, data(counterId), USER));
+    expect(error.code).toBe("permission-denied");
+    expect(await documentsUnder(counterId)).toEqual(before);
+    expect(await shardSum(counterId)).toBe(3);
+    expect((await readCounter(counterId)).numShards).toBe(2);
+  });
+
+  it("rejects a caller who is not signed in with unauthenticated", async () => {
+    const counterId = await newCounter("acl-anon", 2);
+    expect((await errorOf(call(fn, data(counterId), null))).code).toBe("unauthenticated");
+  });
+
+  it("answers not-found for an unknown counter and creates nothing", async () => {
+    const counterId = uniqueId("acl-missing");
+    expect((await errorOf(call(fn, data(counterId), ADMIN))).code).toBe("not-found");
+    expect(await documentsUnder(counterId)).toEqual([]);
+  });
+});
+
+describe("resetCounter", () => {
+  it("sets every shard and the total to 0; later increments count from 0", async () => {
+    const counterId = await newCounter("reset", 3);
+    for (const d of [5, 7, -2]) await increment(counterId, d);
+    await expect(call(resetCounter, { counterId }, ADMIN)).resolves.toEqual({ counterId });
+    expect(await shardSum(counterId)).toBe(0);
+    expect((await readCounter(counterId)).total).toBe(0);
+    await increment(counterId, 4);
+    expect(await shardSum(counterId)).toBe(4);
+  });
+
+  it("keeps exactly the increments committed after it when 200 increments race it", async () => {
+    const counterId = await newCounter("reset-race", 8);
+    const deltas = Array.from({ length: 200 }, (_, i) => (i % 9 === 0 ? -2 : (i % 4) + 1));
+    let reset: Promise<unknown> | undefined;
+    await withConcurrency(
+      8,
+      deltas.map((delta, i) => async () => {
+        if (i === 60) reset = call(resetCounter, { counterId }, ADMIN);
+        return increment(counterId, delta, `r-${i}`);
+      }),
+    );
+    await reset;
+    const resetAt = (await counterRef(db, counterId).get()).get("resetAt") as Timestamp;
+    const after = (await requestsRef(db, counterId).get()).docs.filter(
+      (d) => (d.get("createdAt") as Timestamp).valueOf() > resetAt.valueOf(),
+    );
+    const expected = after.reduce((sum, d) => sum + (d.get("delta") as number), 0);
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.length).toBeLessThan(200);
+    expect(await shardSum(counterId)).toBe(expected);
+  });
+});
+
+describe("reshardCounter", () => {
+  it("reshards up: new shards at 0, the sum unchanged, increments land on all shards", async () => {
+    const counterId = await newCounter("up", 2);
+    for (const d of [5, 6]) await increment(counterId, d);
+    await expect(call(reshardCounter, { counterId, numShards: 6 }, ADMIN)).resolves.toEqual({ counterId, numShards: 6 });
+    expect(await shardIdsOf(counterId)).toEqual(["0", "1", "2", "3", "4", "5"]);
+    expect(await shardSum(counterId)).toBe(11);
+    expect((await readCounter(counterId)).numShards).toBe(6);
+  });
+
+  it("reshards down: removed shards are folded into kept ones and deleted, the sum unchanged", async () => {
+    const counterId = await newCounter("down", 6);
+    for (let i = 0; i < 30; i++) await increment(counterId, (i % 5) + 1);
+    await call(reshardCounter, { counterId, numShards: 2 }, ADMIN);
+    expect(await shardIdsOf(counterId)).toEqual(["0", "1"]);
+    expect(await shardSum(counterId)).toBe(90);
+    // Increments after it only use the kept shards, even from an instance that cached 6 shards.
+    const later = await Promise.all(Array.from({ length: 20 }, () => increment(counterId, 1)));
+    expect(later.every((r) => r.shard < 2)).toBe(true);
+    expect(await shardIdsOf(counterId)).toEqual(["0", "1"]);
+    expect(await shardSum(counterId)).toBe(110);
+  });
+
+  it("is a no-op for the same number of shards", async () => {
+    const counterId = await newCounter("same", 3);
+    await increment(counterId, 2);
+    await call(reshardCounter, { counterId, numShards: 3 }, ADMIN);
+    expect(await shardIdsOf(counterId)).toEqual(["0", "1", "2"]);
+    expect(await shardSum(counterId)).toBe(2);
+  });
+
+  it("rejects numShards above MAX_SHARDS with invalid-argument", async () => {
+    const counterId = await newCounter("too-many", 3);
+    const error = await errorOf(call(reshardCounter, { counterId, numShards: 201 }, ADMIN));
+    expect(error.code).toBe("invalid-argument");
+    expect(error.message).toMatch(/numShards/);
+    expect(await shardIdsOf(counterId)).toEqual(["0", "1", "2"]);
+  });
+
+  it.each([
+    ["down", 10, 3],
+    ["up", 3, 10],
+  ])("loses no increment when 200 increments race a reshard %s (%p → %p)", async (_dir, from, to) => {
+    const counterId = await newCounter(`race-${String(_dir)}`, from);
+    const deltas = Array.from({ length: 200 }, (_, i) => (i % 7 === 0 ? -1 : 2));
+    let reshard: Promise<unknown> | undefined;
+    const results = await withConcurrency(
+      8,
+      deltas.map((delta, i) => async () => {
+        if (i === 50) reshard = call(reshardCounter, { counterId, numShards: to }, ADMIN);
+        return increment(counterId, delta);
+      }),
+    );
+    await reshard;
+    expect(results.every((r) => r.applied)).toBe(true);
+    expect(await shardIdsOf(counterId)).toEqual(Array.from({ length: to }, (_, i) => String(i)));
+    expect(await shardSum(counterId)).toBe(deltas.reduce((a, b) => a + b, 0));
+    expect((await readCounter(counterId)).numShards).toBe(to);
+  });
+});
+
+describe("deleteCounter", () => {
+  it("deletes the parent, the shards and the idempotency records", async () => {
+    const counterId = await newCounter("delete", 3);
+    await increment(counterId, 2, "d-1");
+    await increment(counterId, 2, "d-2");
+    await expect(call(deleteCounter, { counterId }, ADMIN)).resolves.toEqual({ counterId });
+    expect(await documentsUnder(counterId)).toEqual([]);
+  });
+
+  it("makes later increments not-found, leaving nothing behind, with or without a requestId", async () => {
+    const counterId = await newCounter("delete-after", 3);
+    await increment(counterId, 1); // warm this instance's shard cache
+    await call(deleteCounter, { counterId }, ADMIN);
+    expect((await errorOf(increment(counterId, 1))).code).toBe("not-found");
+    expect((await errorOf(increment(counterId, 1, "late-key"))).code).toBe("not-found");
+    expect(await documentsUnder(counterId)).toEqual([]);
+  });
+
+  it("leaves nothing behind when 200 increments race it", async () => {
+    const counterId = await newCounter("delete-race", 8);
+    let deleted: Promise<unknown> | undefined;
+    let deletedAt = Number.POSITIVE_INFINITY;
+    const outcomes = await withConcurrency(
+      8,
+      Array.from({ length: 200 }, (_, i) => async () => {
+        if (i === 80) deleted = call(deleteCounter, { counterId }, ADMIN).then(() => (deletedAt = Date.now()));
+        const startedAt = Date.now();
+        try {
+          await increment(counterId, 1, `x-${i}`);
+          return { startedAt, outcome: "applied" };
+        } catch (error) {
+          return { startedAt, outcome: (error as HttpsError).code };
+        }
+      }),
+    );
+    await deleted;
+    expect(outcomes.every((o) => o.outcome === "applied" || o.outcome === "not-found")).toBe(true);
+    expect(outcomes.filter((o) => o.startedAt > deletedAt).every((o) => o.outcome === "not-found")).toBe(true);
+    expect(outcomes.filter((o) => o.outcome === "not-found").length).toBeGreaterThan(0);
+    expect(await documentsUnder(counterId)).toEqual([]);
+  });
+});
