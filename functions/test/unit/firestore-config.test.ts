@@ -1,0 +1,43 @@
+// firestore.indexes.json, checked offline with firebase-tools' own deploy-time validator, and against
+// what the code needs: the TTL on idempotency records, and `count` left indexed for sum("count").
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { REQUESTS, ROLLUP, COUNTERS, SHARDS } from "../../src/counters/paths";
+
+interface FieldOverride {
+  collectionGroup: string;
+  fieldPath: string;
+  ttl?: boolean;
+  indexes: unknown[];
+}
+interface IndexSpec {
+  indexes: unknown[];
+  fieldOverrides: FieldOverride[];
+}
+
+const spec = JSON.parse(readFileSync(join(__dirname, "..", "..", "..", "firestore.indexes.json"), "utf8")) as IndexSpec;
+// firebase-tools ships no type declarations; this is the one class we use from it.
+const { FirestoreApi } = createRequire(__filename)("firebase-tools/lib/firestore/api") as {
+  FirestoreApi: new () => { validateSpec(spec: unknown): void };
+};
+
+describe("firestore.indexes.json", () => {
+  it("passes firebase-tools' deploy-time validation", () => {
+    expect(() => new FirestoreApi().validateSpec(spec)).not.toThrow();
+  });
+
+  it("declares the TTL policy on idempotency records' expireAt", () => {
+    expect(spec.fieldOverrides).toContainEqual({ collectionGroup: REQUESTS, fieldPath: "expireAt", ttl: true, indexes: [] });
+  });
+
+  it("keeps shard counts indexed (the rollup's sum aggregation reads them) and adds no composite index", () => {
+    expect(spec.fieldOverrides.filter((o) => o.collectionGroup === SHARDS)).toEqual([]);
+    expect(spec.indexes).toEqual([]);
+  });
+
+  it("only exempts fields of collections the code writes", () => {
+    for (const o of spec.fieldOverrides) expect([COUNTERS, REQUESTS, ROLLUP]).toContain(o.collectionGroup);
+    for (const o of spec.fieldOverrides) expect(o.indexes).toEqual([]);
+  });
+});
