@@ -51,6 +51,11 @@ export async function handleCall<S extends z.ZodType, R>(
     throw new HttpsError("permission-denied", `${spec.name} requires the custom claim admin: true`);
   }
 
+  if (hasForeignPrototype(request.data)) {
+    // The callable decoder assigns keys one by one, so a "__proto__" key in the request body becomes the
+    // object's prototype instead of a key zod could see. Refuse it like any other unknown field.
+    throw new HttpsError("invalid-argument", 'unknown field "__proto__": not part of this request');
+  }
   const parsed = spec.schema({ maxShards: settings.maxShards, maxDelta: settings.maxDelta }).safeParse(request.data);
   if (!parsed.success) throw new HttpsError("invalid-argument", describeIssue(parsed.error));
 
@@ -62,6 +67,12 @@ export async function handleCall<S extends z.ZodType, R>(
     logger.error(`${spec.name} failed`, { callable: spec.name, uid, input: parsed.data, error: errorText(error) });
     throw new HttpsError("internal", "internal error");
   }
+}
+
+function hasForeignPrototype(data: unknown): boolean {
+  if (typeof data !== "object" || data === null || Array.isArray(data)) return false;
+  const proto: unknown = Object.getPrototypeOf(data);
+  return proto !== Object.prototype && proto !== null;
 }
 
 function errorText(error: unknown): string {

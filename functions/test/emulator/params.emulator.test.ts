@@ -1,0 +1,76 @@
+// The security params switch behaviour at request time: ENFORCE_APP_CHECK and ALLOW_UNAUTHENTICATED.
+import { HttpsError } from "firebase-functions/v2/https";
+import { ADMIN, USER, call, documentsUnder, functions, uniqueId } from "../helpers/functions";
+import { requireEmulators } from "../helpers/emulators";
+
+const { createCounter, incrementCounter, resetCounter } = functions;
+
+beforeAll(requireEmulators);
+
+/** Sets a param for each test of the enclosing describe (params are read at request time). */
+function withParam(name: string, value: string): void {
+  let previous: string | undefined;
+  beforeEach(() => {
+    previous = process.env[name];
+    process.env[name] = value;
+  });
+  afterEach(() => {
+    if (previous === undefined) delete process.env[name];
+    else process.env[name] = previous;
+  });
+}
+
+async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
+  return promise.then(
+    () => undefined,
+    (e: unknown) => (e instanceof HttpsError ? e.code : `not an HttpsError: ${String(e)}`),
+  );
+}
+
+describe("ENFORCE_APP_CHECK=false (default)", () => {
+  it("accepts a signed-in call without an App Check token", async () => {
+    expect(await codeOf(call(createCounter, { counterId: uniqueId("ac-off") }, USER))).toBeUndefined();
+  });
+});
+
+describe("ENFORCE_APP_CHECK=true", () => {
+  withParam("ENFORCE_APP_CHECK", "true");
+
+  it("rejects a call without a valid App Check token with unauthenticated and writes nothing", async () => {
+    const counterId = uniqueId("ac-on");
+    await expect(call(createCounter, { counterId }, USER)).rejects.toMatchObject({
+      code: "unauthenticated",
+      message: expect.stringMatching(/App Check/) as unknown,
+    });
+    expect(await documentsUnder(counterId)).toEqual([]);
+  });
+
+  it("accepts a call that carries a verified App Check token", async () => {
+    const counterId = uniqueId("ac-ok");
+    expect(await codeOf(call(createCounter, { counterId }, USER, { appId: "1:123:web:abc" }))).toBeUndefined();
+    expect(await codeOf(call(incrementCounter, { counterId }, USER, { appId: "1:123:web:abc" }))).toBeUndefined();
+  });
+});
+
+describe("ALLOW_UNAUTHENTICATED=false (default)", () => {
+  it("rejects callers without a signed-in user", async () => {
+    expect(await codeOf(call(createCounter, { counterId: uniqueId("anon-off") }, null))).toBe("unauthenticated");
+  });
+});
+
+describe("ALLOW_UNAUTHENTICATED=true", () => {
+  withParam("ALLOW_UNAUTHENTICATED", "true");
+
+  it("lets callers without a user create and increment", async () => {
+    const counterId = uniqueId("anon-on");
+    expect(await codeOf(call(createCounter, { counterId, numShards: 1 }, null))).toBeUndefined();
+    expect(await codeOf(call(incrementCounter, { counterId }, null))).toBeUndefined();
+  });
+
+  it("still requires a signed-in admin for the admin callables", async () => {
+    const counterId = uniqueId("anon-admin");
+    await call(createCounter, { counterId, numShards: 1 }, ADMIN);
+    expect(await codeOf(call(resetCounter, { counterId }, null))).toBe("unauthenticated");
+    expect(await codeOf(call(resetCounter, { counterId }, USER))).toBe("permission-denied");
+  });
+});
