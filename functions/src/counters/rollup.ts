@@ -48,7 +48,8 @@ export type RollupOutcome =
   | { kind: "defer"; toSlot: number }
   | { kind: "committed"; slot: number; total: number; lagMs: number }
   | { kind: "covered-by-other"; slot: number }
-  | { kind: "gone"; slot: number };
+  | { kind: "gone"; slot: number }
+  | { kind: "overflow"; slot: number };
 
 /** A claim takes this long past its due time before anyone else assumes its claimer died. */
 export function staleAfterMsFor(intervalMs: number): number {
@@ -178,7 +179,18 @@ async function commitRollup(
     }
     if (isCovered(coveredUntilUs(parent), targetUs)) return { kind: "covered-by-other", slot };
 
-    const { total, readTime } = await sumShards(db, counterId);
+    const sum = await sumShards(db, counterId);
+    if (sum.overflow) {
+      // No exact JS number holds this sum. Keep the last exact total rather than write a rounded one;
+      // retrying cannot help, so the event completes. Reconcile or reset the counter to recover.
+      logger.error("shard sum is beyond 2^53 - 1; total left at its last exact value", {
+        counterId,
+        path: parentRef.path,
+        slot,
+      });
+      return { kind: "overflow", slot };
+    }
+    const { total, readTime } = sum;
     const readUs = microsFloor(readTime.seconds, readTime.nanoseconds);
     if (readUs < targetUs) {
       // Our clock ran ahead of Firestore's: this sum may miss writes of the slot. Wait and sum again.
@@ -224,20 +236,23 @@ async function releaseLease(db: Firestore, counterId: string, claimedAt: Timesta
   }
 }
 
+export type ShardSum = { overflow: false; total: number; readTime: Timestamp } | { overflow: true; readTime: Timestamp };
+
 /**
  * The sum of the shards' counts at one read time. The aggregation query costs one read per 1,000 shards;
- * if it returns something that is not a safe integer (a malformed shard slipped in), the shards are read
- * one by one and malformed counts are taken as 0, as in the event path.
+ * if it returns something that is not a safe integer (a malformed shard slipped in, or the sum is beyond
+ * 2^53), the shards are read one by one and malformed counts are taken as 0, as in the event path. A sum
+ * of valid counts beyond Number.MAX_SAFE_INTEGER is reported as overflow, never rounded.
  */
-export async function sumShards(db: Firestore, counterId: string): Promise<{ total: number; readTime: Timestamp }> {
+export async function sumShards(db: Firestore, counterId: string): Promise<ShardSum> {
   const col = shardsRef(db, counterId);
   const aggregate = await col.aggregate({ total: AggregateField.sum("count") }).get();
   const total = aggregate.data().total;
   if (typeof total === "number" && Number.isSafeInteger(total)) {
-    return { total, readTime: aggregate.readTime };
+    return { overflow: false, total, readTime: aggregate.readTime };
   }
   const docs = await col.get();
-  let exact = 0;
+  let exact = 0n; // BigInt: intermediate sums may leave the safe range even when the result does not
   for (const doc of docs.docs) {
     const count = readCount(doc.data());
     if (count.malformed) {
@@ -248,12 +263,12 @@ export async function sumShards(db: Firestore, counterId: string): Promise<{ tot
         count: describeValue(doc.get("count")),
       });
     }
-    exact += count.value;
+    exact += BigInt(count.value);
   }
-  if (!Number.isSafeInteger(exact)) {
-    throw new Error(`counter "${counterId}": the shard sum is beyond 2^53 and cannot be stored exactly`);
+  if (exact > BigInt(Number.MAX_SAFE_INTEGER) || exact < BigInt(Number.MIN_SAFE_INTEGER)) {
+    return { overflow: true, readTime: docs.readTime };
   }
-  return { total: exact, readTime: docs.readTime };
+  return { overflow: false, total: Number(exact), readTime: docs.readTime };
 }
 
 /** A short, safe description of a stored value for logs (type and a prefix, never a whole blob). */
