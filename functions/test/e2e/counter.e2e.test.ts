@@ -2,7 +2,8 @@
 // emulator, calls the callables served by the functions emulator, and reads the total with getDoc. The
 // rollup runs as the real trigger, fed by the Firestore emulator.
 import { FunctionsError } from "firebase/functions";
-import { signedInClient, withConcurrency, type Client } from "../helpers/client";
+import { E2E_PROJECT, signedInClient, withConcurrency, type Client } from "../helpers/client";
+import { requireFunctionsEmulator } from "../helpers/emulators";
 
 const LAG_BOUND_MS = 30_000; // generous: the emulator on 2 cores; the README reports measured lag
 
@@ -60,5 +61,22 @@ describe("a signed-in app", () => {
     const bad = await client.call("incrementCounter", { counterId: "x", delta: 1.5 }).catch((e: unknown) => e);
     expect((bad as FunctionsError).code).toBe("functions/invalid-argument");
     expect((bad as FunctionsError).message).toMatch(/delta/);
+  });
+});
+
+describe("the callable HTTP protocol", () => {
+  it("refuses a __proto__ key in the raw request body, which the decoder would turn into a prototype", async () => {
+    const host = await requireFunctionsEmulator();
+    const counterId = `e2e-proto-${Date.now()}`;
+    const response = await fetch(`http://${host}/${E2E_PROJECT}/us-central1/createCounter`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${await client.user.getIdToken()}` },
+      body: `{"data":{"counterId":"${counterId}","__proto__":{"numShards":5}}}`,
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      error: { status: "INVALID_ARGUMENT", message: 'unknown field "__proto__": not part of this request' },
+    });
+    expect(await client.readCounter(counterId)).toBeUndefined();
   });
 });
