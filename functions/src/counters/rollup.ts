@@ -199,16 +199,7 @@ async function commitRollup(
     }
     await deps.onStage?.("summed", write);
     try {
-      await parentRef.update(
-        {
-          total,
-          "rollup.readTime": new Timestamp(readTime.seconds, Math.floor(readTime.nanoseconds / 1000) * 1000),
-          "rollup.slot": slot,
-          "rollup.commits": FieldValue.increment(1),
-          "rollup.committedAt": FieldValue.serverTimestamp(),
-        },
-        { lastUpdateTime: parent.updateTime! },
-      );
+      await commitTotal(parent, { total, readTime }, { "rollup.slot": slot });
       const lagMs = Math.max(0, deps.nowMs() - Math.floor(write.writtenAtUs / 1000));
       logger.debug("rollup committed", { counterId, slot, total, lagMs });
       return { kind: "committed", slot, total, lagMs };
@@ -223,6 +214,30 @@ async function commitRollup(
     }
   }
   throw new Error(`rollup of counter "${counterId}" slot ${slot} did not settle; retrying the event`);
+}
+
+/**
+ * Writes a sum onto the parent: `total`, the sum's read time (what it covers) and one more
+ * `rollup.commits`, on condition that the parent is unchanged since `parent` was read. Fails with
+ * FAILED_PRECONDITION if it changed and NOT_FOUND if it is gone; never creates the parent.
+ */
+export async function commitTotal(
+  parent: DocumentSnapshot,
+  sum: { total: number; readTime: Timestamp },
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  const { readTime } = sum;
+  await parent.ref.update(
+    {
+      total: sum.total,
+      // Stored to the microsecond, rounded down: a covered write is never claimed too early.
+      "rollup.readTime": new Timestamp(readTime.seconds, Math.floor(readTime.nanoseconds / 1000) * 1000),
+      "rollup.commits": FieldValue.increment(1),
+      "rollup.committedAt": FieldValue.serverTimestamp(),
+      ...extra,
+    },
+    { lastUpdateTime: parent.updateTime! },
+  );
 }
 
 /** The counter was deleted under us: remove the lease we created, unless someone rewrote it since. */
