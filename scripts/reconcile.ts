@@ -1,0 +1,88 @@
+// Compares every counter's total with the sum of its shards; reports drift; fixes it with --fix.
+import { initializeApp } from "firebase-admin/app";
+import { getFirestore } from "firebase-admin/firestore";
+import { DEFAULT_PROJECT } from "./lib/firebase-cli";
+import { reconcile, type CounterReport } from "./lib/reconcile";
+
+const HELP = `Usage: npm run reconcile -- [--project <id>] [--counter <id>]... [--fix] [--json]
+
+For every counter (or each --counter), compares total with the sum of its shards and prints one line
+per counter whose status is not ok (all of them with --json), then a summary.
+  ok        total equals the shard sum
+  lagging   it differs, but a shard changed after the sum the total holds: a rollup is due (normal
+            for about one rollup interval under load)
+  drift     it differs although the total claims to cover every shard write
+  overflow  the shard sum is beyond 2^53 - 1
+Also lists shard documents outside 0..numShards-1 (stray) and missing shards.
+--fix writes the shard sum as the total (a rollup commit, conditioned on the parent being unchanged).
+Connects to the Firestore emulator when FIRESTORE_EMULATOR_HOST is set, or by default for demo-*
+projects (127.0.0.1:8080); otherwise to the real project with Application Default Credentials.
+Exit code: 0 when every counter is ok or was fixed, 1 when drift or lag remains, 2 on bad arguments.`;
+
+interface Args {
+  project: string;
+  counterIds: string[];
+  fix: boolean;
+  json: boolean;
+}
+
+function parseArgs(argv: string[]): Args | { help: true } | { error: string } {
+  const args: Args = { project: process.env.GCLOUD_PROJECT ?? DEFAULT_PROJECT, counterIds: [], fix: false, json: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = argv[i + 1];
+    if (arg === "--help" || arg === "-h") return { help: true };
+    else if (arg === "--fix") args.fix = true;
+    else if (arg === "--json") args.json = true;
+    else if ((arg === "--project" || arg === "--counter") && value !== undefined && !value.startsWith("--")) {
+      if (arg === "--project") args.project = value;
+      else args.counterIds.push(value);
+      i++;
+    } else return { error: `unknown or incomplete option: ${String(arg)}` };
+  }
+  return args;
+}
+
+function line(r: CounterReport): string {
+  const parts = [`${r.status.padEnd(8)} ${r.counterId}`, `total=${String(r.total)}`, `sum=${String(r.sum)}`];
+  if (r.drift !== null && r.drift !== 0) parts.push(`drift=${r.drift}`);
+  if (r.strayShards.length > 0) parts.push(`stray shards: ${r.strayShards.join(",")}`);
+  if (r.missingShards.length > 0) parts.push(`missing shards: ${r.missingShards.join(",")}`);
+  if (r.fixed) parts.push("FIXED");
+  return parts.join("  ");
+}
+
+async function main(argv: string[]): Promise<number> {
+  const args = parseArgs(argv);
+  if ("help" in args) {
+    console.log(HELP);
+    return 0;
+  }
+  if ("error" in args) {
+    console.error(`${args.error}\n\n${HELP}`);
+    return 2;
+  }
+  if (process.env.FIRESTORE_EMULATOR_HOST === undefined && args.project.startsWith("demo-")) {
+    process.env.FIRESTORE_EMULATOR_HOST = "127.0.0.1:8080";
+  }
+  const db = getFirestore(initializeApp({ projectId: args.project }));
+  const counts: Record<string, number> = {};
+  let unresolved = 0;
+  for await (const report of reconcile(db, { fix: args.fix, ...(args.counterIds.length ? { counterIds: args.counterIds } : {}) })) {
+    counts[report.status] = (counts[report.status] ?? 0) + 1;
+    if ((report.status === "drift" || report.status === "lagging" || report.status === "overflow") && !report.fixed) unresolved++;
+    if (args.json) console.log(JSON.stringify(report));
+    else if (report.status !== "ok" || report.strayShards.length > 0 || report.missingShards.length > 0) console.log(line(report));
+  }
+  const summary = Object.entries(counts).map(([status, n]) => `${n} ${status}`).join(", ") || "no counters";
+  console.error(`${args.project}: ${summary}${args.fix ? " (--fix applied)" : ""}`);
+  return unresolved > 0 ? 1 : 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
