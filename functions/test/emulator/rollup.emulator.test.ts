@@ -54,6 +54,15 @@ function deps(overrides: Partial<RollupDeps> = {}): RollupDeps {
   };
 }
 
+/** Deps whose rollup throws when it reaches `stage`, as a crashing instance would. */
+function crashAt(stage: "claimed" | "summed"): RollupDeps {
+  return deps({
+    onStage: (reached) => {
+      if (reached === stage) throw new Error(`simulated crash at stage ${stage}`);
+    },
+  });
+}
+
 function shuffled<T>(items: T[], seed = 7): T[] {
   const out = [...items];
   let s = seed;
@@ -96,11 +105,7 @@ describe("rollupTotal", () => {
   it("is exact when an invocation fails after summing and is retried", async () => {
     const counterId = await newCounter("crash-sum", 2);
     const w = await writeShard(counterId, 0, 4);
-    const crash = deps({
-      onStage: (stage) => {
-        if (stage === "summed") throw new Error("simulated crash after reading the shards");
-      },
-    });
+    const crash = crashAt("summed");
     await expect(rollupShardWrite(shardWriteOf(w), crash)).rejects.toThrow("simulated crash");
     expect((await readCounter(counterId)).total).toBe(0);
     await deliver(w); // the platform's retry of the same event
@@ -111,11 +116,7 @@ describe("rollupTotal", () => {
     const counterId = await newCounter("crash-claim", 2);
     const a = await writeShard(counterId, 0, 2);
     const b = await writeShard(counterId, 1, 3);
-    const crash = deps({
-      onStage: (stage) => {
-        if (stage === "claimed") throw new Error("simulated crash after claiming the slot");
-      },
-    });
+    const crash = crashAt("claimed");
     await expect(rollupShardWrite(shardWriteOf(a), crash)).rejects.toThrow("simulated crash");
     const deferred = await rollupShardWrite(shardWriteOf(b), deps());
     // b's write is in the same slot or an earlier one than the lease: it relies on the claimer.
@@ -128,11 +129,7 @@ describe("rollupTotal", () => {
     const counterId = await newCounter("stale", 2);
     const a = await writeShard(counterId, 0, 2);
     const b = await writeShard(counterId, 1, 3);
-    const crash = deps({
-      onStage: (stage) => {
-        if (stage === "claimed") throw new Error("simulated crash after claiming the slot");
-      },
-    });
+    const crash = crashAt("claimed");
     await expect(rollupShardWrite(shardWriteOf(a), crash)).rejects.toThrow();
     // Pretend time has moved on past the stale limit: the next delivery does the claimer's work.
     const later = deps({ nowMs: () => Date.now() + staleAfterMsFor(INTERVAL_MS) + INTERVAL_MS });
