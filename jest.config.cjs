@@ -15,7 +15,11 @@ const tier = (name, match, extra = {}) => ({
 module.exports = {
   projects: [
     tier("unit", "unit/**/*.test.ts"),
-    tier("emulator", "emulator/**/*.emulator.test.ts", { setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"] }),
+    // wrapped.ts sets the wrapped tests' project before any test file can import the functions (whose
+    // index.ts calls initializeApp() on import), whatever order a file's imports end up in.
+    tier("emulator", "emulator/**/*.emulator.test.ts", {
+      setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts", "<rootDir>/functions/test/helpers/wrapped.ts"],
+    }),
     tier("rules", "rules/**/*.rules.test.ts", { setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"] }),
     tier("e2e", "e2e/**/*.e2e.test.ts", { setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"] }),
   ],

@@ -163,10 +163,14 @@ describe("resetCounter", () => {
       }),
     );
     await reset;
-    const resetAt = (await counterRef(db, counterId).get()).get("resetAt") as Timestamp;
-    const after = (await requestsRef(db, counterId).get()).docs.filter(
-      (d) => (d.get("createdAt") as Timestamp).valueOf() > resetAt.valueOf(),
-    );
+    // Commit times decide "after": the reset's is the parent's update time (no rollup runs in this tier,
+    // so nothing else writes the parent) and an increment's is its record's create time (same batch).
+    // Not the serverTimestamp fields: the emulator fills those in at millisecond precision, in an order
+    // that can differ from the commit order of concurrent writes.
+    const parent = await counterRef(db, counterId).get();
+    expect(parent.get("total")).toBe(0);
+    const resetAt = parent.updateTime!;
+    const after = (await requestsRef(db, counterId).get()).docs.filter((d) => d.createTime.valueOf() > resetAt.valueOf());
     const expected = after.reduce((sum, d) => sum + (d.get("delta") as number), 0);
     expect(after.length).toBeGreaterThan(0);
     expect(after.length).toBeLessThan(200);

@@ -3,6 +3,8 @@
 import { randomUUID } from "node:crypto";
 import { getFirestore, FieldValue, type DocumentSnapshot, type Timestamp } from "firebase-admin/firestore";
 import type { CallableFunction } from "firebase-functions/v2/https";
+// ./wrapped must run before ../../src/index; jest's emulator tier also loads it as a setup file, so this
+// holds even if these imports are reordered.
 import { fft } from "./wrapped";
 import * as functions from "../../src/index";
 import { counterRef, shardRef } from "../../src/counters/paths";
