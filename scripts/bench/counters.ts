@@ -1,0 +1,105 @@
+// The two kinds of counter the benchmark drives, behind one handle: ours (counters/{id}, created by the
+// product's store.createCounter, rolled up by rollupTotal) and naive (naiveCounters/{id}, rolled up by
+// the naive trigger). Increments are made exactly as incrementCounter makes them: one batch with
+// `update(count: increment(delta))` on a random pre-created shard.
+import {
+  FieldValue,
+  type CollectionReference,
+  type DocumentReference,
+  type DocumentSnapshot,
+  type Firestore,
+  type Timestamp,
+} from "firebase-admin/firestore";
+import { counterRef, shardsRef } from "../../functions/src/counters/paths";
+import { microsCeil, microsFloor } from "../../functions/src/counters/plan";
+import { pickShard, readCount, shardIds } from "../../functions/src/counters/shards";
+import { createCounter } from "../../functions/src/counters/store";
+import { naiveCounterRef, naiveShardsRef } from "./naive/src/paths";
+
+export type Rollup = "ours" | "naive";
+export const ROLLUPS: readonly Rollup[] = ["ours", "naive"];
+
+export interface Counter {
+  rollup: Rollup;
+  id: string;
+  numShards: number;
+  parent: DocumentReference;
+  shards: CollectionReference;
+}
+
+export function counterOf(db: Firestore, rollup: Rollup, id: string, numShards: number): Counter {
+  return rollup === "ours"
+    ? { rollup, id, numShards, parent: counterRef(db, id), shards: shardsRef(db, id) }
+    : { rollup, id, numShards, parent: naiveCounterRef(db, id), shards: naiveShardsRef(db, id) };
+}
+
+/** Creates the parent at total 0 and every shard at count 0 in one batch (ours: the product's own code). */
+export async function createBenchCounter(db: Firestore, rollup: Rollup, id: string, numShards: number): Promise<Counter> {
+  const counter = counterOf(db, rollup, id, numShards);
+  if (rollup === "ours") {
+    await createCounter(db, id, numShards);
+  } else {
+    const batch = db.batch();
+    batch.create(counter.parent, { numShards, total: 0, writes: 0 });
+    for (const shardId of shardIds(numShards)) batch.set(counter.shards.doc(shardId), { count: 0 });
+    await batch.commit();
+  }
+  return counter;
+}
+
+export interface ShardWriteRecord {
+  counterId: string;
+  shard: number;
+  delta: number;
+  /** Commit time of the shard write, microseconds, rounded up (as the rollup reads it). */
+  writtenAtUs: number;
+}
+
+/** One increment as incrementCounter makes it; resolves with the write's commit time. */
+export async function incrementShard(db: Firestore, counter: Counter, delta = 1): Promise<ShardWriteRecord> {
+  const shard = pickShard(counter.numShards);
+  const batch = db.batch();
+  batch.update(counter.shards.doc(String(shard)), { count: FieldValue.increment(delta) });
+  const [result] = await batch.commit();
+  return { counterId: counter.id, shard, delta, writtenAtUs: timestampMicrosCeil(result!.writeTime) };
+}
+
+/** Σ count over the shards, read document by document (independent of the rollup's aggregation). */
+export async function shardSum(counter: Counter): Promise<number> {
+  const snap = await counter.shards.get();
+  return snap.docs.reduce((sum, doc) => sum + readCount(doc.data()).value, 0);
+}
+
+/** What the benchmark records of one parent document state. */
+export interface ParentState {
+  /** The parent's update time (commit time of the write that made this state), microseconds. */
+  atUs: number;
+  total: number;
+  /** Parent writes by the rollup so far: ours `rollup.commits`, naive `writes` (both exact). */
+  writes: number;
+  /** Ours only: `rollup.readTime`, the read time of the sum `total` holds (microseconds, rounded down). */
+  coveredUntilUs: number | null;
+}
+
+export function parentStateOf(rollup: Rollup, snap: DocumentSnapshot): ParentState | undefined {
+  if (!snap.exists || snap.updateTime === undefined) return undefined;
+  const total = snap.get("total") as unknown;
+  const writes = snap.get(rollup === "ours" ? "rollup.commits" : "writes") as unknown;
+  const readTime = rollup === "ours" ? (snap.get("rollup.readTime") as Timestamp | undefined) : undefined;
+  return {
+    atUs: timestampMicrosCeil(snap.updateTime),
+    total: typeof total === "number" ? total : Number.NaN,
+    writes: typeof writes === "number" ? writes : 0,
+    coveredUntilUs: readTime === undefined ? null : microsFloor(readTime.seconds, readTime.nanoseconds),
+  };
+}
+
+export async function readParent(counter: Counter): Promise<ParentState> {
+  const state = parentStateOf(counter.rollup, await counter.parent.get());
+  if (state === undefined) throw new Error(`${counter.rollup} counter ${counter.id} has no parent document`);
+  return state;
+}
+
+export function timestampMicrosCeil(ts: Timestamp): number {
+  return microsCeil(ts.seconds, ts.nanoseconds);
+}

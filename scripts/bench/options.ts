@@ -1,0 +1,107 @@
+// The benchmark's flags: every workload size, with the full defaults and the --quick ones, parsed once
+// outside the emulators (main.ts) and handed to the run inside them (run.ts) as JSON.
+import { HARD_MAX_SHARDS } from "../../functions/src/config";
+
+export interface BenchOptions {
+  quick: boolean;
+  /** Where results.json and the plot go. */
+  outDir: string;
+  /** Also write the sustained plot here (the README's committed copy), if set. */
+  plotCopy: string | undefined;
+  warmupSeconds: number;
+  sustainedRate: number;
+  sustainedSeconds: number;
+  sustainedShards: number;
+  burstIncrements: number;
+  burstCounters: number;
+  burstConcurrency: number;
+  redeliveryIncrements: number;
+  redeliveryCounters: number;
+  redeliveryConcurrency: number;
+  e2eCalls: number;
+  e2eConcurrency: number;
+  /** Longest wait for a rollup to settle after its increments, per phase. */
+  settleTimeoutSeconds: number;
+}
+
+interface Flag {
+  key: Exclude<keyof BenchOptions, "quick" | "outDir" | "plotCopy">;
+  flag: string;
+  full: number;
+  quick: number;
+  min: number;
+  max?: number;
+  help: string;
+}
+
+const FLAGS: Flag[] = [
+  { key: "warmupSeconds", flag: "--warmup-seconds", full: 6, quick: 2, min: 0, help: "warm-up writes before measuring" },
+  { key: "sustainedRate", flag: "--sustained-rate", full: 50, quick: 20, min: 1, help: "workload 1: increments per second" },
+  { key: "sustainedSeconds", flag: "--sustained-seconds", full: 30, quick: 3, min: 1, help: "workload 1: duration" },
+  { key: "sustainedShards", flag: "--sustained-shards", full: 50, quick: 10, min: 1, max: HARD_MAX_SHARDS, help: "workload 1: shards of the counter" },
+  { key: "burstIncrements", flag: "--burst-increments", full: 1000, quick: 60, min: 1, help: "workload 2: increments" },
+  { key: "burstCounters", flag: "--burst-counters", full: 100, quick: 6, min: 1, help: "workload 2: counters (10 shards each)" },
+  { key: "burstConcurrency", flag: "--burst-concurrency", full: 16, quick: 8, min: 1, help: "workload 2: increments in flight" },
+  { key: "redeliveryIncrements", flag: "--redelivery-increments", full: 1000, quick: 60, min: 1, help: "workload 3: increments (each event delivered twice)" },
+  { key: "redeliveryCounters", flag: "--redelivery-counters", full: 100, quick: 6, min: 1, help: "workload 3: counters" },
+  { key: "redeliveryConcurrency", flag: "--redelivery-concurrency", full: 16, quick: 8, min: 1, help: "workload 3: deliveries in flight" },
+  { key: "e2eCalls", flag: "--e2e-calls", full: 200, quick: 16, min: 1, help: "workload 4: calls per path" },
+  { key: "e2eConcurrency", flag: "--e2e-concurrency", full: 4, quick: 4, min: 1, help: "workload 4: calls in flight" },
+  { key: "settleTimeoutSeconds", flag: "--settle-timeout", full: 180, quick: 60, min: 1, help: "longest wait for a rollup to settle" },
+];
+
+export const DEFAULT_OUT_DIR = "bench-results";
+
+export function helpText(): string {
+  const rows = FLAGS.map((f) => `  ${`${f.flag} <n>`.padEnd(30)}${f.help} (default ${f.full}; --quick ${f.quick})`);
+  return `Usage: npm run bench -- [options]
+       node --import tsx scripts/bench/main.ts [options]
+
+Starts its own emulator suite (auth, firestore, functions on ports 9199, 8180, 5101; hub 4410) with the
+product functions and a benchmark-only naive rollup (scripts/bench/firebase.bench.json), runs four
+workloads through both rollups, prints a table, writes <out>/results.json and <out>/bench-sustained.png.
+
+  --quick                       small sizes (seconds of load): a smoke test; fails unless our drift is 0
+  --out <dir>                   results folder (default ${DEFAULT_OUT_DIR}/)
+  --plot-copy <file.png>        also write the sustained plot there (e.g. docs/bench-sustained.png)
+${rows.join("\n")}
+  -h, --help                    this text
+
+Exit code: 0 when every workload completed and our rollup's drift is 0 everywhere; 1 otherwise; 2 on
+bad arguments.`;
+}
+
+export class UsageError extends Error {}
+
+/** Parses argv; throws UsageError on anything it does not understand. */
+export function parseOptions(argv: string[]): BenchOptions | "help" {
+  if (argv.includes("--help") || argv.includes("-h")) return "help";
+  const quick = argv.includes("--quick");
+  const options: BenchOptions = {
+    quick,
+    outDir: DEFAULT_OUT_DIR,
+    plotCopy: undefined,
+    ...(Object.fromEntries(FLAGS.map((f) => [f.key, quick ? f.quick : f.full])) as Record<Flag["key"], number>),
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--quick") continue;
+    const value = argv[i + 1];
+    if (value === undefined) throw new UsageError(`unknown option or missing value: ${arg}`);
+    if (arg === "--out") options.outDir = value;
+    else if (arg === "--plot-copy") options.plotCopy = value;
+    else {
+      const flag = FLAGS.find((f) => f.flag === arg);
+      if (flag === undefined) throw new UsageError(`unknown option ${arg}`);
+      const n = Number(value);
+      const max = flag.max ?? Number.MAX_SAFE_INTEGER;
+      if (!Number.isSafeInteger(n) || n < flag.min || n > max) {
+        const range = flag.max === undefined ? `>= ${flag.min}` : `from ${flag.min} to ${flag.max}`;
+        throw new UsageError(`${arg} needs an integer ${range}, got ${JSON.stringify(value)}`);
+      }
+      options[flag.key] = n;
+    }
+    i++;
+  }
+  return options;
+}

@@ -1,0 +1,81 @@
+// The sustained workload's plot: the true sum (Σ shards, from every shard write's commit) and the total on
+// the parent (every state the listener saw), over time, one panel per rollup. Vega-Lite compiles the spec,
+// Vega renders SVG without a browser or canvas, resvg turns it into a PNG with the system's fonts.
+import { Resvg } from "@resvg/resvg-js";
+import * as vega from "vega";
+import type { TopLevelSpec } from "vega-lite";
+import { compile } from "vega-lite";
+import type { Rollup } from "./counters";
+import type { TimelinePoint } from "./workloads/sustained";
+
+export interface PlotTitle {
+  rate: number;
+  seconds: number;
+  intervalMs: number;
+  /** Parent writes each rollup made during the workload, shown in its panel's label. */
+  parentWrites: Record<Rollup, number>;
+}
+
+export function sustainedSpec(points: readonly TimelinePoint[], title: PlotTitle): TopLevelSpec {
+  const writes = (rollup: Rollup) => `${title.parentWrites[rollup].toLocaleString("en-US")} parent writes`;
+  const labels: Record<Rollup, string> = {
+    ours: `ours (rollupTotal): ${writes("ours")}`,
+    naive: `naive (+= after − before): ${writes("naive")}`,
+  };
+  return {
+    $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+    title: {
+      text: `Workload 1: ${title.rate} increments/s for ${title.seconds} s on one counter`,
+      subtitle: `true sum of the shards vs the total apps read; our rollup interval ${title.intervalMs} ms`,
+    },
+    data: { values: points.map((p) => ({ ...p, rollup: labels[p.rollup] })) },
+    facet: {
+      row: {
+        field: "rollup",
+        type: "nominal",
+        title: null,
+        sort: [labels.ours, labels.naive],
+        header: { labelAngle: 0, labelOrient: "top", labelAnchor: "start", labelFontWeight: "bold" },
+      },
+    },
+    spec: {
+      width: 760,
+      height: 220,
+      mark: { type: "line", interpolate: "step-after", strokeWidth: 1.6 },
+      encoding: {
+        x: { field: "seconds", type: "quantitative", title: "seconds since the workload started" },
+        y: { field: "value", type: "quantitative", title: "count" },
+        color: {
+          field: "series",
+          type: "nominal",
+          title: null,
+          scale: { domain: ["true sum (Σ shards)", "total on the parent"], range: ["#9aa5b1", "#d62728"] },
+        },
+        strokeDash: {
+          field: "series",
+          type: "nominal",
+          title: null,
+          scale: { domain: ["true sum (Σ shards)", "total on the parent"], range: [[4, 3], [1, 0]] },
+        },
+      },
+    },
+    config: {
+      font: "DejaVu Sans",
+      legend: { orient: "top", labelFontSize: 12, labelLimit: 400 },
+      header: { labelFontSize: 13, labelLimit: 600 },
+    },
+  };
+}
+
+/** Renders a Vega-Lite spec to PNG bytes (2× scale). */
+export async function renderPng(spec: TopLevelSpec): Promise<Buffer> {
+  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: "none" });
+  const svg = await view.toSVG();
+  view.finalize();
+  const png = new Resvg(svg, {
+    background: "white",
+    fitTo: { mode: "zoom", value: 2 },
+    font: { loadSystemFonts: true, defaultFontFamily: "DejaVu Sans" },
+  }).render();
+  return png.asPng();
+}

@@ -1,0 +1,145 @@
+// Workload 4: what an app pays. incrementCounter through the functions emulator with the Firebase JS SDK
+// (signed in with the Auth emulator), against raw admin-SDK increments of the same counter's shards, all
+// at the same bounded concurrency after a warm-up. Three more paths say where the difference goes:
+// - a call the callable rejects before any Firestore work (delta 0 → invalid-argument): the cost of the
+//   HTTP hop, the emulator's routing to a worker process, token decoding and validation;
+// - the callable's own store.incrementCounter run in this process (no HTTP, no worker): its Firestore
+//   work (a cached numShards read, then the one-batch update);
+// - the callable with a requestId (the README's advice): one more document in the batch.
+import { randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import { incrementCounter } from "../../../functions/src/counters/store";
+import { signedInClient, withConcurrency } from "../../../functions/test/helpers/client";
+import { createBenchCounter, incrementShard, type ShardWriteRecord } from "../counters";
+import type { PhaseResult } from "../recorder";
+import { summarize, type Summary } from "../stats";
+import { counterIdFor, type BenchContext } from "./context";
+import { drainFunctionsQueue, emulatorPhase } from "./phase";
+
+export type PathName =
+  | "callable, rejected input"
+  | "callable incrementCounter"
+  | "callable incrementCounter + requestId"
+  | "store.incrementCounter in-process"
+  | "raw admin SDK increment";
+
+export interface PathResult {
+  path: PathName;
+  calls: number;
+  failures: number;
+  /** The first failure's message, for the log: failed calls are left out of the latencies. */
+  firstError?: string;
+  latencyMs: Summary;
+  seconds: number;
+  callsPerSecond: number;
+}
+
+export interface EndToEndResult {
+  concurrency: number;
+  paths: PathResult[];
+  /** callable ÷ raw: latency p50, latency p99, and raw throughput ÷ callable throughput. */
+  ratio: { p50: number | null; p99: number | null; throughput: number };
+  /** Our rollup over the counter both paths wrote (lag from the raw writes, whose commit times are known). */
+  rollup: PhaseResult;
+}
+
+/** Shards of the workload's counter: the product's default. */
+const SHARDS = 10;
+/** Only used with a requestId, which the in-process path does not pass. */
+const REQUEST_TTL_MS = 24 * 3_600_000;
+
+export async function endToEnd(ctx: BenchContext): Promise<EndToEndResult> {
+  const { e2eCalls: calls, e2eConcurrency: concurrency } = ctx.options;
+  const counter = await createBenchCounter(ctx.db, "ours", counterIdFor(ctx, "e2e", "ours"), SHARDS);
+  const client = await signedInClient();
+  try {
+    const increment = (requestId?: string) =>
+      client.call<{ applied: boolean }>("incrementCounter", { counterId: counter.id, delta: 1, ...(requestId ? { requestId } : {}) });
+    const rejected = async () => {
+      try {
+        await client.call("incrementCounter", { counterId: counter.id, delta: 0 });
+      } catch (error) {
+        if ((error as { code?: unknown }).code === "functions/invalid-argument") return;
+        throw error;
+      }
+      throw new Error("incrementCounter accepted delta 0");
+    };
+    // Warm-up, on a counter of its own: boot a worker per concurrent call before anything is measured
+    // (ENVIRONMENT.md fact 6).
+    const warm = await createBenchCounter(ctx.db, "ours", counterIdFor(ctx, "e2e-warmup", "ours"), SHARDS);
+    const warmIncrement = () => client.call("incrementCounter", { counterId: warm.id, delta: 1 });
+    await withConcurrency(concurrency, Array.from({ length: concurrency * 3 }, () => warmIncrement));
+    await withConcurrency(concurrency, Array.from({ length: concurrency }, () => rejected));
+
+    const paths: PathResult[] = [];
+    let applied = 0;
+    const raw: ShardWriteRecord[] = [];
+    const run = await emulatorPhase(ctx, "4 end to end", [counter], async () => {
+      // Each path starts with an idle functions emulator: the rollup events of the previous path's
+      // increments must not slow this one down (its own increments' events still run alongside it).
+      const measure = async (path: PathName, count: number, call: () => Promise<void>) => {
+        await drainFunctionsQueue(ctx);
+        paths.push(await timed(path, count, concurrency, call));
+      };
+      await measure("callable, rejected input", Math.max(1, Math.floor(calls / 2)), rejected);
+      await measure("callable incrementCounter", calls, async () => {
+        if ((await increment()).applied) applied++;
+      });
+      await measure("callable incrementCounter + requestId", calls, async () => {
+        if ((await increment(randomUUID())).applied) applied++;
+      });
+      await measure("store.incrementCounter in-process", calls, async () => {
+        if ((await incrementCounter(ctx.db, counter.id, 1, { requestTtlMs: REQUEST_TTL_MS })).applied) applied++;
+      });
+      await measure("raw admin SDK increment", calls, async () => {
+        raw.push(await incrementShard(ctx.db, counter));
+      });
+      return { writes: raw, untimed: new Map([[counter.id, applied]]) };
+    }, false);
+    const callable = paths.find((p) => p.path === "callable incrementCounter")!;
+    const direct = paths.find((p) => p.path === "raw admin SDK increment")!;
+    const divide = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? null : a / b);
+    return {
+      concurrency,
+      paths,
+      ratio: {
+        p50: divide(callable.latencyMs.p50, direct.latencyMs.p50),
+        p99: divide(callable.latencyMs.p99, direct.latencyMs.p99),
+        throughput: direct.callsPerSecond / callable.callsPerSecond,
+      },
+      rollup: run.result,
+    };
+  } finally {
+    await client.close();
+  }
+}
+
+async function timed(path: PathName, calls: number, concurrency: number, call: () => Promise<void>): Promise<PathResult> {
+  const latencies: number[] = [];
+  let failures = 0;
+  let firstError: string | undefined;
+  const started = performance.now();
+  await withConcurrency(
+    concurrency,
+    Array.from({ length: calls }, () => async () => {
+      const t0 = performance.now();
+      try {
+        await call();
+        latencies.push(performance.now() - t0);
+      } catch (error) {
+        failures++;
+        firstError ??= error instanceof Error ? error.message : String(error);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    path,
+    calls,
+    failures,
+    ...(firstError === undefined ? {} : { firstError }),
+    latencyMs: summarize(latencies),
+    seconds,
+    callsPerSecond: (calls - failures) / seconds,
+  };
+}

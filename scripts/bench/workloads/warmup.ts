@@ -1,0 +1,29 @@
+// Before anything is measured: the functions emulator boots a worker process per concurrent event and a
+// boot takes seconds here (ENVIRONMENT.md fact 6). Warm-up writes, on counters of their own, make it boot
+// the workers the workloads will need: a steady stream like workload 1, then a burst over many counters
+// like workload 2 (one rollup waiting for its slot per counter, each holding a worker).
+import { createBenchCounter, incrementShard, ROLLUPS } from "../counters";
+import { paced } from "../pace";
+import { withConcurrency } from "../../../functions/test/helpers/client";
+import { counterIdFor, type BenchContext } from "./context";
+import { drainFunctionsQueue } from "./phase";
+
+const BURST_COUNTERS = 16;
+
+export async function warmUp(ctx: BenchContext): Promise<void> {
+  const { warmupSeconds, sustainedRate, burstConcurrency } = ctx.options;
+  if (warmupSeconds === 0) return;
+  for (const rollup of ROLLUPS) {
+    const steady = await createBenchCounter(ctx.db, rollup, counterIdFor(ctx, "warmup", rollup), 10);
+    await paced(sustainedRate * warmupSeconds, sustainedRate, 32, () => incrementShard(ctx.db, steady));
+    const many = await withConcurrency(
+      8,
+      Array.from({ length: BURST_COUNTERS }, (_, i) => () => createBenchCounter(ctx.db, rollup, counterIdFor(ctx, "warmup", rollup, i + 1), 10)),
+    );
+    await withConcurrency(
+      burstConcurrency,
+      Array.from({ length: BURST_COUNTERS * 3 }, (_, i) => () => incrementShard(ctx.db, many[i % BURST_COUNTERS]!)),
+    );
+  }
+  await drainFunctionsQueue(ctx);
+}
