@@ -1,10 +1,10 @@
 // Reconcile: compares every counter's total with the sum of its shards and, with `fix`, writes the sum
 // (a regular rollup commit, conditioned on the parent being unchanged). Used by scripts/reconcile.ts.
-import { FieldPath, FieldValue, Timestamp, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
+import { FieldPath, FieldValue, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
 import { GRPC, grpcCode } from "../../functions/src/counters/errors";
 import { COUNTERS, counterRef, shardsRef } from "../../functions/src/counters/paths";
-import { microsCeil, microsFloor } from "../../functions/src/counters/plan";
-import { commitTotal, sumShards } from "../../functions/src/counters/rollup";
+import { microsCeil } from "../../functions/src/counters/plan";
+import { commitTotal, coveredUntilUs, sumShards } from "../../functions/src/counters/rollup";
 import { shardIds } from "../../functions/src/counters/shards";
 
 /**
@@ -90,8 +90,7 @@ export async function reconcileCounter(db: Firestore, parent: DocumentSnapshot, 
     report.status = "ok";
     return report;
   }
-  const readTime = parent.get("rollup.readTime") as unknown;
-  const coveredUs = readTime instanceof Timestamp ? microsFloor(readTime.seconds, readTime.nanoseconds) : null;
+  const coveredUs = coveredUntilUs(parent);
   report.status = coveredUs !== null && coveredUs >= lastShardWriteUs ? "drift" : "lagging";
 
   if (fix) {

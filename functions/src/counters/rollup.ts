@@ -61,30 +61,26 @@ const COMMIT_ATTEMPTS = 8;
 
 /** Handles one delivery of a shard write event. Throws (so the event is retried) only on real failures. */
 export async function rollupShardWrite(write: ShardWrite, deps: RollupDeps): Promise<RollupOutcome> {
-  const { db, counterId } = { db: deps.db, counterId: write.counterId };
+  const db = deps.db;
+  const counterId = write.counterId;
   const before = readCount(write.before);
   const after = readCount(write.after);
   if (after.malformed || before.malformed) {
-    logger.error("shard holds a malformed count; it counts as 0", {
-      counterId,
-      shardId: write.shardId,
-      path: shardsRef(db, counterId).doc(write.shardId).path,
-      count: describeValue((after.malformed ? write.after : write.before)?.count),
-    });
+    const path = shardsRef(db, counterId).doc(write.shardId).path;
+    logMalformedCount(counterId, write.shardId, path, (after.malformed ? write.after : write.before)?.count);
   }
   const facts = {
     eventId: write.eventId,
     writtenAtUs: write.writtenAtUs,
     countChanged: before.value !== after.value,
   };
+  // A write that did not change the count cannot change the sum (e.g. shards created at 0): no reads.
+  if (!facts.countChanged) return { kind: "skip", reason: "unchanged" };
   const offsetMs = offsetMsOf(counterId, deps.intervalMs);
 
   for (let round = 0; round < DECIDE_ROUNDS; round++) {
-    // Shortcut the reads for writes that cannot change the sum (e.g. shards created at 0).
-    const [parentSnap, leaseSnap] = facts.countChanged
-      ? await db.getAll(counterRef(db, counterId), leaseRef(db, counterId))
-      : [undefined, undefined];
-    const view = parentSnap && leaseSnap ? viewOf(parentSnap, leaseSnap) : emptyView;
+    const [parentSnap, leaseSnap] = await db.getAll(counterRef(db, counterId), leaseRef(db, counterId));
+    const view = viewOf(parentSnap!, leaseSnap!);
     const decision: Decision = decide(facts, view, {
       intervalMs: deps.intervalMs,
       offsetMs,
@@ -111,8 +107,6 @@ export async function rollupShardWrite(write: ShardWrite, deps: RollupDeps): Pro
   throw new Error(`rollup of counter "${counterId}": the lease kept changing; retrying the event`);
 }
 
-const emptyView: RollupView = { parentExists: true, coveredUntilUs: null, lease: null };
-
 function viewOf(parent: DocumentSnapshot, lease: DocumentSnapshot): RollupView {
   const slot = lease.get("slot") as unknown;
   const eventId = lease.get("eventId") as unknown;
@@ -124,7 +118,8 @@ function viewOf(parent: DocumentSnapshot, lease: DocumentSnapshot): RollupView {
   };
 }
 
-function coveredUntilUs(parent: DocumentSnapshot): number | null {
+/** The read time of the sum the parent's total holds, in microseconds (rounded down); null if none. */
+export function coveredUntilUs(parent: DocumentSnapshot): number | null {
   const readTime = parent.exists ? (parent.get("rollup.readTime") as unknown) : undefined;
   return readTime instanceof Timestamp ? microsFloor(readTime.seconds, readTime.nanoseconds) : null;
 }
@@ -166,7 +161,8 @@ async function commitRollup(
   claimedAt: Timestamp | undefined,
   deps: RollupDeps,
 ): Promise<RollupOutcome> {
-  const { db, counterId } = { db: deps.db, counterId: write.counterId };
+  const db = deps.db;
+  const counterId = write.counterId;
   const targetUs = Math.max(dueMs * 1000, write.writtenAtUs);
   const parentRef = counterRef(db, counterId);
   await deps.sleep(Math.min(deps.intervalMs, Math.max(0, dueMs - deps.nowMs())));
@@ -270,14 +266,7 @@ export async function sumShards(db: Firestore, counterId: string): Promise<Shard
   let exact = 0n; // BigInt: intermediate sums may leave the safe range even when the result does not
   for (const doc of docs.docs) {
     const count = readCount(doc.data());
-    if (count.malformed) {
-      logger.error("shard holds a malformed count; it counts as 0", {
-        counterId,
-        shardId: doc.id,
-        path: doc.ref.path,
-        count: describeValue(doc.get("count")),
-      });
-    }
+    if (count.malformed) logMalformedCount(counterId, doc.id, doc.ref.path, doc.get("count"));
     exact += BigInt(count.value);
   }
   if (exact > BigInt(Number.MAX_SAFE_INTEGER) || exact < BigInt(Number.MIN_SAFE_INTEGER)) {
@@ -286,8 +275,13 @@ export async function sumShards(db: Firestore, counterId: string): Promise<Shard
   return { overflow: false, total: Number(exact), readTime: docs.readTime };
 }
 
-/** A short, safe description of a stored value for logs (type and a prefix, never a whole blob). */
-function describeValue(value: unknown): string {
+/** The malformed-count rule's error log: the shard's path and a short, safe description of the value. */
+export function logMalformedCount(counterId: string, shardId: string, path: string, value: unknown): void {
   const text = typeof value === "string" ? JSON.stringify(value.slice(0, 40)) : String(value);
-  return `${typeof value}: ${text.slice(0, 60)}`;
+  logger.error("shard holds a malformed count; it counts as 0", {
+    counterId,
+    shardId,
+    path,
+    count: `${typeof value}: ${text.slice(0, 60)}`,
+  });
 }
