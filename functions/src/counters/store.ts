@@ -67,17 +67,25 @@ export function forgetShards(counterId: string): void {
 export async function numShardsOf(db: Firestore, counterId: string, fresh = false): Promise<number> {
   const cached = shardsCache.get(counterId);
   if (!fresh && cached !== undefined && cached.expiresAt > Date.now()) return cached.numShards;
-  const snap = await counterRef(db, counterId).get();
-  if (!snap.exists) {
+  let numShards: number;
+  try {
+    numShards = numShardsIn(counterId, await counterRef(db, counterId).get());
+  } catch (error) {
     forgetShards(counterId);
-    throw new CounterError("not-found", `counter "${counterId}" does not exist`);
+    throw error;
   }
+  rememberShards(counterId, numShards);
+  return numShards;
+}
+
+/** numShards of a read parent: `not-found` if it does not exist, an internal error if it is malformed. */
+function numShardsIn(counterId: string, snap: DocumentSnapshot): number {
+  if (!snap.exists) throw new CounterError("not-found", `counter "${counterId}" does not exist`);
   const parsed = storedCounter.safeParse(snap.data());
   if (!parsed.success) {
     // Only the functions write parents; a malformed one is a bug or a manual edit, not bad input.
     throw new Error(`counter "${counterId}" has a malformed parent document: ${parsed.error.message}`);
   }
-  rememberShards(counterId, parsed.data.numShards);
   return parsed.data.numShards;
 }
 
@@ -207,12 +215,9 @@ async function replayRequest(
 /** Transactions here lock at most the parent and the shards being removed; contention retries them. */
 const ADMIN_TRANSACTION_ATTEMPTS = 20;
 
-async function readParent(tx: Transaction, db: Firestore, counterId: string): Promise<{ snap: DocumentSnapshot; numShards: number }> {
-  const snap = await tx.get(counterRef(db, counterId));
-  if (!snap.exists) throw new CounterError("not-found", `counter "${counterId}" does not exist`);
-  const parsed = storedCounter.safeParse(snap.data());
-  if (!parsed.success) throw new Error(`counter "${counterId}" has a malformed parent document: ${parsed.error.message}`);
-  return { snap, numShards: parsed.data.numShards };
+/** numShards of the parent, read inside the transaction (which locks it). */
+async function readNumShards(tx: Transaction, db: Firestore, counterId: string): Promise<number> {
+  return numShardsIn(counterId, await tx.get(counterRef(db, counterId)));
 }
 
 /**
@@ -224,7 +229,7 @@ async function readParent(tx: Transaction, db: Firestore, counterId: string): Pr
 export async function resetCounter(db: Firestore, counterId: string): Promise<{ counterId: string }> {
   await db.runTransaction(
     async (tx) => {
-      const { numShards } = await readParent(tx, db, counterId);
+      const numShards = await readNumShards(tx, db, counterId);
       for (const id of shardIds(numShards)) tx.set(shardRef(db, counterId, id), { count: 0 });
       tx.update(counterRef(db, counterId), { total: 0, resetAt: FieldValue.serverTimestamp() });
     },
@@ -246,7 +251,7 @@ export async function reshardCounter(
 ): Promise<{ counterId: string; numShards: number }> {
   await db.runTransaction(
     async (tx) => {
-      const { numShards: current } = await readParent(tx, db, counterId);
+      const current = await readNumShards(tx, db, counterId);
       if (current === numShards) return;
       if (numShards > current) {
         for (const id of shardIds(numShards).slice(current)) tx.set(shardRef(db, counterId, id), { count: 0 });
@@ -281,7 +286,7 @@ export async function reshardCounter(
 export async function deleteCounter(db: Firestore, counterId: string): Promise<{ counterId: string }> {
   await db.runTransaction(
     async (tx) => {
-      const { numShards } = await readParent(tx, db, counterId);
+      const numShards = await readNumShards(tx, db, counterId);
       for (const id of shardIds(numShards)) tx.delete(shardRef(db, counterId, id));
       tx.delete(leaseRef(db, counterId));
       tx.delete(counterRef(db, counterId));
