@@ -1,5 +1,5 @@
 // The rollup trigger: turns a shard write event into a ShardWrite and hands it to counters/rollup.ts.
-import { type Timestamp, getFirestore } from "firebase-admin/firestore";
+import { getFirestore } from "firebase-admin/firestore";
 import { onDocumentWritten, type DocumentSnapshot } from "firebase-functions/v2/firestore";
 import * as logger from "firebase-functions/logger";
 import { config } from "./config";
@@ -37,13 +37,9 @@ export const rollupTotal = onDocumentWritten({ document: SHARD_DOCUMENT_PATTERN,
  * delete the event time (never earlier than just after the deleted version's update time).
  */
 export function writtenAtUs(before: DocumentSnapshot, after: DocumentSnapshot, eventTime: string): number {
-  if (after.exists && after.updateTime !== undefined) return timestampMicrosCeil(after.updateTime);
+  if (after.exists && after.updateTime !== undefined) return microsCeil(after.updateTime);
   const fromEvent = parseRfc3339Micros(eventTime);
   const afterBefore =
-    before.exists && before.updateTime !== undefined ? timestampMicrosCeil(before.updateTime) + 1 : 0;
+    before.exists && before.updateTime !== undefined ? microsCeil(before.updateTime) + 1 : 0;
   return Math.max(fromEvent ?? Date.now() * 1000, afterBefore);
-}
-
-function timestampMicrosCeil(ts: Timestamp): number {
-  return microsCeil(ts.seconds, ts.nanoseconds);
 }

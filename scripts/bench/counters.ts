@@ -8,10 +8,10 @@ import {
   type DocumentReference,
   type DocumentSnapshot,
   type Firestore,
-  type Timestamp,
 } from "firebase-admin/firestore";
 import { counterRef, shardsRef } from "../../functions/src/counters/paths";
-import { microsCeil, microsFloor } from "../../functions/src/counters/plan";
+import { microsCeil } from "../../functions/src/counters/plan";
+import { coveredUntilUs } from "../../functions/src/counters/rollup";
 import { pickShard, readCount, shardIds } from "../../functions/src/counters/shards";
 import { createCounter } from "../../functions/src/counters/store";
 import { naiveCounterRef, naiveShardsRef } from "./naive/src/paths";
@@ -61,7 +61,7 @@ export async function incrementShard(db: Firestore, counter: Counter, delta = 1)
   const batch = db.batch();
   batch.update(counter.shards.doc(String(shard)), { count: FieldValue.increment(delta) });
   const [result] = await batch.commit();
-  return { counterId: counter.id, shard, delta, writtenAtUs: timestampMicrosCeil(result!.writeTime) };
+  return { counterId: counter.id, shard, delta, writtenAtUs: microsCeil(result!.writeTime) };
 }
 
 /** Σ count over the shards, read document by document (independent of the rollup's aggregation). */
@@ -85,12 +85,11 @@ export function parentStateOf(rollup: Rollup, snap: DocumentSnapshot): ParentSta
   if (!snap.exists || snap.updateTime === undefined) return undefined;
   const total = snap.get("total") as unknown;
   const writes = snap.get(rollup === "ours" ? "rollup.commits" : "writes") as unknown;
-  const readTime = rollup === "ours" ? (snap.get("rollup.readTime") as Timestamp | undefined) : undefined;
   return {
-    atUs: timestampMicrosCeil(snap.updateTime),
+    atUs: microsCeil(snap.updateTime),
     total: typeof total === "number" ? total : Number.NaN,
     writes: typeof writes === "number" ? writes : 0,
-    coveredUntilUs: readTime === undefined ? null : microsFloor(readTime.seconds, readTime.nanoseconds),
+    coveredUntilUs: rollup === "ours" ? coveredUntilUs(snap) : null,
   };
 }
 
@@ -98,8 +97,4 @@ export async function readParent(counter: Counter): Promise<ParentState> {
   const state = parentStateOf(counter.rollup, await counter.parent.get());
   if (state === undefined) throw new Error(`${counter.rollup} counter ${counter.id} has no parent document`);
   return state;
-}
-
-export function timestampMicrosCeil(ts: Timestamp): number {
-  return microsCeil(ts.seconds, ts.nanoseconds);
 }

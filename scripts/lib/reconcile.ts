@@ -77,7 +77,7 @@ export async function reconcileCounter(db: Firestore, parent: DocumentSnapshot, 
   const expected = new Set(report.numShards === null ? [] : shardIds(report.numShards));
   report.strayShards = [...present].filter((id) => !expected.has(id)).sort();
   report.missingShards = [...expected].filter((id) => !present.has(id));
-  const lastShardWriteUs = Math.max(0, ...shards.docs.map((d) => microsCeil(d.updateTime.seconds, d.updateTime.nanoseconds)));
+  const lastShardWriteUs = Math.max(0, ...shards.docs.map((d) => microsCeil(d.updateTime)));
 
   const sum = await sumShards(db, counterId);
   if (sum.overflow) {

@@ -98,13 +98,19 @@ export function decide(write: WriteFacts, view: RollupView, timing: Timing): Dec
   return { kind: "claim", slot, dueMs: dueMsOf(slot, intervalMs, offsetMs) };
 }
 
-/** Microseconds of a Firestore-style time, rounded down (for read times). */
-export function microsFloor(seconds: number, nanoseconds: number): number {
+/** A Firestore-style time: whole seconds and nanoseconds (firebase-admin's Timestamp is one). */
+export interface Time {
+  seconds: number;
+  nanoseconds: number;
+}
+
+/** Microseconds of a time, rounded down (for read times). */
+export function microsFloor({ seconds, nanoseconds }: Time): number {
   return seconds * 1_000_000 + Math.floor(nanoseconds / 1000);
 }
 
-/** Microseconds of a Firestore-style time, rounded up (for write times). */
-export function microsCeil(seconds: number, nanoseconds: number): number {
+/** Microseconds of a time, rounded up (for write times). */
+export function microsCeil({ seconds, nanoseconds }: Time): number {
   return seconds * 1_000_000 + Math.ceil(nanoseconds / 1000);
 }
 
@@ -115,5 +121,5 @@ export function parseRfc3339Micros(text: string): number | null {
   const seconds = Date.parse(`${match[1]}${match[3]}`) / 1000;
   if (!Number.isFinite(seconds)) return null;
   const nanos = Number((match[2] ?? "").padEnd(9, "0"));
-  return microsCeil(seconds, nanos);
+  return microsCeil({ seconds, nanoseconds: nanos });
 }

@@ -121,7 +121,7 @@ function viewOf(parent: DocumentSnapshot, lease: DocumentSnapshot): RollupView {
 /** The read time of the sum the parent's total holds, in microseconds (rounded down); null if none. */
 export function coveredUntilUs(parent: DocumentSnapshot): number | null {
   const readTime = parent.exists ? (parent.get("rollup.readTime") as unknown) : undefined;
-  return readTime instanceof Timestamp ? microsFloor(readTime.seconds, readTime.nanoseconds) : null;
+  return readTime instanceof Timestamp ? microsFloor(readTime) : null;
 }
 
 /** Writes the lease for `slot`; returns its write time, or undefined if another invocation got there first. */
@@ -187,7 +187,7 @@ async function commitRollup(
       return { kind: "overflow", slot };
     }
     const { total, readTime } = sum;
-    const readUs = microsFloor(readTime.seconds, readTime.nanoseconds);
+    const readUs = microsFloor(readTime);
     if (readUs < targetUs) {
       // Our clock ran ahead of Firestore's: this sum may miss writes of the slot. Wait and sum again.
       await deps.sleep(Math.ceil((targetUs - readUs) / 1000) + 1);

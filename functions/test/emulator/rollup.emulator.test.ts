@@ -37,7 +37,7 @@ function shardWriteOf(write: RecordedWrite): ShardWrite {
     eventId: write.eventId,
     counterId: write.counterId,
     shardId: write.shardId,
-    writtenAtUs: microsCeil(updateTime.seconds, updateTime.nanoseconds),
+    writtenAtUs: microsCeil(updateTime),
     before: write.before.exists ? write.before.data() : undefined,
     after: write.after.exists ? write.after.data() : undefined,
   };

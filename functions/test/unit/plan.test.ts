@@ -67,8 +67,8 @@ describe("coverage", () => {
   });
 
   it("rounds write times up and read times down, so a sub-microsecond tie is never called covered", () => {
-    const writeUs = microsCeil(100, 1_500);
-    const readUs = microsFloor(100, 1_999);
+    const writeUs = microsCeil({ seconds: 100, nanoseconds: 1_500 });
+    const readUs = microsFloor({ seconds: 100, nanoseconds: 1_999 });
     expect(writeUs).toBe(100_000_002);
     expect(readUs).toBe(100_000_001);
     expect(isCovered(readUs, writeUs)).toBe(false);

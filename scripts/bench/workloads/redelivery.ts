@@ -11,7 +11,8 @@ import { pickShard } from "../../../functions/src/counters/shards";
 import { rollupTotal } from "../../../functions/src/triggers";
 import { naiveRollupTotal } from "../naive/src/naive";
 import { withConcurrency } from "../../../functions/test/helpers/client";
-import { createBenchCounter, ROLLUPS, timestampMicrosCeil, type Counter, type Rollup, type ShardWriteRecord } from "../counters";
+import { createBenchCounter, ROLLUPS, type Counter, type Rollup, type ShardWriteRecord } from "../counters";
+import { microsCeil } from "../../../functions/src/counters/plan";
 import { WRAPPED_PROJECT } from "../env";
 import { shuffled } from "../pace";
 import { baselineOf, measurePhase, watchParents, type PhaseResult } from "../recorder";
@@ -140,7 +141,7 @@ function recordIncrement(counter: Counter): Promise<RecordedEvent> {
       throw new Error(`shard ${ref.path} was written by someone else during the benchmark`);
     }
     return {
-      record: { counterId: counter.id, shard, delta: 1, writtenAtUs: timestampMicrosCeil(result!.writeTime) },
+      record: { counterId: counter.id, shard, delta: 1, writtenAtUs: microsCeil(result!.writeTime) },
       before,
       after,
       eventId: randomUUID(),
