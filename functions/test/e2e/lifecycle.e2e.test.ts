@@ -3,7 +3,8 @@
 // with the real rollup trigger running; totals are then checked against the shards exactly.
 import { FunctionsError } from "firebase/functions";
 import { signedInClient, withConcurrency, type Client } from "../helpers/client";
-import { adminDocumentsUnder, adminShardSum, e2eAdminDb, waitFor } from "../helpers/admin";
+import { e2eAdminDb, waitFor } from "../helpers/admin";
+import { pathsUnderIn, shardSumIn } from "../helpers/documents";
 import { counterRef } from "../../src/counters/paths";
 
 jest.setTimeout(300_000);
@@ -36,7 +37,7 @@ async function totalOf(counterId: string): Promise<unknown> {
 
 /** Waits until the client-visible total equals the shard sum, and returns both. */
 async function settled(counterId: string): Promise<{ total: unknown; sum: number }> {
-  const sum = await adminShardSum(db, counterId);
+  const sum = await shardSumIn(db, counterId);
   const { value } = await waitFor(() => totalOf(counterId), sum, SETTLE_MS);
   return { total: value, sum };
 }
@@ -160,7 +161,7 @@ describe("200 increments racing an admin operation, with the real trigger", () =
     expect(outcomes.filter((o) => o === "functions/not-found").length).toBeGreaterThan(0);
     // Let every late trigger event run, then check that none recreated anything.
     await new Promise((resolve) => setTimeout(resolve, 3 * Number(process.env.ROLLUP_INTERVAL_MS) + 2000));
-    expect(await adminDocumentsUnder(db, counterId)).toEqual([]);
+    expect(await pathsUnderIn(db, counterId)).toEqual([]);
     expect(await user.readCounter(counterId)).toBeUndefined();
   });
 });

@@ -1,7 +1,6 @@
 // createCounter and incrementCounter, wrapped with firebase-functions-test, against the real Firestore
 // emulator. Every rejection is checked for its code, a message naming the field, and nothing written.
-import { HttpsError } from "firebase-functions/v2/https";
-import { call, db, documentsUnder, functions, readCounter, uniqueId } from "../helpers/functions";
+import { call, db, documentsUnder, functions, httpsErrorOf, readCounter, uniqueId } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
 import { counterRef, shardsRef } from "../../src/counters/paths";
 
@@ -10,13 +9,9 @@ const { createCounter, incrementCounter } = functions;
 beforeAll(requireEmulators);
 
 async function expectHttpsError(promise: Promise<unknown>, code: string, message?: RegExp): Promise<void> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(HttpsError);
-  expect((error as HttpsError).code).toBe(code);
-  if (message) expect((error as HttpsError).message).toMatch(message);
+  const error = await httpsErrorOf(promise);
+  expect(error.code).toBe(code);
+  if (message) expect(error.message).toMatch(message);
 }
 
 describe("createCounter", () => {

@@ -2,14 +2,26 @@
 // Firestore emulator. Races run 200 increments at bounded concurrency against each admin operation and
 // then check the invariants on the shards exactly. (The same races with the real trigger and totals run
 // end to end in test/e2e/lifecycle.e2e.test.ts.)
-import { HttpsError } from "firebase-functions/v2/https";
+import { type HttpsError } from "firebase-functions/v2/https";
 import { Timestamp } from "firebase-admin/firestore";
-import { ADMIN, USER, call, db, documentsUnder, functions, readCounter, shardSum, uniqueId } from "../helpers/functions";
+import {
+  ADMIN,
+  USER,
+  call,
+  db,
+  documentsUnder,
+  functions,
+  httpsErrorOf as errorOf,
+  newCounter,
+  readCounter,
+  shardSum,
+  uniqueId,
+} from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
 import { withConcurrency } from "../helpers/client";
 import { counterRef, requestRef, requestsRef, shardsRef } from "../../src/counters/paths";
 
-const { createCounter, incrementCounter, resetCounter, reshardCounter, deleteCounter } = functions;
+const { incrementCounter, resetCounter, reshardCounter, deleteCounter } = functions;
 
 interface IncrementResult {
   counterId: string;
@@ -19,21 +31,6 @@ interface IncrementResult {
 
 beforeAll(requireEmulators);
 jest.setTimeout(120_000);
-
-async function newCounter(prefix: string, numShards: number): Promise<string> {
-  const counterId = uniqueId(prefix);
-  await call(createCounter, { counterId, numShards });
-  return counterId;
-}
-
-async function errorOf(promise: Promise<unknown>): Promise<HttpsError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(HttpsError);
-  return error as HttpsError;
-}
 
 function increment(counterId: string, delta: number, requestId?: string): Promise<IncrementResult> {
   return call<IncrementResult>(incrementCounter, { counterId, delta, ...(requestId ? { requestId } : {}) });

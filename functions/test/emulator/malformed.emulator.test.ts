@@ -2,12 +2,11 @@
 // total. Rule: a count that is not a safe integer (missing, string, null, float, beyond 2^53) counts as 0
 // and is logged as an error with the shard's path. A sum beyond 2^53 - 1 is never rounded: the total keeps
 // its last exact value and the rollup logs an error.
-import { call, db, deliver, functions, readCounter, uniqueId, type RecordedWrite } from "../helpers/functions";
+import { db, deliver, newCounter, readCounter, rfc3339, type RecordedWrite } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
 import { shardRef } from "../../src/counters/paths";
 import { randomUUID } from "node:crypto";
 import * as logger from "firebase-functions/logger";
-import { rfc3339 } from "../helpers/functions";
 
 beforeAll(requireEmulators);
 
@@ -22,12 +21,6 @@ beforeEach(() => {
 afterEach(() => {
   jest.restoreAllMocks();
 });
-
-async function newCounter(prefix: string, numShards: number): Promise<string> {
-  const counterId = uniqueId(prefix);
-  await call(functions.createCounter, { counterId, numShards });
-  return counterId;
-}
 
 /** Overwrites a shard with arbitrary data (as a console edit would) and records the event. */
 async function setShard(counterId: string, shardId: number, data: Record<string, unknown>): Promise<RecordedWrite> {

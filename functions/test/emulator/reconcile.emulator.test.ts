@@ -1,18 +1,12 @@
 // The reconcile tool's logic (scripts/lib/reconcile.ts) against the Firestore emulator: it tells a
 // counter whose rollup is merely due from one that really drifted, and --fix makes total equal the sum.
 import { FieldValue } from "firebase-admin/firestore";
-import { call, db, deliver, functions, readCounter, uniqueId, writeShard } from "../helpers/functions";
+import { db, deliver, newCounter, readCounter, uniqueId, writeShard } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
 import { counterRef, shardRef } from "../../src/counters/paths";
 import { reconcile, type CounterReport } from "../../../scripts/lib/reconcile";
 
 beforeAll(requireEmulators);
-
-async function newCounter(prefix: string, numShards: number): Promise<string> {
-  const counterId = uniqueId(prefix);
-  await call(functions.createCounter, { counterId, numShards });
-  return counterId;
-}
 
 async function reports(counterIds: string[], fix = false): Promise<Record<string, CounterReport>> {
   const out: Record<string, CounterReport> = {};

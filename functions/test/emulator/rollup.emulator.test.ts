@@ -4,11 +4,10 @@
 // in the same write that sets total, so it counts parent writes by the rollup exactly.
 import { getFirestore } from "firebase-admin/firestore";
 import {
-  call,
   db,
   deleteShard,
   deliver,
-  functions,
+  newCounter,
   readCounter,
   shardSum,
   uniqueId,
@@ -23,12 +22,6 @@ import { rollupShardWrite, staleAfterMsFor, type RollupDeps, type ShardWrite } f
 const INTERVAL_MS = Number(process.env.ROLLUP_INTERVAL_MS);
 
 beforeAll(requireEmulators);
-
-async function newCounter(prefix: string, numShards: number): Promise<string> {
-  const counterId = uniqueId(prefix);
-  await call(functions.createCounter, { counterId, numShards });
-  return counterId;
-}
 
 /** The same write as the trigger sees it, for driving rollupShardWrite with injected failures. */
 function shardWriteOf(write: RecordedWrite): ShardWrite {

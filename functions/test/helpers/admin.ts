@@ -3,25 +3,10 @@
 import { getApps, initializeApp } from "firebase-admin/app";
 import { getFirestore, type Firestore } from "firebase-admin/firestore";
 import { E2E_PROJECT } from "./client";
-import { counterRef } from "../../src/counters/paths";
 
 export function e2eAdminDb(): Firestore {
   const app = getApps().find((a) => a.name === "e2e-admin") ?? initializeApp({ projectId: E2E_PROJECT }, "e2e-admin");
   return getFirestore(app);
-}
-
-export async function adminShardSum(db: Firestore, counterId: string): Promise<number> {
-  const snap = await counterRef(db, counterId).collection("shards").get();
-  return snap.docs.reduce((sum, doc) => sum + ((doc.get("count") as number | undefined) ?? 0), 0);
-}
-
-/** Every document under counters/{id}, subcollections included. */
-export async function adminDocumentsUnder(db: Firestore, counterId: string): Promise<string[]> {
-  const ref = counterRef(db, counterId);
-  const paths: string[] = [];
-  if ((await ref.get()).exists) paths.push(ref.path);
-  for (const col of await ref.listCollections()) for (const doc of (await col.get()).docs) paths.push(doc.ref.path);
-  return paths;
 }
 
 /** Polls until `read()` returns `expected` or `timeoutMs` passes; returns the last value and the wait. */

@@ -2,12 +2,13 @@
 // tests drive them: call(callable, data, auth) and deliver(trigger event).
 import { randomUUID } from "node:crypto";
 import { getFirestore, FieldValue, type DocumentSnapshot, type Timestamp } from "firebase-admin/firestore";
-import type { CallableFunction } from "firebase-functions/v2/https";
+import { HttpsError, type CallableFunction } from "firebase-functions/v2/https";
 // ./wrapped must run before ../../src/index; jest's emulator tier also loads it as a setup file, so this
 // holds even if these imports are reordered.
 import { fft } from "./wrapped";
 import * as functions from "../../src/index";
 import { counterRef, shardRef } from "../../src/counters/paths";
+import { pathsUnderIn, shardSumIn } from "./documents";
 
 export { functions };
 export const db = getFirestore();
@@ -113,19 +114,28 @@ export async function readCounter(counterId: string): Promise<{
 }
 
 /** Σ count over the shards, read directly. */
-export async function shardSum(counterId: string): Promise<number> {
-  const snap = await counterRef(db, counterId).collection("shards").get();
-  return snap.docs.reduce((sum, doc) => sum + ((doc.get("count") as number | undefined) ?? 0), 0);
+export function shardSum(counterId: string): Promise<number> {
+  return shardSumIn(db, counterId);
 }
 
-/** Every document under counters/{id}, including subcollections: proves "nothing written". */
-export async function documentsUnder(counterId: string): Promise<string[]> {
-  const ref = counterRef(db, counterId);
-  const paths: string[] = [];
-  const parent = await ref.get();
-  if (parent.exists) paths.push(ref.path);
-  for (const col of await ref.listCollections()) {
-    for (const doc of (await col.get()).docs) paths.push(doc.ref.path);
-  }
-  return paths;
+/** Every document path under counters/{id}, including subcollections: proves "nothing written". */
+export function documentsUnder(counterId: string): Promise<string[]> {
+  return pathsUnderIn(db, counterId);
+}
+
+/** Creates a counter through the wrapped createCounter and returns its (unique) id. */
+export async function newCounter(prefix: string, numShards: number): Promise<string> {
+  const counterId = uniqueId(prefix);
+  await call(functions.createCounter, { counterId, numShards });
+  return counterId;
+}
+
+/** The HttpsError a call was rejected with; fails the test if it resolved or threw something else. */
+export async function httpsErrorOf(promise: Promise<unknown>): Promise<HttpsError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(HttpsError);
+  return error as HttpsError;
 }
