@@ -219,10 +219,14 @@ describe("rollupTotal", () => {
   it("does not recreate a parent deleted while the claimer waits for its slot", async () => {
     const counterId = await newCounter("race-delete", 1);
     const w = await writeShard(counterId, 0, 3);
-    const pending = deliver(w);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await counterRef(db, counterId).delete();
-    await pending;
+    // Delete right after the claim, before the wait for the slot: a fixed delay after delivery could
+    // land after a slot that happened to be due within it, and then test nothing.
+    const deleteOnClaim = deps({
+      onStage: async (stage) => {
+        if (stage === "claimed") await counterRef(db, counterId).delete();
+      },
+    });
+    expect(await rollupShardWrite(shardWriteOf(w), deleteOnClaim)).toMatchObject({ kind: "gone" });
     expect((await counterRef(db, counterId).get()).exists).toBe(false);
     expect((await leaseRef(db, counterId).get()).exists).toBe(false);
   });
