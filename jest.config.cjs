@@ -1,13 +1,13 @@
 // Test tiers (see README, "Tests"): unit = pure logic, no emulator; emulator = functions wrapped with
 // firebase-functions-test against the real Firestore and Auth emulators; rules = firestore.rules with
 // @firebase/rules-unit-testing; e2e = the Firebase JS SDK against the functions emulator.
-// `npm test` runs all of them inside `firebase emulators:exec`.
+// scripts = the operator tools (preflight, reconcile). `npm test` runs all of them inside `firebase emulators:exec`.
 const tier = (name, match, extra = {}) => ({
   displayName: name,
   preset: "ts-jest",
   testEnvironment: "node",
   rootDir: __dirname,
-  testMatch: [`<rootDir>/functions/test/${match}`],
+  testMatch: [match.startsWith("<rootDir>") ? match : `<rootDir>/functions/test/${match}`],
   transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "<rootDir>/tsconfig.json" }] },
   ...extra,
 });
@@ -22,5 +22,7 @@ module.exports = {
     }),
     tier("rules", "rules/**/*.rules.test.ts", { setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"] }),
     tier("e2e", "e2e/**/*.e2e.test.ts", { setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"] }),
+    // scripts = the operator tools (deploy preflight, reconcile at scale) against the emulators.
+    tier("scripts", "<rootDir>/scripts/test/**/*.test.ts", { setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"] }),
   ],
 };

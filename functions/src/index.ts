@@ -2,10 +2,10 @@
 // The total of a counter is computed in counters/rollup.ts (sumShards, commitRollup).
 import { initializeApp } from "firebase-admin/app";
 import { setGlobalOptions } from "firebase-functions/v2";
-import { maxInstances } from "./params";
+import { maxInstances, region } from "./params";
 
 initializeApp();
-setGlobalOptions({ maxInstances });
+setGlobalOptions({ region, maxInstances });
 
 export { createCounter, deleteCounter, incrementCounter, reshardCounter, resetCounter } from "./callables";
 export { rollupTotal } from "./triggers";

@@ -1,6 +1,6 @@
 // Every deploy-time setting of the backend, declared once. Values live in functions/.env (committed,
 // no secrets) so that the emulator never prompts for one; override per project in .env.<projectId>.
-import { defineBoolean, defineInt } from "firebase-functions/params";
+import { defineBoolean, defineInt, defineString } from "firebase-functions/params";
 
 export const defaultShards = defineInt("DEFAULT_SHARDS", {
   default: 10,
@@ -41,3 +41,39 @@ export const maxInstances = defineInt("MAX_INSTANCES", {
   default: 100,
   description: "Upper bound on instances per function (cost cap).",
 });
+
+// Deploy-time placement and sizing. They are read by the platform from the deploy manifest, never by
+// our code at run time (except DATABASE_ID), and `npm run preflight` checks them before a deploy.
+
+export const region = defineString("REGION", {
+  default: "us-central1",
+  description:
+    "Region of every function. The Firestore trigger must run in its database's location: nam5 -> " +
+    "us-central1, eur3 -> europe-west1, a regional database -> that region (firebase.json firestore.location).",
+});
+
+export const databaseId = defineString("DATABASE_ID", {
+  default: "(default)",
+  description: "Firestore database the counters live in; must match firebase.json firestore.database.",
+});
+
+export const rollupTimeoutSeconds = defineInt("ROLLUP_TIMEOUT_SECONDS", {
+  default: 60,
+  description: "Timeout of one rollupTotal invocation (a claimer waits up to one rollup interval, then sums).",
+});
+
+export const rollupMemoryMb = defineInt("ROLLUP_MEMORY_MB", {
+  default: 256,
+  description: "Memory of a rollupTotal instance in MB (128, 256, 512, 1024, 2048, 4096, ...).",
+});
+
+export const rollupConcurrency = defineInt("ROLLUP_CONCURRENCY", {
+  default: 80,
+  description:
+    "Events one rollupTotal instance handles at once. A waiting claimer holds one of these slots, so " +
+    "MAX_INSTANCES x ROLLUP_CONCURRENCY bounds how many counters can roll up at the same moment.",
+});
+
+/** CPUs of a rollupTotal instance. Not a param: firebase-functions 6.6 takes only a literal here, and
+ * concurrency above 1 needs at least one full CPU. */
+export const ROLLUP_CPU = 1;

@@ -4,10 +4,21 @@ import { onDocumentWritten, type DocumentSnapshot } from "firebase-functions/v2/
 import * as logger from "firebase-functions/logger";
 import { config } from "./config";
 import { SHARD_DOCUMENT_PATTERN } from "./counters/paths";
+import { databaseId, ROLLUP_CPU, rollupConcurrency, rollupMemoryMb, rollupTimeoutSeconds } from "./params";
 import { microsCeil, parseRfc3339Micros } from "./counters/plan";
 import { rollupShardWrite, staleAfterMsFor, type ShardWrite } from "./counters/rollup";
 
-export const rollupTotal = onDocumentWritten({ document: SHARD_DOCUMENT_PATTERN, retry: true }, async (event) => {
+// Sizing (params.ts): a claiming invocation waits up to one rollup interval, so concurrency and
+// maxInstances bound how many counters can be rolled up at once; see README, "Deploying".
+const SIZING = {
+  database: databaseId,
+  timeoutSeconds: rollupTimeoutSeconds,
+  memory: rollupMemoryMb,
+  cpu: ROLLUP_CPU,
+  concurrency: rollupConcurrency,
+};
+
+export const rollupTotal = onDocumentWritten({ document: SHARD_DOCUMENT_PATTERN, retry: true, ...SIZING }, async (event) => {
   const { counterId, shardId } = event.params;
   const change = event.data;
   if (change === undefined) {

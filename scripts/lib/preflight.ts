@@ -1,0 +1,406 @@
+// The deploy preflight: everything `firebase deploy --only functions,firestore` checks before it touches
+// the network, run offline with firebase-tools' own code where it has it (scripts/lib/firebase-tools-
+// internals.ts), plus the settings a deploy cannot check for us (trigger region vs database location).
+// Each check returns ok / warn / fail with a message that names the problem and the file to change.
+import { readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { SHARD_DOCUMENT_PATTERN } from "../../functions/src/counters/paths";
+import {
+  build as buildApi,
+  deployValidate,
+  errorMessage,
+  firestoreApi,
+  functionsEnv,
+  nodeValidate,
+  prepare,
+  projectConfig,
+  runtimeChoice,
+  runtimes,
+  supported,
+  versioning,
+  type Backend,
+  type Build,
+  type Endpoint,
+} from "./firebase-tools-internals";
+
+export type Status = "ok" | "warn" | "fail";
+
+export interface CheckResult {
+  check: string;
+  status: Status;
+  message: string;
+}
+
+export interface PreflightOptions {
+  /** The folder holding firebase.json. */
+  projectDir: string;
+  projectId: string;
+  /** "Today", for the runtime's support window. */
+  now: Date;
+  /** host:port of a running Firestore emulator that compiles the rules. */
+  firestoreHost: string;
+}
+
+/** The contract's functions (DESIGN.md): five callables and the rollup trigger. */
+export const CALLABLES = ["createCounter", "incrementCounter", "resetCounter", "reshardCounter", "deleteCounter"];
+export const TRIGGER = "rollupTotal";
+export const WRITTEN_EVENT = "google.cloud.firestore.document.v1.written";
+/** firebase-tools reads a manifest only from firebase-functions >= 3.20.0 (runtimes/node/index.js). */
+const MIN_FUNCTIONS_SDK = [3, 20, 0];
+/** firebase-tools warns this long before a runtime's deprecation (supported/index.js). */
+const WARN_BEFORE_DEPRECATION_MS = 90 * 24 * 3_600_000;
+const DAY_MS = 24 * 3_600_000;
+
+/** Multi-region Firestore locations and the one region their triggers run in. */
+const MULTI_REGION_TRIGGER_REGION: Record<string, string> = { nam5: "us-central1", eur3: "europe-west1" };
+
+/** The region a Firestore trigger must use for a database in `location`. */
+export function triggerRegionFor(location: string): string {
+  return MULTI_REGION_TRIGGER_REGION[location] ?? location;
+}
+
+interface FirestoreConfig {
+  database?: string;
+  location?: string;
+  rules?: string;
+  indexes?: string;
+}
+
+interface FirebaseJson {
+  functions?: unknown;
+  firestore?: FirestoreConfig | FirestoreConfig[];
+}
+
+interface Context {
+  options: PreflightOptions;
+  firebaseJson: FirebaseJson;
+  sourceDir: string;
+  runtimeFromConfig: string | undefined;
+  firebaseConfig: Record<string, unknown>;
+}
+
+export async function runPreflight(options: PreflightOptions): Promise<CheckResult[]> {
+  const results: CheckResult[] = [];
+  let ctx: Context;
+  try {
+    ctx = context(options);
+  } catch (error) {
+    return [{ check: "firebase.json", status: "fail", message: errorMessage(error) }];
+  }
+  results.push(...checkRuntime(ctx), checkFunctionsSdk(ctx));
+  const discovered = await discover(ctx);
+  results.push(discovered.result);
+  if (discovered.build !== undefined) {
+    const resolved = await resolve(ctx, discovered.build);
+    results.push(resolved.result);
+    if (resolved.backend !== undefined) results.push(checkManifest(resolved.backend), ...checkPlacement(ctx, resolved.backend));
+  }
+  results.push(await checkRules(ctx), checkIndexes(ctx));
+  return results;
+}
+
+function context(options: PreflightOptions): Context {
+  const path = join(options.projectDir, "firebase.json");
+  const firebaseJson = JSON.parse(readFileSync(path, "utf8")) as FirebaseJson;
+  const codebases = projectConfig.normalizeAndValidate(firebaseJson.functions);
+  const codebase = codebases.find((c) => (c.codebase ?? "default") === "default");
+  if (codebase?.source === undefined) throw new Error(`${path} has no functions codebase "default" with a source folder`);
+  const { projectId } = options;
+  return {
+    options,
+    firebaseJson,
+    sourceDir: join(options.projectDir, codebase.source),
+    runtimeFromConfig: codebase.runtime,
+    // What a deploy fetches from the project (getFirebaseConfig); only the ids matter offline.
+    firebaseConfig: { projectId, databaseURL: "", storageBucket: `${projectId}.appspot.com` },
+  };
+}
+
+function firestoreConfig(ctx: Context): FirestoreConfig {
+  const config = ctx.firebaseJson.firestore;
+  if (config === undefined) throw new Error("firebase.json has no firestore section (rules and indexes are deployed with the functions)");
+  if (Array.isArray(config)) {
+    if (config.length !== 1) throw new Error("firebase.json lists several Firestore databases; the counters use one");
+    return config[0]!;
+  }
+  return config;
+}
+
+// --- runtime ----------------------------------------------------------------------------------------
+
+function checkRuntime(ctx: Context): CheckResult[] {
+  const check = "runtime";
+  let runtime: string;
+  try {
+    runtime = runtimeChoice.getRuntimeChoice(ctx.sourceDir, ctx.runtimeFromConfig);
+    supported.guardVersionSupport(runtime, ctx.options.now);
+  } catch (error) {
+    return [{ check, status: "fail", message: `${errorMessage(error)} ${runtimeSource(ctx)}` }];
+  }
+  const info = supported.RUNTIMES[runtime]!;
+  const now = ctx.options.now.getTime();
+  const deprecation = new Date(info.deprecationDate).getTime();
+  const window = `deprecation ${info.deprecationDate}, decommission ${info.decommissionDate}`;
+  const results: CheckResult[] = [];
+  if (now >= deprecation) {
+    results.push({ check, status: "warn", message: `${runtime} (${info.friendly}) is deprecated (${window}): upgrade now. ${runtimeSource(ctx)}` });
+  } else if (now >= deprecation - WARN_BEFORE_DEPRECATION_MS) {
+    const days = Math.ceil((deprecation - now) / DAY_MS);
+    results.push({
+      check,
+      status: "warn",
+      message: `${runtime} (${info.friendly}) will be deprecated on ${info.deprecationDate} (in ${days} days) and decommissioned on ${info.decommissionDate}: plan the upgrade. ${runtimeSource(ctx)}`,
+    });
+  } else {
+    results.push({ check, status: "ok", message: `${runtime} (${info.friendly}) is supported: ${window}` });
+  }
+  const hostMajor = process.versions.node.split(".")[0];
+  const runtimeMajor = runtime.replace(/^nodejs/, "");
+  if (hostMajor !== runtimeMajor) {
+    results.push({
+      check: "local node",
+      status: "warn",
+      message: `this runs on Node ${process.versions.node} but the functions deploy to ${runtime}: run the scripts through npm (npm run …), which puts the project's Node ${runtimeMajor} first on PATH`,
+    });
+  }
+  return results;
+}
+
+function runtimeSource(ctx: Context): string {
+  const pkg = relative(ctx.options.projectDir, join(ctx.sourceDir, "package.json"));
+  return ctx.runtimeFromConfig !== undefined
+    ? `(runtime "${ctx.runtimeFromConfig}" in firebase.json, which overrides engines.node in ${pkg})`
+    : `(engines.node in ${pkg})`;
+}
+
+// --- functions SDK ----------------------------------------------------------------------------------
+
+function checkFunctionsSdk(ctx: Context): CheckResult {
+  const check = "functions sdk";
+  const relativeDir = relative(ctx.options.projectDir, ctx.sourceDir);
+  try {
+    nodeValidate.packageJsonIsValid(relativeDir, ctx.sourceDir, ctx.options.projectDir);
+  } catch (error) {
+    return { check, status: "fail", message: errorMessage(error) };
+  }
+  const version = versioning.getFunctionsSDKVersion(ctx.sourceDir);
+  if (version === undefined) {
+    return { check, status: "fail", message: `firebase-functions is not installed for ${relativeDir}/: run npm ci` };
+  }
+  if (compareVersions(version, MIN_FUNCTIONS_SDK) < 0) {
+    return { check, status: "fail", message: `firebase-functions ${version} is older than ${MIN_FUNCTIONS_SDK.join(".")}, the oldest a deploy can read a manifest from` };
+  }
+  const pkg = JSON.parse(readFileSync(join(ctx.sourceDir, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
+  const declared = pkg.dependencies?.["firebase-functions"];
+  if (declared === undefined) {
+    return { check, status: "fail", message: `${relativeDir}/package.json does not list firebase-functions in dependencies: the deployed build would not install it` };
+  }
+  if (!satisfiesTildeOrCaret(version, declared)) {
+    return { check, status: "fail", message: `installed firebase-functions ${version} does not satisfy "${declared}" in ${relativeDir}/package.json: run npm install` };
+  }
+  return { check, status: "ok", message: `firebase-functions ${version} (declared "${declared}"); 6.6 is pinned on purpose, see README Requirements` };
+}
+
+function parseVersion(version: string): number[] {
+  return version.replace(/^[~^=v]+/, "").split("-")[0]!.split(".").map((part) => Number(part) || 0);
+}
+
+function compareVersions(version: string, other: number[]): number {
+  const parts = parseVersion(version);
+  for (let i = 0; i < 3; i++) {
+    const diff = (parts[i] ?? 0) - (other[i] ?? 0);
+    if (diff !== 0) return diff;
+  }
+  return 0;
+}
+
+/** Enough of npm's range syntax for a dependency declared as X.Y.Z, ~X.Y.Z or ^X.Y.Z. */
+function satisfiesTildeOrCaret(version: string, range: string): boolean {
+  const base = parseVersion(range);
+  const have = parseVersion(version);
+  if (compareVersions(version, base) < 0) return false;
+  if (range.startsWith("^")) return have[0] === base[0];
+  if (range.startsWith("~")) return have[0] === base[0] && have[1] === base[1];
+  return compareVersions(version, base) === 0;
+}
+
+// --- discovery and params -----------------------------------------------------------------------------
+
+async function discover(ctx: Context): Promise<{ result: CheckResult; build?: Build }> {
+  const check = "discovery";
+  const { projectId, projectDir } = ctx.options;
+  try {
+    const delegate = await runtimes.getRuntimeDelegate({ projectId, projectDir, sourceDir: ctx.sourceDir, runtime: ctx.runtimeFromConfig });
+    const env = { ...functionsEnv.loadFirebaseEnvs(ctx.firebaseConfig, projectId), GOOGLE_CLOUD_QUOTA_PROJECT: projectId };
+    const build = await delegate.discoverBuild({ firebase: ctx.firebaseConfig }, env);
+    const names = Object.keys(build.endpoints).sort();
+    return {
+      result: { check, status: "ok", message: `the functions SDK's manifest lists ${names.length} endpoints and ${build.params.length} params` },
+      build,
+    };
+  } catch (error) {
+    return { result: { check, status: "fail", message: `loading the functions to read their manifest failed (build them first: npm run build): ${errorMessage(error)}` } };
+  }
+}
+
+async function resolve(ctx: Context, build: Build): Promise<{ result: CheckResult; backend?: Backend }> {
+  const check = "params";
+  const { projectId } = ctx.options;
+  try {
+    const userEnvs = functionsEnv.loadUserEnvs({ functionsSource: ctx.sourceDir, projectId });
+    const { backend } = await buildApi.resolveBackend({ build, firebaseConfig: ctx.firebaseConfig, userEnvs, nonInteractive: true, isEmulator: false });
+    prepare.resolveCpuAndConcurrency(backend);
+    deployValidate.endpointsAreUnique({ default: backend });
+    deployValidate.endpointsAreValid(backend);
+    return {
+      result: { check, status: "ok", message: `all ${build.params.length} params have a value for ${projectId} (functions/.env, .env.${projectId}); endpoint settings valid` },
+      backend,
+    };
+  } catch (error) {
+    const text = errorMessage(error);
+    const missing = /no value for the following environment variables: ([^\n]*)/.exec(text);
+    const message = missing
+      ? `params without a value for ${projectId}: ${missing[1]} — a deploy would prompt for them (and fail without a terminal). Add them to functions/.env or functions/.env.${projectId}`
+      : text;
+    return { result: { check, status: "fail", message } };
+  }
+}
+
+function endpointsOf(backend: Backend): Endpoint[] {
+  return Object.values(backend.endpoints).flatMap((byId) => Object.values(byId));
+}
+
+function checkManifest(backend: Backend): CheckResult {
+  const check = "manifest";
+  const endpoints = endpointsOf(backend);
+  const problems: string[] = [];
+  const byId = new Map(endpoints.map((e) => [e.id, e]));
+  for (const name of [...CALLABLES, TRIGGER]) if (!byId.has(name)) problems.push(`${name} is not exported by functions/src/index.ts`);
+  for (const e of endpoints) {
+    if (![...CALLABLES, TRIGGER].includes(e.id)) problems.push(`unexpected endpoint ${e.id}`);
+    if (e.platform !== "gcfv2") problems.push(`${e.id} is ${e.platform}, not a 2nd-gen function`);
+  }
+  for (const name of CALLABLES) {
+    const e = byId.get(name);
+    if (e !== undefined && e.callableTrigger === undefined) problems.push(`${name} is not a callable (onCall) function`);
+  }
+  const trigger = byId.get(TRIGGER);
+  if (trigger !== undefined) {
+    const event = trigger.eventTrigger;
+    if (event === undefined) problems.push(`${TRIGGER} is not an event trigger`);
+    else {
+      if (event.eventType !== WRITTEN_EVENT) problems.push(`${TRIGGER} listens to ${event.eventType}, not ${WRITTEN_EVENT}`);
+      const document = event.eventFilterPathPatterns?.document ?? event.eventFilters?.document;
+      if (document !== SHARD_DOCUMENT_PATTERN) problems.push(`${TRIGGER} watches "${document}", not "${SHARD_DOCUMENT_PATTERN}"`);
+      if (event.retry !== true) problems.push(`${TRIGGER} has retries off: a failed rollup would be dropped, not retried`);
+    }
+  }
+  if (problems.length > 0) return { check, status: "fail", message: problems.join("; ") };
+  const regions = [...new Set(endpoints.map((e) => e.region))].join(", ");
+  const t = trigger!;
+  const sizing = `timeout ${t.timeoutSeconds ?? "default"} s, ${t.availableMemoryMb ?? "default"} MB, ${t.cpu} CPU, concurrency ${t.concurrency}, maxInstances ${t.maxInstances ?? "none"}`;
+  return {
+    check,
+    status: "ok",
+    message: `6 v2 endpoints in ${regions}: ${CALLABLES.length} callables; ${TRIGGER} on ${WRITTEN_EVENT} ${SHARD_DOCUMENT_PATTERN}, retry on, ${sizing}`,
+  };
+}
+
+function checkPlacement(ctx: Context, backend: Backend): CheckResult[] {
+  const check = "placement";
+  let firestore: FirestoreConfig;
+  try {
+    firestore = firestoreConfig(ctx);
+  } catch (error) {
+    return [{ check, status: "fail", message: errorMessage(error) }];
+  }
+  const trigger = endpointsOf(backend).find((e) => e.id === TRIGGER);
+  if (trigger === undefined) return [];
+  const results: CheckResult[] = [];
+  // A deploy creates a missing database in firebase.json's location, nam5 when none is given.
+  const location = firestore.location ?? "nam5";
+  const expected = triggerRegionFor(location);
+  if (trigger.region !== expected) {
+    results.push({
+      check,
+      status: "fail",
+      message: `${TRIGGER} would deploy to ${trigger.region}, but a Firestore trigger must run in its database's location (${location} → ${expected}); set REGION=${expected} in functions/.env.${ctx.options.projectId}, or correct firestore.location in firebase.json`,
+    });
+  } else {
+    results.push({ check, status: "ok", message: `${TRIGGER} in ${trigger.region} matches the database location ${location}` });
+  }
+  const database = firestore.database ?? "(default)";
+  const triggerDatabase = trigger.eventTrigger?.eventFilters?.database ?? "(default)";
+  if (triggerDatabase !== database) {
+    results.push({
+      check: "database",
+      status: "fail",
+      message: `${TRIGGER} listens to database "${triggerDatabase}" (DATABASE_ID) but firebase.json deploys rules and indexes to "${database}" (firestore.database); make them the same`,
+    });
+  }
+  return results;
+}
+
+// --- rules and indexes -----------------------------------------------------------------------------
+
+interface RulesIssue {
+  sourcePosition?: { fileName?: string; line?: number; column?: number };
+  description?: string;
+  severity?: string;
+}
+
+async function checkRules(ctx: Context): Promise<CheckResult> {
+  const check = "rules";
+  let file: string;
+  let source: string;
+  try {
+    file = firestoreConfig(ctx).rules ?? "";
+    if (file === "") throw new Error("firebase.json names no firestore.rules file");
+    source = readFileSync(join(ctx.options.projectDir, file), "utf8");
+  } catch (error) {
+    return { check, status: "fail", message: errorMessage(error) };
+  }
+  // The Firestore emulator compiles rules with the same compiler as production and answers with the
+  // issues (warnings) or a compile error; its own project id keeps them away from anything else.
+  const url = `http://${ctx.options.firestoreHost}/emulator/v1/projects/demo-preflight-rules:securityRules`;
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: "PUT",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ rules: { files: [{ name: file, content: source }] } }),
+    });
+  } catch (error) {
+    return { check, status: "fail", message: `could not reach the Firestore emulator at ${ctx.options.firestoreHost} to compile ${file}: ${errorMessage(error)}` };
+  }
+  const body = (await response.json()) as { issues?: RulesIssue[]; error?: { message?: string } };
+  if (!response.ok) {
+    return { check, status: "fail", message: `${file} does not compile: ${(body.error?.message ?? `HTTP ${response.status}`).replace(/\n/g, " ")}` };
+  }
+  const issues = (body.issues ?? []).map(
+    (i) => `${i.sourcePosition?.fileName ?? file}:${i.sourcePosition?.line ?? "?"}:${i.sourcePosition?.column ?? "?"} ${i.severity ?? ""} ${i.description ?? ""}`.trim(),
+  );
+  if (issues.length > 0) return { check, status: "warn", message: `${file} compiles with issues: ${issues.join("; ")}` };
+  return { check, status: "ok", message: `${file} compiles` };
+}
+
+interface IndexSpec {
+  fieldOverrides?: { collectionGroup?: string; fieldPath?: string; ttl?: boolean }[];
+}
+
+function checkIndexes(ctx: Context): CheckResult {
+  const check = "indexes";
+  try {
+    const file = firestoreConfig(ctx).indexes;
+    if (file === undefined) throw new Error("firebase.json names no firestore.indexes file");
+    const spec = JSON.parse(readFileSync(join(ctx.options.projectDir, file), "utf8")) as IndexSpec;
+    new firestoreApi.FirestoreApi().validateSpec(spec);
+    const ttl = spec.fieldOverrides?.some((o) => o.collectionGroup === "requests" && o.fieldPath === "expireAt" && o.ttl === true);
+    if (!ttl) {
+      return { check, status: "fail", message: `${file} has no TTL override on requests.expireAt: idempotency records would never expire` };
+    }
+    return { check, status: "ok", message: `${file} is valid, with the TTL policy on requests.expireAt` };
+  } catch (error) {
+    return { check, status: "fail", message: `firestore indexes: ${errorMessage(error)}` };
+  }
+}

@@ -1,0 +1,105 @@
+// `npm run preflight`: what `firebase deploy --only functions,firestore` checks before it touches the
+// network, offline, with firebase-tools' own code (scripts/lib/preflight.ts). Run it before a deploy.
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { REPO_ROOT } from "./lib/firebase-cli";
+import { startFirestoreEmulator, type RunningEmulator } from "./lib/firestore-emulator";
+import { runPreflight, type CheckResult } from "./lib/preflight";
+
+const HELP = `Usage: npm run preflight -- [--project <id>] [--dir <folder>] [--now <date>]
+
+Checks, offline, what \`firebase deploy --only functions,firestore\` checks before uploading anything:
+  runtime        the functions' runtime (engines.node, or runtime in firebase.json) is supported;
+                 fails when decommissioned, warns within 90 days of its deprecation
+  functions sdk  firebase-functions is installed, recent enough, and matches package.json
+  discovery      the built functions load and the SDK's manifest can be read (run npm run build first)
+  params         every param has a value for the project (functions/.env, .env.<project>): a deploy
+                 never prompts; memory/CPU/concurrency settings are valid
+  manifest       the 5 callables and rollupTotal (v2, event type, document pattern, retry)
+  placement      rollupTotal's region matches firebase.json firestore.location (nam5 -> us-central1,
+                 eur3 -> europe-west1, a regional database -> that region); the database ids agree
+  rules          firestore.rules compiles (in a Firestore emulator; FIRESTORE_EMULATOR_HOST if set,
+                 otherwise one started for the check)
+  indexes        firestore.indexes.json passes firebase-tools' validator and keeps the TTL policy
+--project  the project whose params are checked (default: .firebaserc's default)
+--dir      the folder holding firebase.json (default: this repository)
+--now      check the runtime's support window as of this date (e.g. 2027-03-01)
+Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 on bad arguments.`;
+
+interface Args {
+  dir: string;
+  project: string | undefined;
+  now: Date;
+}
+
+function parseArgs(argv: string[]): Args | { help: true } | { error: string } {
+  const args: Args = { dir: REPO_ROOT, project: undefined, now: new Date() };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = argv[i + 1];
+    if (arg === "--help" || arg === "-h") return { help: true };
+    if ((arg === "--project" || arg === "--dir" || arg === "--now") && value !== undefined && !value.startsWith("--")) {
+      if (arg === "--project") args.project = value;
+      else if (arg === "--dir") args.dir = resolve(value);
+      else {
+        args.now = new Date(value);
+        if (Number.isNaN(args.now.getTime())) return { error: `--now: not a date: ${value}` };
+      }
+      i++;
+    } else {
+      return { error: `unknown or incomplete option: ${String(arg)}` };
+    }
+  }
+  return args;
+}
+
+function defaultProject(dir: string): string {
+  try {
+    const rc = JSON.parse(readFileSync(join(dir, ".firebaserc"), "utf8")) as { projects?: { default?: string } };
+    if (rc.projects?.default) return rc.projects.default;
+  } catch {
+    // no .firebaserc: fall through
+  }
+  throw new Error(`no --project given and no default project in ${join(dir, ".firebaserc")}`);
+}
+
+const MARK: Record<CheckResult["status"], string> = { ok: "ok  ", warn: "WARN", fail: "FAIL" };
+
+async function main(argv: string[]): Promise<number> {
+  const args = parseArgs(argv);
+  if ("help" in args) {
+    console.log(HELP);
+    return 0;
+  }
+  if ("error" in args) {
+    console.error(`${args.error}\n\n${HELP}`);
+    return 2;
+  }
+  const projectId = args.project ?? defaultProject(args.dir);
+  console.log(`preflight: ${args.dir} for project ${projectId} on Node ${process.versions.node}`);
+  let emulator: RunningEmulator | undefined;
+  let firestoreHost = process.env.FIRESTORE_EMULATOR_HOST;
+  if (firestoreHost === undefined) {
+    emulator = await startFirestoreEmulator();
+    firestoreHost = emulator.host;
+  }
+  try {
+    const results = await runPreflight({ projectDir: args.dir, projectId, now: args.now, firestoreHost });
+    const width = Math.max(...results.map((r) => r.check.length));
+    for (const r of results) console.log(`  ${MARK[r.status]} ${r.check.padEnd(width)}  ${r.message}`);
+    const failed = results.filter((r) => r.status === "fail").length;
+    const warned = results.filter((r) => r.status === "warn").length;
+    console.log(failed === 0 ? `preflight: passed${warned ? ` with ${warned} warning(s)` : ""}` : `preflight: ${failed} check(s) failed`);
+    return failed === 0 ? 0 : 1;
+  } finally {
+    emulator?.stop();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

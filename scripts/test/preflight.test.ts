@@ -1,0 +1,137 @@
+// The deploy preflight, on this repository and on broken copies of it: each broken copy must fail (or
+// warn) with a message that names the problem. Copies live in .cache/ inside the repository so the
+// functions they load resolve their dependencies from the repository's node_modules.
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { REPO_ROOT } from "../lib/firebase-cli";
+import { runPreflight, type CheckResult } from "../lib/preflight";
+
+const FIXTURES = join(REPO_ROOT, ".cache", "preflight-fixtures");
+const TODAY = new Date("2026-11-22T12:00:00Z");
+const PROJECT = "demo-counter";
+
+/** A copy of everything a deploy reads, with `change` applied to it. */
+function brokenCopy(change: (dir: string) => void): string {
+  mkdirSync(FIXTURES, { recursive: true });
+  const dir = mkdtempSync(join(FIXTURES, "copy-"));
+  for (const file of ["firebase.json", ".firebaserc", "firestore.rules", "firestore.indexes.json"]) {
+    cpSync(join(REPO_ROOT, file), join(dir, file));
+  }
+  mkdirSync(join(dir, "functions"));
+  for (const file of ["package.json", ".env"]) cpSync(join(REPO_ROOT, "functions", file), join(dir, "functions", file));
+  cpSync(join(REPO_ROOT, "functions", "lib"), join(dir, "functions", "lib"), { recursive: true });
+  symlinkSync(join(REPO_ROOT, "functions", "node_modules"), join(dir, "functions", "node_modules"));
+  change(dir);
+  return dir;
+}
+
+function edit(path: string, replace: (text: string) => string): void {
+  writeFileSync(path, replace(readFileSync(path, "utf8")));
+}
+
+async function preflight(dir: string, now = TODAY): Promise<CheckResult[]> {
+  return runPreflight({ projectDir: dir, projectId: PROJECT, now, firestoreHost: process.env.FIRESTORE_EMULATOR_HOST ?? "127.0.0.1:8080" });
+}
+
+function only(results: CheckResult[], check: string): CheckResult {
+  const found = results.filter((r) => r.check === check);
+  expect(found).toHaveLength(1);
+  return found[0]!;
+}
+
+function failures(results: CheckResult[]): CheckResult[] {
+  return results.filter((r) => r.status === "fail");
+}
+
+// Each run loads the functions in a child process to read their manifest, as a deploy does.
+jest.setTimeout(60_000);
+
+afterAll(() => rmSync(FIXTURES, { recursive: true, force: true }));
+
+describe("preflight", () => {
+  it("passes on this repository, with the manifest a deploy would upload", async () => {
+    const results = await preflight(REPO_ROOT);
+    expect(failures(results)).toEqual([]);
+    expect(results.map((r) => r.check)).toEqual(
+      expect.arrayContaining(["runtime", "functions sdk", "discovery", "params", "manifest", "placement", "rules", "indexes"]),
+    );
+    expect(only(results, "runtime")).toMatchObject({ status: "ok", message: expect.stringContaining("nodejs22") as string });
+    expect(only(results, "manifest").message).toContain("rollupTotal on google.cloud.firestore.document.v1.written counters/{counterId}/shards/{shardId}, retry on");
+  });
+
+  it("fails on engines.node 20 and names the decommission date", async () => {
+    const dir = brokenCopy((d) => edit(join(d, "functions", "package.json"), (t) => t.replace('"node": "22"', '"node": "20"')));
+    const runtime = only(await preflight(dir), "runtime");
+    expect(runtime.status).toBe("fail");
+    expect(runtime.message).toContain("Runtime Node.js 20 was decommissioned on 2026-10-30");
+    expect(runtime.message).toContain("engines.node in functions/package.json");
+  });
+
+  it("fails on a firebase.json runtime override that is decommissioned", async () => {
+    const dir = brokenCopy((d) =>
+      edit(join(d, "firebase.json"), (t) => t.replace('"codebase": "default",', '"codebase": "default", "runtime": "nodejs20",')),
+    );
+    const runtime = only(await preflight(dir), "runtime");
+    expect(runtime.status).toBe("fail");
+    expect(runtime.message).toMatch(/decommissioned on 2026-10-30.*runtime "nodejs20" in firebase.json/);
+  });
+
+  it("warns within 90 days of the runtime's deprecation", async () => {
+    const runtime = only(await preflight(REPO_ROOT, new Date("2027-03-01T00:00:00Z")), "runtime");
+    expect(runtime.status).toBe("warn");
+    expect(runtime.message).toContain("will be deprecated on 2027-04-30 (in 60 days)");
+  });
+
+  it("fails when a param has no value, so a deploy would prompt", async () => {
+    const dir = brokenCopy((d) => edit(join(d, "functions", ".env"), (t) => t.replace(/^MAX_DELTA=.*$/m, "")));
+    const params = only(await preflight(dir), "params");
+    expect(params.status).toBe("fail");
+    expect(params.message).toContain("params without a value for demo-counter: MAX_DELTA");
+  });
+
+  it("fails on an invalid endpoint setting (concurrency with less than one CPU)", async () => {
+    const dir = brokenCopy((d) =>
+      edit(join(d, "functions", "lib", "params.js"), (t) => t.replace("exports.ROLLUP_CPU = 1;", "exports.ROLLUP_CPU = 0.5;")),
+    );
+    const params = only(await preflight(dir), "params");
+    expect(params.status).toBe("fail");
+    expect(params.message).toContain("concurrent execution and less than one full CPU");
+  });
+
+  it("fails when the trigger's region does not match the database location", async () => {
+    const dir = brokenCopy((d) => edit(join(d, "firebase.json"), (t) => t.replace('"location": "nam5"', '"location": "eur3"')));
+    const placement = only(await preflight(dir), "placement");
+    expect(placement.status).toBe("fail");
+    expect(placement.message).toContain("(eur3 → europe-west1); set REGION=europe-west1");
+  });
+
+  it("fails when the manifest lacks the rollup trigger", async () => {
+    const dir = brokenCopy((d) => edit(join(d, "functions", "lib", "index.js"), (t) => t.replace(/^.*rollupTotal.*$/gm, "")));
+    const manifest = only(await preflight(dir), "manifest");
+    expect(manifest.status).toBe("fail");
+    expect(manifest.message).toContain("rollupTotal is not exported");
+  });
+
+  it("fails on a rules syntax error and names the line", async () => {
+    const dir = brokenCopy((d) => edit(join(d, "firestore.rules"), (t) => t.replace("allow get", "allow get(")));
+    const rules = only(await preflight(dir), "rules");
+    expect(rules.status).toBe("fail");
+    expect(rules.message).toMatch(/firestore\.rules does not compile: Error compiling rules: L\d+:\d+/);
+  });
+
+  it("fails on an invalid index file and on a missing TTL policy", async () => {
+    const invalid = brokenCopy((d) => edit(join(d, "firestore.indexes.json"), (t) => t.replace('"fieldOverrides"', '"fieldOverides"')));
+    const noTtl = brokenCopy((d) => edit(join(d, "firestore.indexes.json"), (t) => t.replace('"ttl": true', '"ttl": false')));
+    expect(only(await preflight(invalid), "indexes")).toMatchObject({ status: "fail" });
+    expect(only(await preflight(noTtl), "indexes").message).toContain("no TTL override on requests.expireAt");
+  });
+
+  it("fails when firebase-functions does not satisfy functions/package.json", async () => {
+    const dir = brokenCopy((d) =>
+      edit(join(d, "functions", "package.json"), (t) => t.replace(/"firebase-functions": "[^"]*"/, '"firebase-functions": "^7.0.0"')),
+    );
+    const sdk = only(await preflight(dir), "functions sdk");
+    expect(sdk.status).toBe("fail");
+    expect(sdk.message).toMatch(/installed firebase-functions 6\.6\.\d+ does not satisfy "\^7\.0\.0"/);
+  });
+});
