@@ -2,9 +2,14 @@
 import { initializeApp } from "firebase-admin/app";
 import { getFirestore } from "firebase-admin/firestore";
 import { DEFAULT_PROJECT } from "./lib/firebase-cli";
-import { reconcile, type CounterReport } from "./lib/reconcile";
+import { progressLine } from "./lib/progress";
+import { countCounters, reconcile, type CounterReport, type ReconcileOptions } from "./lib/reconcile";
+
+/** A progress line on stderr at most this often (a run over 100,000 counters takes minutes). */
+const PROGRESS_EVERY_MS = 2_000;
 
 const HELP = `Usage: npm run reconcile -- [--project <id>] [--counter <id>]... [--fix] [--json]
+                              [--concurrency <n>] [--start-after <id>] [--quiet]
 
 For every counter (or each --counter), compares total with the sum of its shards and prints one line
 per counter whose status is not ok (all of them with --json), then a summary.
@@ -15,6 +20,9 @@ per counter whose status is not ok (all of them with --json), then a summary.
   overflow  the shard sum is beyond 2^53 - 1
 Also lists shard documents outside 0..numShards-1 (stray) and missing shards.
 --fix writes the shard sum as the total (a rollup commit, conditioned on the parent being unchanged).
+Many counters: --concurrency checks that many at once (default 16; reports stay in id order). Progress
+goes to stderr (done of a total taken with one count() aggregation, rate, time left, and the id to
+resume from); --quiet turns it off. --start-after <id> resumes after that counter id.
 Connects to the Firestore emulator when FIRESTORE_EMULATOR_HOST is set, or by default for demo-*
 projects (127.0.0.1:8080); otherwise to the real project with Application Default Credentials.
 Exit code: 0 when every counter is ok or was fixed, 1 when drift or lag remains, 2 on bad arguments.`;
@@ -24,19 +32,42 @@ interface Args {
   counterIds: string[];
   fix: boolean;
   json: boolean;
+  concurrency: number;
+  startAfter: string | undefined;
+  quiet: boolean;
 }
 
 function parseArgs(argv: string[]): Args | { help: true } | { error: string } {
-  const args: Args = { project: process.env.GCLOUD_PROJECT ?? DEFAULT_PROJECT, counterIds: [], fix: false, json: false };
+  const args: Args = {
+    project: process.env.GCLOUD_PROJECT ?? DEFAULT_PROJECT,
+    counterIds: [],
+    fix: false,
+    json: false,
+    concurrency: 16,
+    startAfter: undefined,
+    quiet: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = argv[i + 1];
     if (arg === "--help" || arg === "-h") return { help: true };
     else if (arg === "--fix") args.fix = true;
     else if (arg === "--json") args.json = true;
-    else if ((arg === "--project" || arg === "--counter") && value !== undefined && !value.startsWith("--")) {
+    else if (arg === "--quiet") args.quiet = true;
+    else if (
+      (arg === "--project" || arg === "--counter" || arg === "--concurrency" || arg === "--start-after") &&
+      value !== undefined &&
+      !value.startsWith("--")
+    ) {
       if (arg === "--project") args.project = value;
-      else args.counterIds.push(value);
+      else if (arg === "--counter") args.counterIds.push(value);
+      else if (arg === "--start-after") args.startAfter = value;
+      else {
+        args.concurrency = Number(value);
+        if (!Number.isSafeInteger(args.concurrency) || args.concurrency < 1 || args.concurrency > 500) {
+          return { error: `--concurrency must be an integer from 1 to 500 (got ${value})` };
+        }
+      }
       i++;
     } else return { error: `unknown or incomplete option: ${String(arg)}` };
   }
@@ -66,15 +97,34 @@ async function main(argv: string[]): Promise<number> {
     process.env.FIRESTORE_EMULATOR_HOST = "127.0.0.1:8080";
   }
   const db = getFirestore(initializeApp({ projectId: args.project }));
+  const options: ReconcileOptions = {
+    fix: args.fix,
+    concurrency: args.concurrency,
+    ...(args.counterIds.length ? { counterIds: args.counterIds } : {}),
+    ...(args.startAfter !== undefined ? { startAfter: args.startAfter } : {}),
+  };
+  const total = await countCounters(db, options);
+  const started = Date.now();
+  let done = 0;
+  let lastId: string | undefined;
+  let lastProgress = started;
+  const progress = () => progressLine({ done, total, elapsedMs: Date.now() - started, resumeAfter: lastId });
   const counts: Record<string, number> = {};
   let unresolved = 0;
-  for await (const report of reconcile(db, { fix: args.fix, ...(args.counterIds.length ? { counterIds: args.counterIds } : {}) })) {
+  for await (const report of reconcile(db, options)) {
+    done++;
+    lastId = report.counterId;
+    if (!args.quiet && Date.now() - lastProgress >= PROGRESS_EVERY_MS) {
+      lastProgress = Date.now();
+      console.error(`reconcile: ${progress()}`);
+    }
     counts[report.status] = (counts[report.status] ?? 0) + 1;
     if ((report.status === "drift" || report.status === "lagging" || report.status === "overflow") && !report.fixed) unresolved++;
     if (args.json) console.log(JSON.stringify(report));
     else if (report.status !== "ok" || report.strayShards.length > 0 || report.missingShards.length > 0) console.log(line(report));
   }
   const summary = Object.entries(counts).map(([status, n]) => `${n} ${status}`).join(", ") || "no counters";
+  if (!args.quiet && done > 0) console.error(`reconcile: ${progress()}`);
   console.error(`${args.project}: ${summary}${args.fix ? " (--fix applied)" : ""}`);
   return unresolved > 0 ? 1 : 0;
 }

@@ -1,0 +1,118 @@
+// `npm run reconcile` over a few thousand counters in the Firestore emulator, run as an operator runs it:
+// bounded concurrency, progress on stderr with a count() total, resuming with --start-after, exit codes.
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { initializeApp } from "firebase-admin/app";
+import { Timestamp, getFirestore } from "firebase-admin/firestore";
+import { REPO_ROOT } from "../lib/firebase-cli";
+import { progressLine } from "../lib/progress";
+import { requireEmulators } from "../../functions/test/helpers/emulators";
+
+// A project of its own: reconcile walks the whole `counters` collection.
+const PROJECT = "demo-reconcile-scale";
+const COUNTERS = 3000;
+const DRIFTED = ["c-0100", "c-1200", "c-2000", "c-2999"];
+const db = getFirestore(initializeApp({ projectId: PROJECT }, PROJECT));
+
+const idOf = (i: number) => `c-${String(i).padStart(4, "0")}`;
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function runReconcile(args: string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "scripts", "reconcile.ts"), "--project", PROJECT, ...args], {
+      cwd: REPO_ROOT,
+      env: process.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
+    child.on("error", reject);
+    child.on("exit", (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
+function reportsOf(run: Run): { counterId: string; status: string; fixed: boolean }[] {
+  return run.stdout
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { counterId: string; status: string; fixed: boolean });
+}
+
+jest.setTimeout(240_000);
+
+beforeAll(async () => {
+  await requireEmulators();
+  await db.recursiveDelete(db.collection("counters"));
+  // Counter i has one shard holding i % 7; its total says the same, except for the drifted ones. Their
+  // rollup.readTime lies after every shard write, so a differing total is drift, not a rollup still due.
+  const coveredUntil = Timestamp.fromMillis(Date.now() + 3_600_000);
+  const writer = db.bulkWriter();
+  const writes: Promise<unknown>[] = [];
+  for (let i = 0; i < COUNTERS; i++) {
+    const id = idOf(i);
+    const count = i % 7;
+    writes.push(
+      writer.set(db.doc(`counters/${id}/shards/0`), { count }),
+      writer.set(db.doc(`counters/${id}`), {
+        numShards: 1,
+        total: DRIFTED.includes(id) ? count + 3 : count,
+        rollup: { commits: 1, readTime: coveredUntil },
+      }),
+    );
+  }
+  await writer.close();
+  await Promise.all(writes);
+});
+
+describe("reconcile at scale", () => {
+  it("checks every counter at bounded concurrency, in id order, with progress on stderr, and exits 1 on drift", async () => {
+    const run = await runReconcile(["--json", "--concurrency", "32"]);
+    expect(run.code).toBe(1);
+    const reports = reportsOf(run);
+    expect(reports.map((r) => r.counterId)).toEqual(Array.from({ length: COUNTERS }, (_, i) => idOf(i)));
+    expect(reports.filter((r) => r.status === "drift").map((r) => r.counterId)).toEqual(DRIFTED);
+    expect(run.stderr).toContain(`${COUNTERS}/${COUNTERS} counters (100%)`);
+    expect(run.stderr).toContain(`resume with --start-after ${idOf(COUNTERS - 1)}`);
+    expect(run.stderr).toContain(`${PROJECT}: ${COUNTERS - DRIFTED.length} ok, ${DRIFTED.length} drift`);
+  });
+
+  it("resumes after a counter id, fixes what it visits, and leaves the rest for the next run", async () => {
+    const resumed = await runReconcile(["--json", "--fix", "--start-after", "c-1499"]);
+    expect(resumed.code).toBe(0);
+    const visited = reportsOf(resumed);
+    expect(visited).toHaveLength(1500);
+    expect(visited[0]!.counterId).toBe("c-1500");
+    expect(visited.filter((r) => r.fixed).map((r) => r.counterId)).toEqual(["c-2000", "c-2999"]);
+    expect(resumed.stderr).toContain("1500/1500 counters (100%)");
+
+    const again = await runReconcile(["--quiet", ...DRIFTED.flatMap((id) => ["--counter", id])]);
+    expect(again.code).toBe(1);
+    expect(again.stdout.trim().split("\n").map((l) => l.split(/\s+/).slice(0, 2).join(" "))).toEqual(["drift c-0100", "drift c-1200"]);
+    expect(again.stderr).toContain(`${PROJECT}: 2 drift, 2 ok`);
+    expect(again.stderr).not.toContain("counters (");
+  });
+
+  it("refuses a bad --concurrency with exit code 2", async () => {
+    const run = await runReconcile(["--concurrency", "0"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("--concurrency must be an integer from 1 to 500");
+  });
+});
+
+describe("progressLine", () => {
+  it("says done of total, rate, time left and where to resume", () => {
+    expect(progressLine({ done: 1200, total: 5000, elapsedMs: 4000, resumeAfter: "c-1199" })).toBe(
+      "1200/5000 counters (24%), 300.0/s, 13 s left; resume with --start-after c-1199",
+    );
+    expect(progressLine({ done: 10, total: 100_000, elapsedMs: 1000 })).toBe("10/100000 counters (0%), 10.0/s, 2 h 46 min left");
+    expect(progressLine({ done: 0, total: 0, elapsedMs: 0 })).toBe("0/0 counters (100%), 0.0/s, 0 s left");
+  });
+});
