@@ -105,6 +105,13 @@ describe("preflight", () => {
     expect(placement.message).toContain("(eur3 → europe-west1); set REGION=europe-west1");
   });
 
+  it("fails when the trigger's database (DATABASE_ID) is not the one firebase.json deploys rules to", async () => {
+    const dir = brokenCopy((d) => edit(join(d, "functions", ".env"), (t) => t.replace(/^DATABASE_ID=.*$/m, "DATABASE_ID=counters-db")));
+    const database = only(await preflight(dir), "database");
+    expect(database.status).toBe("fail");
+    expect(database.message).toContain('listens to database "counters-db" (DATABASE_ID) but firebase.json deploys rules and indexes to "(default)"');
+  });
+
   it("fails when the manifest lacks the rollup trigger", async () => {
     const dir = brokenCopy((d) => edit(join(d, "functions", "lib", "index.js"), (t) => t.replace(/^.*rollupTotal.*$/gm, "")));
     const manifest = only(await preflight(dir), "manifest");
