@@ -2,7 +2,7 @@
 // bounded concurrency, progress on stderr with a count() total, resuming with --start-after, exit codes.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { initializeApp } from "firebase-admin/app";
+import { deleteApp, initializeApp } from "firebase-admin/app";
 import { Timestamp, getFirestore } from "firebase-admin/firestore";
 import { REPO_ROOT } from "../lib/firebase-cli";
 import { progressLine } from "../lib/progress";
@@ -12,7 +12,8 @@ import { requireEmulators } from "../../functions/test/helpers/emulators";
 const PROJECT = "demo-reconcile-scale";
 const COUNTERS = 3000;
 const DRIFTED = ["c-0100", "c-1200", "c-2000", "c-2999"];
-const db = getFirestore(initializeApp({ projectId: PROJECT }, PROJECT));
+const app = initializeApp({ projectId: PROJECT }, PROJECT);
+const db = getFirestore(app);
 
 const idOf = (i: number) => `c-${String(i).padStart(4, "0")}`;
 
@@ -47,6 +48,8 @@ function reportsOf(run: Run): { counterId: string; status: string; fixed: boolea
 }
 
 jest.setTimeout(240_000);
+
+afterAll(() => deleteApp(app));
 
 beforeAll(async () => {
   await requireEmulators();
