@@ -1,8 +1,8 @@
 // The rollup trigger: turns a shard write event into a ShardWrite and hands it to counters/rollup.ts.
-import { getFirestore } from "firebase-admin/firestore";
 import { onDocumentWritten, type DocumentSnapshot } from "firebase-functions/v2/firestore";
 import * as logger from "firebase-functions/logger";
 import { config } from "./config";
+import { countersDb } from "./firestore";
 import { SHARD_DOCUMENT_PATTERN } from "./counters/paths";
 import { databaseId, ROLLUP_CPU, rollupConcurrency, rollupMemoryMb, rollupTimeoutSeconds } from "./params";
 import { microsCeil, parseRfc3339Micros } from "./counters/plan";
@@ -35,7 +35,7 @@ export const rollupTotal = onDocumentWritten({ document: SHARD_DOCUMENT_PATTERN,
   };
   const intervalMs = config().rollupIntervalMs;
   await rollupShardWrite(write, {
-    db: getFirestore(),
+    db: countersDb(),
     intervalMs,
     staleAfterMs: staleAfterMsFor(intervalMs),
     nowMs: Date.now,

@@ -1,4 +1,5 @@
 // The security params switch behaviour at request time: ENFORCE_APP_CHECK and ALLOW_UNAUTHENTICATED.
+import { getFirestore } from "firebase-admin/firestore";
 import { HttpsError } from "firebase-functions/v2/https";
 import { ADMIN, USER, call, documentsUnder, functions, uniqueId } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
@@ -72,5 +73,21 @@ describe("ALLOW_UNAUTHENTICATED=true", () => {
     await call(createCounter, { counterId, numShards: 1 }, ADMIN);
     expect(await codeOf(call(resetCounter, { counterId }, null))).toBe("unauthenticated");
     expect(await codeOf(call(resetCounter, { counterId }, USER))).toBe("permission-denied");
+  });
+});
+
+describe("DATABASE_ID names a non-default database", () => {
+  withParam("DATABASE_ID", "counters-named");
+
+  it("creates and increments counters in that database and leaves (default) untouched", async () => {
+    const counterId = uniqueId("named-db");
+    await call(createCounter, { counterId, numShards: 2 }, USER);
+    await call(incrementCounter, { counterId, delta: 5 }, USER);
+
+    const named = getFirestore("counters-named");
+    const shards = await named.collection(`counters/${counterId}/shards`).get();
+    expect((await named.doc(`counters/${counterId}`).get()).get("numShards")).toBe(2);
+    expect(shards.docs.reduce((sum, doc) => sum + (doc.get("count") as number), 0)).toBe(5);
+    expect(await documentsUnder(counterId)).toEqual([]);
   });
 });
