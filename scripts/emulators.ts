@@ -2,6 +2,7 @@
 //   tsx scripts/emulators.ts start               serve the backend locally until Ctrl-C
 //   tsx scripts/emulators.ts exec -- <command>   start the suite, run <command>, stop, exit with its code
 import { DEFAULT_PROJECT, EMULATORS, runFirebase, shellQuote } from "./lib/firebase-cli";
+import { exitWith } from "./lib/cli";
 
 const HELP = `Usage:
   tsx scripts/emulators.ts start [--project <id>] [--config <firebase.json>]
@@ -47,10 +48,4 @@ async function main(argv: string[]): Promise<number> {
   return runFirebase(["emulators:exec", ...common, ...verbosity, command.map(shellQuote).join(" ")]);
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+exitWith(() => main(process.argv.slice(2)));

@@ -2,6 +2,7 @@
 // network, offline, with firebase-tools' own code (scripts/lib/preflight.ts). Run it before a deploy.
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { runCli, type Parsed } from "./lib/cli";
 import { REPO_ROOT } from "./lib/firebase-cli";
 import { startFirestoreEmulator, type RunningEmulator } from "./lib/firestore-emulator";
 import { runPreflight, type CheckResult } from "./lib/preflight";
@@ -32,7 +33,7 @@ interface Args {
   now: Date;
 }
 
-function parseArgs(argv: string[]): Args | { help: true } | { error: string } {
+function parseArgs(argv: string[]): Parsed<Args> {
   const args: Args = { dir: REPO_ROOT, project: undefined, now: new Date() };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -65,16 +66,7 @@ function defaultProject(dir: string): string {
 
 const MARK: Record<CheckResult["status"], string> = { ok: "ok  ", warn: "WARN", fail: "FAIL" };
 
-async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv);
-  if ("help" in args) {
-    console.log(HELP);
-    return 0;
-  }
-  if ("error" in args) {
-    console.error(`${args.error}\n\n${HELP}`);
-    return 2;
-  }
+async function main(args: Args): Promise<number> {
   const projectId = args.project ?? defaultProject(args.dir);
   console.log(`preflight: ${args.dir} for project ${projectId} on Node ${process.versions.node}`);
   let emulator: RunningEmulator | undefined;
@@ -96,10 +88,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runCli(HELP, parseArgs, main);

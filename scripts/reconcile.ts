@@ -1,6 +1,7 @@
 // Compares every counter's total with the sum of its shards; reports drift; fixes it with --fix.
 import { initializeApp } from "firebase-admin/app";
 import { getFirestore } from "firebase-admin/firestore";
+import { runCli, type Parsed } from "./lib/cli";
 import { DEFAULT_PROJECT } from "./lib/firebase-cli";
 import { progressLine } from "./lib/progress";
 import { countCounters, reconcile, type CounterReport, type ReconcileOptions } from "./lib/reconcile";
@@ -37,7 +38,7 @@ interface Args {
   quiet: boolean;
 }
 
-function parseArgs(argv: string[]): Args | { help: true } | { error: string } {
+function parseArgs(argv: string[]): Parsed<Args> {
   const args: Args = {
     project: process.env.GCLOUD_PROJECT ?? DEFAULT_PROJECT,
     counterIds: [],
@@ -83,16 +84,7 @@ function line(r: CounterReport): string {
   return parts.join("  ");
 }
 
-async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv);
-  if ("help" in args) {
-    console.log(HELP);
-    return 0;
-  }
-  if ("error" in args) {
-    console.error(`${args.error}\n\n${HELP}`);
-    return 2;
-  }
+async function main(args: Args): Promise<number> {
   if (process.env.FIRESTORE_EMULATOR_HOST === undefined && args.project.startsWith("demo-")) {
     process.env.FIRESTORE_EMULATOR_HOST = "127.0.0.1:8080";
   }
@@ -129,10 +121,4 @@ async function main(argv: string[]): Promise<number> {
   return unresolved > 0 ? 1 : 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runCli(HELP, parseArgs, main);
