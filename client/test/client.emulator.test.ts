@@ -7,7 +7,7 @@
 import { doc, onSnapshot } from "firebase/firestore";
 import { FunctionsError, httpsCallable } from "firebase/functions";
 import { createCounterClient, IncrementError, type CounterClient, type CounterView, type IncrementRequest, type Time } from "../src";
-import { compareTimes } from "../src/coverage";
+import { asTime, compareTimes, laterOf } from "../src/coverage";
 import { signedInClient, type Client } from "../../functions/test/helpers/client";
 import { e2eAdminDb } from "../../functions/test/helpers/admin";
 import { shardSumIn } from "../../functions/test/helpers/documents";
@@ -52,6 +52,8 @@ interface Own {
   startSeq: number;
   /** Set just before a refusal reaches the client: the client counts it until then. */
   refusedSeq?: number;
+  /** When increment() settled, as the test saw it (after the client updated its state). */
+  settledSeq?: number;
   writeTime?: Time;
   /** What the server answered each time it was reached. */
   answers: { applied: boolean; writeTime: Time }[];
@@ -128,7 +130,25 @@ class Harness {
       if (mode !== "refuse") throw error;
       expect(error).toBeInstanceOf(IncrementError);
       expect(error).toMatchObject({ code: "invalid-argument", maybeApplied: false });
+    } finally {
+      own.settledSeq = ++this.seq;
     }
+  }
+
+  /** How many times an emission included an own increment whose call had not been answered yet. */
+  shownInFlight(): number {
+    let count = 0;
+    for (const e of this.emissions) {
+      for (const own of this.own.values()) {
+        if (own.startSeq > e.seq || (own.settledSeq ?? Infinity) < e.seq) continue;
+        const counted =
+          own.refusedSeq !== undefined
+            ? own.refusedSeq > e.seq
+            : own.writeTime !== undefined && (e.view.coveredUntil === null || later(own.writeTime, e.view.coveredUntil));
+        if (counted && (own.refusedSeq ?? own.settledSeq ?? Infinity) > e.seq) count++;
+      }
+    }
+    return count;
   }
 
   async otherIncrement(delta: number): Promise<void> {
@@ -185,6 +205,11 @@ describe("the client against the emulators", () => {
       const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!;
       const delta = () => pick([1, 1, 1, 2, 3, -1, 5]);
 
+      // Every state the listener delivers, to count those the client held back (coverage unknown).
+      const states = new Set<string>();
+      const stopRaw = onSnapshot(doc(user.firestore, "counters", counterId), (s) =>
+        states.add(JSON.stringify([s.get("total"), laterOf(asTime(s.get("rollup.readTime")), asTime(s.get("createdAt")))])),
+      );
       // Two increments before anything is watched: their coverage is unknown until they are answered.
       running.push(h.increment(1, "slow"), h.increment(2, "lose"));
       const unwatch = h.watch();
@@ -211,6 +236,7 @@ describe("the client against the emulators", () => {
       const sum = await shardSumIn(db, counterId);
       const final = await h.until((e) => e.view.total === sum && e.view.pending === 0);
       unwatch();
+      stopRaw();
       h.client.dispose();
 
       // Every emission: neither doubled nor dropped.
@@ -232,9 +258,15 @@ describe("the client against the emulators", () => {
         expect(o.writeTime).toEqual(o.answers[0]!.writeTime);
       }
       const refused = [...h.own.values()].filter((o) => o.mode === "refuse");
+      // The optimistic path was taken: values included calls still in flight.
+      expect(h.shownInFlight()).toBeGreaterThan(0);
+      const emitted = new Set(h.emissions.map((e) => JSON.stringify([e.view.total, e.view.coveredUntil])));
+      const held = [...states].filter((s) => !emitted.has(s)).length;
       console.log(
         `client schedule: ${h.own.size} own increments (${lost.length} answers lost, ${refused.length} refused), ` +
-          `${h.applied.length - h.own.size + refused.length} by another client, ${resets + 1} resets, ${h.emissions.length} emissions checked`,
+          `${h.applied.length - h.own.size + refused.length} by another client, ${resets + 1} resets; ` +
+          `${h.emissions.length} emissions checked, ${h.shownInFlight()} in-flight increments shown, ` +
+          `${held} of ${states.size} snapshot states held back while a call's coverage was unknown`,
       );
     });
   });
