@@ -1,7 +1,9 @@
 // Test tiers (see README, "Tests"): unit = pure logic, no emulator; emulator = functions wrapped with
 // firebase-functions-test against the real Firestore and Auth emulators; rules = firestore.rules with
 // @firebase/rules-unit-testing; e2e = the Firebase JS SDK against the functions emulator.
-// scripts = the operator tools (preflight, reconcile). `npm test` runs all of them inside `firebase emulators:exec`.
+// scripts = the operator tools (preflight, reconcile). client = the app-side client package (client/): its pure
+// coverage rule, and the client with the real JS SDK against the emulators. `npm test` runs all of them
+// inside `firebase emulators:exec`.
 const tier = (name, match, extra = {}) => ({
   displayName: name,
   preset: "ts-jest",
@@ -24,5 +26,6 @@ module.exports = {
     tier("e2e", "e2e/**/*.e2e.test.ts", { setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"] }),
     // scripts = the operator tools (deploy preflight, reconcile at scale) against the emulators.
     tier("scripts", "<rootDir>/scripts/test/**/*.test.ts", { setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"] }),
+    tier("client", "<rootDir>/client/test/**/*.test.ts", { setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"] }),
   ],
 };

@@ -91,10 +91,25 @@ function numShardsIn(counterId: string, snap: DocumentSnapshot): number {
 
 // ---------------------------------------------------------------------------------------------------
 
+/** A commit time as plain integers, the way it crosses the callable protocol (DESIGN.md). */
+export interface WriteTime {
+  seconds: number;
+  nanoseconds: number;
+}
+
 export interface IncrementResult {
   counterId: string;
   shard: number;
   applied: boolean;
+  /**
+   * Commit time of the write that applied the delta (for a replay: the first call's). Compared with the
+   * parent's `rollup.readTime`, it tells a client whether `total` already contains this increment.
+   */
+  writeTime: WriteTime;
+}
+
+function writeTimeOf(time: Timestamp): WriteTime {
+  return { seconds: time.seconds, nanoseconds: time.nanoseconds };
 }
 
 export interface IncrementOptions {
@@ -134,8 +149,8 @@ export async function incrementCounter(
     }
     batch.update(shardRef(db, counterId, shard), { count: FieldValue.increment(delta) });
     try {
-      await batch.commit();
-      return { counterId, shard, applied: true };
+      const [result] = await batch.commit(); // every write of a batch carries the batch's commit time
+      return { counterId, shard, applied: true, writeTime: writeTimeOf(result!.writeTime) };
     } catch (error) {
       const code = grpcCode(error);
       if (code === GRPC.ALREADY_EXISTS && options.requestId !== undefined) {
@@ -159,6 +174,10 @@ export async function incrementCounter(
  * A requestId that was seen before. A live record means "already applied". A record past its expiry that
  * the TTL policy has not deleted yet counts as gone: the key is claimed again (guarded by the record's
  * update time, so two racing callers cannot both apply) and the caller retries the increment.
+ *
+ * The record is only ever written in the same batch as the shard increment it stands for (created with
+ * the first one, rewritten when an expired key is renewed with a new one), so its update time is the
+ * commit time of the write that applied the delta: that is the replay's writeTime.
  */
 async function replayRequest(
   db: Firestore,
@@ -191,21 +210,27 @@ async function replayRequest(
     );
     batch.update(shardRef(db, counterId, fresh), { count: FieldValue.increment(delta) });
     try {
-      await batch.commit();
-      return { counterId, shard: fresh, applied: true };
+      const [result] = await batch.commit();
+      return { counterId, shard: fresh, applied: true, writeTime: writeTimeOf(result!.writeTime) };
     } catch (error) {
       const code = grpcCode(error);
       if (code === GRPC.FAILED_PRECONDITION) {
         // Another call with the same key renewed it first: that one applied the delta.
         const renewed = await ref.get();
+        if (!renewed.exists) return "expired";
         const renewedShard = renewed.get("shard") as unknown;
-        return { counterId, shard: typeof renewedShard === "number" ? renewedShard : -1, applied: false };
+        return {
+          counterId,
+          shard: typeof renewedShard === "number" ? renewedShard : -1,
+          applied: false,
+          writeTime: writeTimeOf(renewed.updateTime!),
+        };
       }
       if (code === GRPC.NOT_FOUND) return "expired";
       throw error;
     }
   }
-  return { counterId, shard, applied: false };
+  return { counterId, shard, applied: false, writeTime: writeTimeOf(snap.updateTime!) };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -225,13 +250,32 @@ async function readNumShards(tx: Transaction, db: Firestore, counterId: string):
  * those committed before are gone. `resetAt` (the commit time) lets callers tell the two apart. A rollup
  * that summed the shards before the reset cannot overwrite the 0: its commit is conditioned on the
  * parent's update time, which the reset changed.
+ *
+ * The coverage rule (DESIGN.md) must keep holding across a reset: every increment with
+ * `writeTime <= rollup.readTime` is accounted for in `total` (here: erased), every later one is not. So
+ * the reset sets `rollup.readTime` to a time R with every erased increment at or before R and every
+ * surviving one after it. The transaction reads the parent and every shard: serializability means no
+ * write to them commits between those reads and the reset's commit, so the latest of their update times
+ * is such an R (an increment's commit is its shard's update time or earlier; an increment folded away by a
+ * reshard is covered by the reshard's parent update). Not a server timestamp: production resolves it to
+ * the commit time, which would do too, but the emulator fills it from its own millisecond clock.
  */
 export async function resetCounter(db: Firestore, counterId: string): Promise<{ counterId: string }> {
   await db.runTransaction(
     async (tx) => {
-      const numShards = await readNumShards(tx, db, counterId);
-      for (const id of shardIds(numShards)) tx.set(shardRef(db, counterId, id), { count: 0 });
-      tx.update(counterRef(db, counterId), { total: 0, resetAt: FieldValue.serverTimestamp() });
+      const parent = await tx.get(counterRef(db, counterId));
+      const numShards = numShardsIn(counterId, parent);
+      const shards = await tx.getAll(...shardIds(numShards).map((id) => shardRef(db, counterId, id)));
+      let coveredUntil = parent.updateTime!;
+      for (const shard of shards) {
+        if (shard.exists && shard.updateTime!.valueOf() > coveredUntil.valueOf()) coveredUntil = shard.updateTime!;
+      }
+      for (const shard of shards) tx.set(shard.ref, { count: 0 });
+      tx.update(parent.ref, {
+        total: 0,
+        resetAt: FieldValue.serverTimestamp(),
+        "rollup.readTime": coveredUntil,
+      });
     },
     { maxAttempts: ADMIN_TRANSACTION_ATTEMPTS },
   );

@@ -64,6 +64,36 @@ describe("a signed-in app", () => {
   });
 });
 
+describe("incrementCounter's writeTime through the real SDK", () => {
+  type Answer = { counterId: string; shard: number; applied: boolean; writeTime: { seconds: number; nanoseconds: number } };
+  const isTime = (w: unknown) =>
+    typeof w === "object" &&
+    w !== null &&
+    Object.keys(w).sort().join() === "nanoseconds,seconds" &&
+    Number.isSafeInteger((w as { seconds: unknown }).seconds) &&
+    Number.isInteger((w as { nanoseconds: unknown }).nanoseconds) &&
+    (w as { nanoseconds: number }).nanoseconds >= 0 &&
+    (w as { nanoseconds: number }).nanoseconds <= 999_999_999;
+
+  it("answers { counterId, shard, applied, writeTime } with writeTime as plain integers, the same on a replay", async () => {
+    const counterId = `e2e-wt-${Date.now()}`;
+    await client.call("createCounter", { counterId, numShards: 2 });
+    const first = await client.call<Answer>("incrementCounter", { counterId, delta: 2, requestId: "e2e-wt-1" });
+    expect(Object.keys(first).sort()).toEqual(["applied", "counterId", "shard", "writeTime"]);
+    expect(first).toMatchObject({ counterId, applied: true });
+    expect(isTime(first.writeTime)).toBe(true);
+    expect(Math.abs(first.writeTime.seconds * 1000 - Date.now())).toBeLessThan(10 * 60_000); // a plausible epoch time
+    const replay = await client.call<Answer>("incrementCounter", { counterId, delta: 2, requestId: "e2e-wt-1" });
+    expect(replay).toEqual({ counterId, shard: first.shard, applied: false, writeTime: first.writeTime });
+    const plain = await client.call<Answer>("incrementCounter", { counterId });
+    expect(isTime(plain.writeTime)).toBe(true);
+    const after = (a: Answer, b: Answer) =>
+      a.writeTime.seconds > b.writeTime.seconds ||
+      (a.writeTime.seconds === b.writeTime.seconds && a.writeTime.nanoseconds > b.writeTime.nanoseconds);
+    expect(after(plain, first)).toBe(true);
+  });
+});
+
 describe("the callable HTTP protocol", () => {
   it("refuses a __proto__ key in the raw request body, which the decoder would turn into a prototype", async () => {
     const host = await requireFunctionsEmulator();

@@ -92,10 +92,11 @@ describe("incrementCounter", () => {
   it("applies a requestId once: a repeat applies nothing and answers applied: false", async () => {
     const counterId = uniqueId("idem");
     await call(createCounter, { counterId, numShards: 2 });
-    const first = await call<{ shard: number; applied: boolean }>(incrementCounter, { counterId, delta: 3, requestId: "tap-1" });
-    const again = await call<{ shard: number; applied: boolean }>(incrementCounter, { counterId, delta: 3, requestId: "tap-1" });
+    type Result = { shard: number; applied: boolean; writeTime: unknown };
+    const first = await call<Result>(incrementCounter, { counterId, delta: 3, requestId: "tap-1" });
+    const again = await call<Result>(incrementCounter, { counterId, delta: 3, requestId: "tap-1" });
     expect(first.applied).toBe(true);
-    expect(again).toEqual({ counterId, shard: first.shard, applied: false });
+    expect(again).toEqual({ counterId, shard: first.shard, applied: false, writeTime: first.writeTime });
     const shards = await shardsRef(db, counterId).get();
     expect(shards.docs.reduce((s, d) => s + (d.get("count") as number), 0)).toBe(3);
   });

@@ -27,6 +27,7 @@ interface IncrementResult {
   counterId: string;
   shard: number;
   applied: boolean;
+  writeTime: { seconds: number; nanoseconds: number };
 }
 
 beforeAll(requireEmulators);
@@ -47,8 +48,8 @@ describe("incrementCounter requestId", () => {
     const results = [await increment(counterId, 5, "like-1"), await increment(counterId, 5, "like-1")];
     expect(first.applied).toBe(true);
     expect(results).toEqual([
-      { counterId, shard: first.shard, applied: false },
-      { counterId, shard: first.shard, applied: false },
+      { counterId, shard: first.shard, applied: false, writeTime: first.writeTime },
+      { counterId, shard: first.shard, applied: false, writeTime: first.writeTime },
     ]);
     expect(await shardSum(counterId)).toBe(5);
   });
@@ -137,6 +138,71 @@ describe.each([
   });
 });
 
+describe("incrementCounter writeTime", () => {
+  const ts = (r: IncrementResult) => new Timestamp(r.writeTime.seconds, r.writeTime.nanoseconds);
+  const isWriteTime = (w: unknown) =>
+    typeof w === "object" &&
+    w !== null &&
+    Object.keys(w).sort().join() === "nanoseconds,seconds" &&
+    Number.isSafeInteger((w as Record<string, unknown>).seconds) &&
+    Number.isInteger((w as Record<string, unknown>).nanoseconds) &&
+    ((w as Record<string, number>).nanoseconds ?? -1) >= 0 &&
+    ((w as Record<string, number>).nanoseconds ?? 1e9) < 1e9;
+
+  it("answers a fresh call with the commit time of its batch: the shard's and the record's update time", async () => {
+    const counterId = await newCounter("wt-fresh", 1);
+    const plain = await increment(counterId, 2);
+    expect(isWriteTime(plain.writeTime)).toBe(true);
+    expect(ts(plain).isEqual((await shardsRef(db, counterId).doc("0").get()).updateTime!)).toBe(true);
+    const keyed = await increment(counterId, 3, "wt-key");
+    expect(isWriteTime(keyed.writeTime)).toBe(true);
+    expect(ts(keyed).isEqual((await shardsRef(db, counterId).doc("0").get()).updateTime!)).toBe(true);
+    expect(ts(keyed).isEqual((await requestRef(db, counterId, "wt-key").get()).updateTime!)).toBe(true);
+    expect(ts(keyed).valueOf() > ts(plain).valueOf()).toBe(true);
+  });
+
+  it("answers a replay with the first call's writeTime, not the replay's own time", async () => {
+    const counterId = await newCounter("wt-replay", 2);
+    const first = await increment(counterId, 1, "wt-r");
+    await increment(counterId, 1, "other"); // something later on the same counter
+    const replay = await increment(counterId, 1, "wt-r");
+    expect(replay).toEqual({ counterId, shard: first.shard, applied: false, writeTime: first.writeTime });
+  });
+
+  it("answers all of 10 concurrent calls with one key with the single applied write's time", async () => {
+    const counterId = await newCounter("wt-race", 3);
+    const results = await Promise.all(Array.from({ length: 10 }, () => increment(counterId, 2, "wt-race")));
+    expect(results.filter((r) => r.applied)).toHaveLength(1);
+    const record = await requestRef(db, counterId, "wt-race").get();
+    for (const r of results) expect(ts(r).isEqual(record.updateTime!)).toBe(true);
+    expect(await shardSum(counterId)).toBe(2);
+  });
+
+  it("after an expired key is renewed, answers with the renewing write's time, then replays that", async () => {
+    const counterId = await newCounter("wt-renew", 2);
+    const old = await increment(counterId, 4, "wt-old");
+    await requestRef(db, counterId, "wt-old").update({ expireAt: Timestamp.fromMillis(Date.now() - 1000) });
+    const renewed = await increment(counterId, 4, "wt-old");
+    expect(renewed.applied).toBe(true);
+    expect(ts(renewed).valueOf() > ts(old).valueOf()).toBe(true);
+    expect(ts(renewed).isEqual((await shardsRef(db, counterId).doc(String(renewed.shard)).get()).updateTime!)).toBe(true);
+    const replay = await increment(counterId, 4, "wt-old");
+    expect(replay).toEqual({ counterId, shard: renewed.shard, applied: false, writeTime: renewed.writeTime });
+    expect(await shardSum(counterId)).toBe(8);
+  });
+
+  it("answers every call renewing one expired key at once with the one renewing write's time", async () => {
+    const counterId = await newCounter("wt-renew-race", 2);
+    await increment(counterId, 1, "wt-rr");
+    await requestRef(db, counterId, "wt-rr").update({ expireAt: Timestamp.fromMillis(Date.now() - 1000) });
+    const results = await Promise.all(Array.from({ length: 8 }, () => increment(counterId, 1, "wt-rr")));
+    expect(results.filter((r) => r.applied)).toHaveLength(1);
+    const record = await requestRef(db, counterId, "wt-rr").get();
+    for (const r of results) expect(ts(r).isEqual(record.updateTime!)).toBe(true);
+    expect(await shardSum(counterId)).toBe(2);
+  });
+});
+
 describe("resetCounter", () => {
   it("sets every shard and the total to 0; later increments count from 0", async () => {
     const counterId = await newCounter("reset", 3);
@@ -172,6 +238,48 @@ describe("resetCounter", () => {
     expect(after.length).toBeGreaterThan(0);
     expect(after.length).toBeLessThan(200);
     expect(await shardSum(counterId)).toBe(expected);
+  });
+});
+
+describe("resetCounter and the coverage rule", () => {
+  it("sets rollup.readTime between the last erased increment and its commit: earlier increments at or before it, later ones after", async () => {
+    const counterId = await newCounter("reset-cover", 2);
+    const before = await Promise.all([3, 4, -1].map((d, i) => increment(counterId, d, `pre-${i}`)));
+    await call(resetCounter, { counterId }, ADMIN);
+    const parent = await counterRef(db, counterId).get(); // no rollup runs in this tier: the reset wrote it last
+    const readTime = parent.get("rollup.readTime") as Timestamp;
+    expect(readTime).toBeInstanceOf(Timestamp);
+    expect(readTime.valueOf() < parent.updateTime!.valueOf()).toBe(true); // the reset's commit time
+    const after = await Promise.all([2, 5].map((d, i) => increment(counterId, d, `post-${i}`)));
+    const asTimestamp = (r: IncrementResult) => new Timestamp(r.writeTime.seconds, r.writeTime.nanoseconds);
+    for (const r of before) expect(asTimestamp(r).valueOf() <= readTime.valueOf()).toBe(true);
+    for (const r of after) expect(asTimestamp(r).valueOf() > readTime.valueOf()).toBe(true);
+    // total (0) + the increments after rollup.readTime = the shard sum: the rule a client relies on.
+    expect(await shardSum(counterId)).toBe(7);
+  });
+
+  it("splits 200 increments racing a reset exactly at rollup.readTime: erased ones at or before, kept ones after", async () => {
+    const counterId = await newCounter("reset-cover-race", 4);
+    const deltas = Array.from({ length: 200 }, (_, i) => (i % 7 === 0 ? -3 : (i % 5) + 1));
+    let reset: Promise<unknown> | undefined;
+    const results = await withConcurrency(
+      8,
+      deltas.map((delta, i) => async () => {
+        if (i === 70) reset = call(resetCounter, { counterId }, ADMIN);
+        return { delta, result: await increment(counterId, delta, `c-${i}`) };
+      }),
+    );
+    await reset;
+    const readTime = (await counterRef(db, counterId).get()).get("rollup.readTime") as Timestamp;
+    const after = results.filter(({ result }) => new Timestamp(result.writeTime.seconds, result.writeTime.nanoseconds).valueOf() > readTime.valueOf());
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.length).toBeLessThan(200);
+    expect(await shardSum(counterId)).toBe(after.reduce((sum, { delta }) => sum + delta, 0));
+  });
+
+  it("leaves rollup.readTime absent on a new counter", async () => {
+    const counterId = await newCounter("reset-absent", 1);
+    expect((await counterRef(db, counterId).get()).get("rollup.readTime")).toBeUndefined();
   });
 });
 

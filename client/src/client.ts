@@ -1,0 +1,323 @@
+// The app-side client: increment() with one idempotency key per call and safe retries, and watch(),
+// which shows `total` plus this client's own increments the total does not contain yet, exactly
+// (see coverage.ts for the rule and its argument).
+import { doc, onSnapshot, type DocumentSnapshot, type Firestore } from "firebase/firestore";
+import { httpsCallable, type Functions } from "firebase/functions";
+import { asTime, compareTimes, isCovered, laterOf, uncoveredDelta, type OwnIncrement, type Time } from "./coverage";
+
+/** The data `incrementCounter` receives. */
+export interface IncrementRequest {
+  counterId: string;
+  delta: number;
+  requestId: string;
+}
+
+export interface CounterClientOptions {
+  /** Where `incrementCounter` is served: `getFunctions(app, REGION)`. */
+  functions: Functions;
+  /** The counters' database: `getFirestore(app)` (or the named database). */
+  firestore: Firestore;
+  /**
+   * Sends one `incrementCounter` call and resolves with the response data. Default:
+   * `httpsCallable(functions, "incrementCounter")`. Tests wrap it to lose responses.
+   */
+  call?: (request: IncrementRequest) => Promise<unknown>;
+  /** Attempts per increment, the first included (default 8). */
+  maxAttempts?: number;
+  /** Backoff before retry n (1-based) is up to `min(maxDelayMs, baseDelayMs * 2^(n-1))` (defaults 250, 8000). */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  /** Waits between attempts (default setTimeout). */
+  sleep?: (ms: number) => Promise<void>;
+  /** Jitter source in [0, 1) (default Math.random). Not used for request ids. */
+  random?: () => number;
+  /** Makes a request id (default: 22 crypto-random characters of [A-Za-z0-9_-]). */
+  newRequestId?: () => string;
+}
+
+/** What a successful increment resolves with. */
+export interface IncrementOutcome {
+  counterId: string;
+  requestId: string;
+  /** Commit time of the write that applied the delta (the first one, if a retry was answered `applied: false`). */
+  writeTime: Time;
+  shard: number;
+  /** Calls made, retries included. */
+  attempts: number;
+}
+
+/** What a watcher receives besides the value. */
+export interface CounterView {
+  counterId: string;
+  /** False while `counters/{counterId}` does not exist (then `value` is null). */
+  exists: boolean;
+  /** The server's `total` this value is based on (0 when the counter does not exist). */
+  total: number;
+  /** Every increment committed at or before this time is in `total`: max(rollup.readTime, createdAt). */
+  coveredUntil: Time | null;
+  /** value − total: this client's increments not in `total` yet. */
+  pending: number;
+}
+
+export interface CounterClient {
+  /**
+   * Adds `delta` (default 1) to the counter, once. Watchers show it at once; the call is retried with the
+   * same request id on transient failures. Rejects with an {@link IncrementError} on a permanent failure
+   * or when attempts run out; watchers then stop showing the delta.
+   * Pass `requestId` only to resume an action whose outcome is unknown (`error.maybeApplied`).
+   */
+  increment(counterId: string, delta?: number, options?: { requestId?: string }): Promise<IncrementOutcome>;
+  /**
+   * Calls `onValue` with the number to show: the server `total` plus this client's own increments not in
+   * it yet, never counting one twice or missing one. Returns the unsubscribe function.
+   */
+  watch(
+    counterId: string,
+    onValue: (value: number | null, view: CounterView) => void,
+    onError?: (error: Error) => void,
+  ): () => void;
+  /** Stops every watch. Increments already started still finish. */
+  dispose(): void;
+}
+
+/**
+ * Codes retried with the same request id. `internal` is included: the SDK reports a network failure as
+ * `internal`, and the server reports unexpected (often transient) errors so; a retry is safe because the
+ * request id makes it idempotent. Everything else is permanent: invalid-argument, not-found,
+ * permission-denied, unauthenticated, failed-precondition, already-exists, out-of-range, unimplemented,
+ * cancelled, data-loss.
+ */
+export const TRANSIENT_CODES: ReadonlySet<string> = new Set([
+  "unavailable",
+  "deadline-exceeded",
+  "resource-exhausted",
+  "aborted",
+  "internal",
+  "unknown",
+]);
+
+/** An increment that did not succeed. */
+export class IncrementError extends Error {
+  constructor(
+    /** The callable error code without the "functions/" prefix ("not-found", …), or "unknown". */
+    readonly code: string,
+    readonly counterId: string,
+    /** Send it again with `increment(counterId, delta, { requestId })` to settle a `maybeApplied` outcome. */
+    readonly requestId: string,
+    /**
+     * True when an attempt may have applied the delta although no answer said so (a transient failure
+     * came first, or attempts ran out). The counter's total then shows whether it did.
+     */
+    readonly maybeApplied: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(`incrementCounter(${counterId}) failed: ${code}`, options);
+    this.name = "IncrementError";
+  }
+}
+
+interface Watcher {
+  onValue: (value: number | null, view: CounterView) => void;
+  onError: ((error: Error) => void) | undefined;
+  last: string | undefined;
+}
+
+/** What the client knows about one counter. */
+interface CounterState {
+  own: Map<string, OwnIncrement>;
+  /** The newest coveredUntil of any snapshot received (the bound in-flight calls are sent after). */
+  seenUntil: Time | null;
+  latest: { exists: boolean; total: number; coveredUntil: Time | null } | undefined;
+  watchers: Set<Watcher>;
+  unsubscribe: (() => void) | undefined;
+}
+
+export function createCounterClient(options: CounterClientOptions): CounterClient {
+  const callable = httpsCallable<IncrementRequest, unknown>(options.functions, "incrementCounter");
+  const call = options.call ?? (async (request: IncrementRequest) => (await callable(request)).data);
+  const maxAttempts = options.maxAttempts ?? 8;
+  const baseDelayMs = options.baseDelayMs ?? 250;
+  const maxDelayMs = options.maxDelayMs ?? 8_000;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const random = options.random ?? Math.random;
+  const newRequestId = options.newRequestId ?? randomRequestId;
+  const counters = new Map<string, CounterState>();
+
+  function stateOf(counterId: string): CounterState {
+    let state = counters.get(counterId);
+    if (state === undefined) {
+      state = { own: new Map(), seenUntil: null, latest: undefined, watchers: new Set(), unsubscribe: undefined };
+      counters.set(counterId, state);
+    }
+    return state;
+  }
+
+  function forgetIfIdle(counterId: string, state: CounterState): void {
+    if (state.watchers.size === 0 && state.own.size === 0) counters.delete(counterId);
+  }
+
+  /** Recomputes the value for the latest snapshot and tells watchers if it changed. */
+  function publish(counterId: string, state: CounterState): void {
+    const latest = state.latest;
+    if (latest === undefined) return;
+    let value: number | null = null;
+    let pending = 0;
+    if (latest.exists) {
+      const uncovered = uncoveredDelta(latest.coveredUntil, state.own.values());
+      if (uncovered === null) return; // an in-flight call may or may not be in this total: wait for it
+      pending = uncovered;
+      value = latest.total + uncovered;
+    }
+    const view: CounterView = { counterId, exists: latest.exists, total: latest.total, coveredUntil: latest.coveredUntil, pending };
+    const key = JSON.stringify(view);
+    for (const watcher of state.watchers) {
+      if (watcher.last === key) continue;
+      watcher.last = key;
+      watcher.onValue(value, view);
+    }
+  }
+
+  function onCounterSnapshot(counterId: string, state: CounterState, snap: DocumentSnapshot): void {
+    if (!snap.exists()) {
+      state.latest = { exists: false, total: 0, coveredUntil: null };
+      publish(counterId, state);
+      return;
+    }
+    const total = snap.get("total") as unknown;
+    if (typeof total !== "number" || !Number.isSafeInteger(total)) {
+      for (const watcher of state.watchers) watcher.onError?.(new Error(`counters/${counterId} has no integer total`));
+      return;
+    }
+    const coveredUntil = laterOf(asTime(snap.get("rollup.readTime")), asTime(snap.get("createdAt")));
+    // Snapshots of one document arrive in order; an older one (a cache) is skipped so that increments
+    // already dropped as covered are never needed again.
+    if (state.seenUntil !== null && (coveredUntil === null || compareTimes(coveredUntil, state.seenUntil) < 0)) return;
+    state.seenUntil = coveredUntil;
+    state.latest = { exists: true, total, coveredUntil };
+    for (const [requestId, own] of state.own) {
+      if (own.writeTime !== null && isCovered(coveredUntil, own.writeTime)) state.own.delete(requestId);
+    }
+    publish(counterId, state);
+  }
+
+  async function increment(counterId: string, delta = 1, opts?: { requestId?: string }): Promise<IncrementOutcome> {
+    if (!Number.isSafeInteger(delta) || delta === 0) throw new RangeError("delta must be a non-zero integer");
+    const requestId = opts?.requestId ?? newRequestId();
+    const state = stateOf(counterId);
+    if (state.own.has(requestId)) throw new Error(`request ${requestId} is already in flight`);
+    state.own.set(requestId, { delta, writeTime: null, sentAfter: state.seenUntil });
+    publish(counterId, state);
+
+    let mayHaveApplied = false;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const answer = parseAnswer(await call({ counterId, delta, requestId }));
+        if (answer === null) {
+          settle(counterId, state, requestId, null);
+          throw new IncrementError("unknown", counterId, requestId, true, { cause: "malformed response" });
+        }
+        settle(counterId, state, requestId, { delta, writeTime: answer.writeTime });
+        return { counterId, requestId, writeTime: answer.writeTime, shard: answer.shard, attempts: attempt };
+      } catch (error) {
+        if (error instanceof IncrementError) throw error;
+        const code = codeOf(error);
+        const transient = TRANSIENT_CODES.has(code);
+        if (transient && attempt < maxAttempts) {
+          mayHaveApplied = true;
+          const capMs = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
+          await sleep(capMs / 2 + (random() * capMs) / 2);
+          continue;
+        }
+        settle(counterId, state, requestId, null);
+        throw new IncrementError(code, counterId, requestId, mayHaveApplied || transient, { cause: error });
+      }
+    }
+  }
+
+  /** Records an answered call (its write time) or takes a failed one's delta back, and republishes. */
+  function settle(counterId: string, state: CounterState, requestId: string, answered: OwnIncrement | null): void {
+    if (answered === null || (answered.writeTime !== null && isCovered(state.latest?.coveredUntil ?? null, answered.writeTime))) {
+      state.own.delete(requestId);
+    } else {
+      state.own.set(requestId, answered);
+    }
+    publish(counterId, state);
+    forgetIfIdle(counterId, state);
+  }
+
+  function watch(
+    counterId: string,
+    onValue: (value: number | null, view: CounterView) => void,
+    onError?: (error: Error) => void,
+  ): () => void {
+    const state = stateOf(counterId);
+    const watcher: Watcher = { onValue, onError, last: undefined };
+    state.watchers.add(watcher);
+    if (state.unsubscribe === undefined) {
+      state.unsubscribe = onSnapshot(
+        doc(options.firestore, "counters", counterId),
+        (snap) => onCounterSnapshot(counterId, state, snap),
+        (error) => {
+          for (const w of state.watchers) w.onError?.(error);
+        },
+      );
+    } else {
+      publish(counterId, state); // a second watcher gets the current value at once
+    }
+    return () => {
+      if (!state.watchers.delete(watcher)) return;
+      if (state.watchers.size === 0) {
+        state.unsubscribe?.();
+        state.unsubscribe = undefined;
+        // Keep seenUntil and own increments while calls are in flight; drop the rest.
+        state.latest = undefined;
+        forgetIfIdle(counterId, state);
+      }
+    };
+  }
+
+  function dispose(): void {
+    for (const [counterId, state] of counters) {
+      state.watchers.clear();
+      state.unsubscribe?.();
+      state.unsubscribe = undefined;
+      state.latest = undefined;
+      forgetIfIdle(counterId, state);
+    }
+  }
+
+  return { increment, watch, dispose };
+}
+
+/** The fields of an incrementCounter answer the client needs, or null if it does not have them. */
+function parseAnswer(data: unknown): { writeTime: Time; shard: number } | null {
+  if (typeof data !== "object" || data === null) return null;
+  const { writeTime, shard } = data as { writeTime?: unknown; shard?: unknown };
+  const time = asTime(writeTime);
+  if (time === null || typeof shard !== "number") return null;
+  return { writeTime: time, shard };
+}
+
+/** The callable error code of a rejection ("functions/not-found" → "not-found"); "unknown" if none. */
+function codeOf(error: unknown): string {
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === "string" ? code.replace(/^functions\//, "") : "unknown";
+}
+
+const ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
+
+/**
+ * 22 characters of [A-Za-z0-9_-] from `crypto.getRandomValues` (132 random bits). Keys are shared by
+ * every user of a counter, so they must not collide: no Math.random fallback. React Native: install
+ * `react-native-get-random-values` (it provides `crypto.getRandomValues`) or pass `newRequestId`.
+ */
+export function randomRequestId(): string {
+  const crypto = (globalThis as { crypto?: { getRandomValues?: (array: Uint8Array) => Uint8Array } }).crypto;
+  if (crypto?.getRandomValues === undefined) {
+    throw new Error("crypto.getRandomValues is not available: install react-native-get-random-values or pass newRequestId");
+  }
+  const bytes = crypto.getRandomValues(new Uint8Array(22));
+  let id = "";
+  for (const byte of bytes) id += ID_ALPHABET[byte & 63];
+  return id;
+}
