@@ -12,10 +12,16 @@
 // slot is covered by that sum, so its invocation returns at once (it "defers").
 //
 // Leading edge: waiting for the slot to end only pays off when more writes are coming. A write on an
-// idle counter (the rollup has not written the parent during the interval before the write, and no
-// pending claim covers it) is rolled up at once instead: sum now, commit with a precondition on the
-// parent's update time, no lease. Idleness is judged by `rollup.committedAt` (the rollup's last parent
-// commit), not by `rollup.readTime`: a reset moves the read time without being a rollup write.
+// idle counter (the rollup has not written the parent during the interval before the write) is rolled up
+// at once instead: sum now, commit with a precondition on the parent's update time, no lease. Idleness is
+// judged by `rollup.committedAt` (the rollup's last parent commit), not by `rollup.readTime`: a reset
+// moves the read time without being a rollup write. It is judged from the parent alone, so an idle
+// increment costs one document read, not two: the lease is read only when the parent cannot decide.
+// - A claimer's retry never finds its own write idle (it was not idle when it claimed, and the last
+//   commit only moves forward), so it always finishes the slot others deferred to.
+// - An idle write may find a claim pending for its slot (a claim made just under one interval after the
+//   last commit). Leading anyway costs at most one extra parent write in that interval, within the bound
+//   below, and saves a lease read on every idle increment.
 //
 // Why the parent is still written at most twice within any one interval:
 // - leading-edge commits: say one commits at t1 and another at t2, t1 < t2 < t1 + interval. The second
@@ -39,15 +45,19 @@ export interface WriteFacts {
   countChanged: boolean;
 }
 
-/** What the trigger reads before deciding: the parent's bookkeeping and the current lease. */
-export interface RollupView {
+/** What the parent document says. */
+export interface ParentView {
   parentExists: boolean;
   /** The read time of the sum the parent's total holds, microseconds (rounded down); null if none yet. */
   coveredUntilUs: number | null;
-  /** The slot most recently claimed for this counter, and by which event. */
-  lease: { slot: number; eventId: string } | null;
   /** When the rollup last wrote the parent (`rollup.committedAt`), microseconds; null if never. */
   lastCommitUs: number | null;
+}
+
+/** What the trigger reads before deciding: the parent's bookkeeping and the current lease. */
+export interface RollupView extends ParentView {
+  /** The slot most recently claimed for this counter, and by which event. */
+  lease: { slot: number; eventId: string } | null;
 }
 
 export interface Timing {
@@ -102,11 +112,22 @@ export function isIdle(lastCommitUs: number | null, writtenAtUs: number, interva
   return lastCommitUs === null || lastCommitUs <= writtenAtUs - intervalMs * 1000;
 }
 
-/** Decides what one delivery of a shard write event must do. */
-export function decide(write: WriteFacts, view: RollupView, timing: Timing): Decision {
+/**
+ * What the parent alone decides: skip, or lead on an idle counter; null when the lease must be read.
+ * The trigger reads the parent first and the lease only when this returns null.
+ */
+export function decideFromParent(write: WriteFacts, view: ParentView, intervalMs: number): Decision | null {
   if (!write.countChanged) return { kind: "skip", reason: "unchanged" };
   if (!view.parentExists) return { kind: "skip", reason: "no-parent" };
   if (isCovered(view.coveredUntilUs, write.writtenAtUs)) return { kind: "skip", reason: "covered" };
+  if (isIdle(view.lastCommitUs, write.writtenAtUs, intervalMs)) return { kind: "lead" };
+  return null;
+}
+
+/** Decides what one delivery of a shard write event must do. */
+export function decide(write: WriteFacts, view: RollupView, timing: Timing): Decision {
+  const fromParent = decideFromParent(write, view, timing.intervalMs);
+  if (fromParent !== null) return fromParent;
 
   const { intervalMs, offsetMs, nowMs, staleAfterMs } = timing;
   const slot = slotOf(write.writtenAtUs, intervalMs, offsetMs);
@@ -125,7 +146,6 @@ export function decide(write: WriteFacts, view: RollupView, timing: Timing): Dec
     // A claimed slot due at or after ours will sum the shards after our write: nothing to do.
     return { kind: "defer", toSlot: lease.slot };
   }
-  if (isIdle(view.lastCommitUs, write.writtenAtUs, intervalMs)) return { kind: "lead" };
   return { kind: "claim", slot, dueMs: dueMsOf(slot, intervalMs, offsetMs) };
 }
 

@@ -20,7 +20,7 @@ import {
 import * as logger from "firebase-functions/logger";
 import { GRPC, grpcCode } from "./errors";
 import { counterRef, leaseRef, shardsRef } from "./paths";
-import { decide, isCovered, microsFloor, offsetMsOf, slotOf, type Decision, type RollupView } from "./plan";
+import { decide, decideFromParent, isCovered, microsFloor, offsetMsOf, slotOf, type Decision, type ParentView } from "./plan";
 import { readCount } from "./shards";
 
 /** One delivery of a shard write event, reduced to what the rollup needs. */
@@ -138,21 +138,28 @@ async function handle(write: ShardWrite, deps: RollupDeps, ops: RollupOps): Prom
   }
 
   for (let round = 0; round < DECIDE_ROUNDS; round++) {
-    const [parentSnap, leaseSnap] = await db.getAll(counterRef(db, counterId), leaseRef(db, counterId));
-    ops.reads += 2;
-    const view = viewOf(parentSnap!, leaseSnap!);
-    const decision: Decision = decide(facts, view, {
-      intervalMs: deps.intervalMs,
-      offsetMs,
-      nowMs: deps.nowMs(),
-      staleAfterMs: deps.staleAfterMs,
-    });
+    // The parent first: it alone settles duplicates, deleted counters and idle counters (one read).
+    const parentSnap = await counterRef(db, counterId).get();
+    ops.reads += 1;
+    const parentView = parentViewOf(parentSnap);
+    let decision: Decision | null = decideFromParent(facts, parentView, deps.intervalMs);
+    let leaseSnap: DocumentSnapshot | undefined;
+    if (decision === null) {
+      leaseSnap = await leaseRef(db, counterId).get();
+      ops.reads += 1;
+      decision = decide(facts, { ...parentView, lease: leaseOf(leaseSnap) }, {
+        intervalMs: deps.intervalMs,
+        offsetMs,
+        nowMs: deps.nowMs(),
+        staleAfterMs: deps.staleAfterMs,
+      });
+    }
     switch (decision.kind) {
       case "skip":
       case "defer":
         return decision;
       case "lead": {
-        const led = await leadingEdge(write, parentSnap!, deps, ops);
+        const led = await leadingEdge(write, parentSnap, deps, ops);
         if (led !== undefined) return led;
         continue; // the parent changed since we read it: decide again on a fresh read
       }
@@ -224,28 +231,26 @@ async function leadingEdge(
   return { kind: "committed", slot: null, total: sum.total, lagMs };
 }
 
-function viewOf(parent: DocumentSnapshot, lease: DocumentSnapshot): RollupView {
-  const slot = lease.get("slot") as unknown;
-  const eventId = lease.get("eventId") as unknown;
-  return {
-    parentExists: parent.exists,
-    coveredUntilUs: coveredUntilUs(parent),
-    lease:
-      lease.exists && typeof slot === "number" && typeof eventId === "string" ? { slot, eventId } : null,
-    lastCommitUs: lastCommitUs(parent),
-  };
+function parentViewOf(parent: DocumentSnapshot): ParentView {
+  return { parentExists: parent.exists, coveredUntilUs: coveredUntilUs(parent), lastCommitUs: lastCommitUs(parent) };
 }
 
-/** When the rollup last wrote the parent (`rollup.committedAt`), in microseconds; null if never. */
-function lastCommitUs(parent: DocumentSnapshot): number | null {
-  const committedAt = parent.exists ? (parent.get("rollup.committedAt") as unknown) : undefined;
-  return committedAt instanceof Timestamp ? microsFloor(committedAt) : null;
+function leaseOf(lease: DocumentSnapshot): { slot: number; eventId: string } | null {
+  const slot = lease.get("slot") as unknown;
+  const eventId = lease.get("eventId") as unknown;
+  return lease.exists && typeof slot === "number" && typeof eventId === "string" ? { slot, eventId } : null;
 }
 
 /** The read time of the sum the parent's total holds, in microseconds (rounded down); null if none. */
 export function coveredUntilUs(parent: DocumentSnapshot): number | null {
   const readTime = parent.exists ? (parent.get("rollup.readTime") as unknown) : undefined;
   return readTime instanceof Timestamp ? microsFloor(readTime) : null;
+}
+
+/** When the rollup last wrote the parent (`rollup.committedAt`), in microseconds; null if never. */
+function lastCommitUs(parent: DocumentSnapshot): number | null {
+  const committedAt = parent.exists ? (parent.get("rollup.committedAt") as unknown) : undefined;
+  return committedAt instanceof Timestamp ? microsFloor(committedAt) : null;
 }
 
 /** Writes the lease for `slot`; returns its write time, or undefined if another invocation got there first. */

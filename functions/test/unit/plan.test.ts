@@ -1,5 +1,6 @@
 import {
   decide,
+  decideFromParent,
   dueMsOf,
   isCovered,
   isIdle,
@@ -183,14 +184,29 @@ describe("leading edge", () => {
     expect(decide(write(at), view({ lastCommitUs }), timing(at + 60_000)).kind).toBe("claim");
   });
 
-  it("defers to a pending claim that covers the write even on an idle counter", () => {
+  it("leads on an idle counter even past a claim pending for its slot (at most one extra write, no lease read)", () => {
     const idleWithClaim = view({ lastCommitUs: null, lease: { slot, eventId: "evt-other" } });
-    expect(decide(write(at), idleWithClaim, timing(at))).toEqual({ kind: "defer", toSlot: slot });
+    expect(decide(write(at), idleWithClaim, timing(at))).toEqual({ kind: "lead" });
   });
 
-  it("resumes its own claim rather than leading when its claim is still on the lease", () => {
-    const own = view({ lastCommitUs: null, lease: { slot, eventId: "evt-a" } });
-    expect(decide(write(at), own, timing(at))).toMatchObject({ kind: "rollup", reason: "own-claim" });
+  it("never lets a claimer's retry lead: its write was not idle, and the last commit only moves forward", () => {
+    const claimedWith = (at - 300) * 1000;
+    expect(decide(write(at), view({ lastCommitUs: claimedWith }), timing(at)).kind).toBe("claim");
+    for (const lastCommitUs of [claimedWith, (at - 100) * 1000, (at + 5000) * 1000]) {
+      const retry = view({ lastCommitUs, lease: { slot, eventId: "evt-a" } });
+      expect(decide(write(at), retry, timing(at + 20_000))).toMatchObject({ kind: "rollup", reason: "own-claim" });
+    }
+  });
+
+  it("decides from the parent alone when it can, and asks for the lease only on a busy, uncovered write", () => {
+    const parent = (overrides: Partial<RollupView>) => {
+      const { lease: _lease, ...rest } = view(overrides);
+      return rest;
+    };
+    expect(decideFromParent(write(at), parent({ coveredUntilUs: at * 1000 }), INTERVAL)).toEqual({ kind: "skip", reason: "covered" });
+    expect(decideFromParent(write(at), parent({ parentExists: false }), INTERVAL)).toEqual({ kind: "skip", reason: "no-parent" });
+    expect(decideFromParent(write(at), parent({ lastCommitUs: null }), INTERVAL)).toEqual({ kind: "lead" });
+    expect(decideFromParent(write(at), parent({}), INTERVAL)).toBeNull();
   });
 
   it("leads past an old claim of an earlier slot", () => {
