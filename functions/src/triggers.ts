@@ -6,7 +6,7 @@ import { countersDb } from "./firestore";
 import { SHARD_DOCUMENT_PATTERN } from "./counters/paths";
 import { databaseId, ROLLUP_CPU, rollupConcurrency, rollupMemoryMb, rollupTimeoutSeconds } from "./params";
 import { microsCeil, parseRfc3339Micros } from "./counters/plan";
-import { rollupShardWrite, staleAfterMsFor, type ShardWrite } from "./counters/rollup";
+import { rollupShardWrite, staleAfterMsFor, type ClaimMemo, type ShardWrite } from "./counters/rollup";
 
 // Sizing (params.ts): a claiming invocation waits up to one rollup interval, so concurrency and
 // maxInstances bound how many counters can be rolled up at once; see README, "Deploying".
@@ -17,6 +17,9 @@ const SIZING = {
   cpu: ROLLUP_CPU,
   concurrency: rollupConcurrency,
 };
+
+/** Claims held by this instance's running invocations (rollup.ts, ClaimMemo). */
+const claims: ClaimMemo = new Map();
 
 export const rollupTotal = onDocumentWritten({ document: SHARD_DOCUMENT_PATTERN, retry: true, ...SIZING }, async (event) => {
   const { counterId, shardId } = event.params;
@@ -40,6 +43,7 @@ export const rollupTotal = onDocumentWritten({ document: SHARD_DOCUMENT_PATTERN,
     staleAfterMs: staleAfterMsFor(intervalMs),
     nowMs: Date.now,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    claims,
   });
 });
 

@@ -10,6 +10,7 @@ import { createInterface } from "node:readline";
 import { emulatorEnv, firebaseBin, REPO_ROOT, shellQuote } from "../lib/firebase-cli";
 import { BENCH_CONFIG, BENCH_EMULATORS, BENCH_PROJECT } from "./env";
 import { DEFAULT_OUT_DIR, helpText, parseOptions, UsageError, type BenchOptions } from "./options";
+import { emulatorLogPath } from "./ops";
 import { OPTIONS_ENV, SAY_TAG } from "./say";
 
 async function main(argv: string[]): Promise<number> {
@@ -33,7 +34,7 @@ async function main(argv: string[]): Promise<number> {
     plotCopy: parsed.plotCopy === undefined ? undefined : resolve(parsed.plotCopy),
   };
   mkdirSync(options.outDir, { recursive: true });
-  const logPath = join(options.outDir, "emulators.log");
+  const logPath = emulatorLogPath(options.outDir);
   console.log(`bench: starting the emulator suite (project ${BENCH_PROJECT}); emulator output → ${logPath}`);
   const code = await runInsideEmulators(options, logPath);
   if (code !== 0) {

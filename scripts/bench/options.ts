@@ -12,6 +12,9 @@ export interface BenchOptions {
   sustainedRate: number;
   sustainedSeconds: number;
   sustainedShards: number;
+  sparseCounters: number;
+  sparseIncrements: number;
+  sparseGapMs: number;
   burstIncrements: number;
   burstCounters: number;
   burstConcurrency: number;
@@ -36,13 +39,16 @@ interface Flag {
 
 const FLAGS: Flag[] = [
   { key: "warmupSeconds", flag: "--warmup-seconds", full: 6, quick: 2, min: 0, help: "warm-up writes before measuring" },
-  { key: "sustainedRate", flag: "--sustained-rate", full: 50, quick: 20, min: 1, help: "workload 1: increments per second" },
+  { key: "sustainedRate", flag: "--sustained-rate", full: 100, quick: 20, min: 1, help: "workload 1: increments per second" },
   { key: "sustainedSeconds", flag: "--sustained-seconds", full: 30, quick: 3, min: 1, help: "workload 1: duration" },
   { key: "sustainedShards", flag: "--sustained-shards", full: 50, quick: 10, min: 1, max: HARD_MAX_SHARDS, help: "workload 1: shards of the counter" },
+  { key: "sparseCounters", flag: "--sparse-counters", full: 40, quick: 6, min: 1, help: "workload 0: idle counters (10 shards each)" },
+  { key: "sparseIncrements", flag: "--sparse-increments", full: 5, quick: 2, min: 1, help: "workload 0: isolated increments per counter" },
+  { key: "sparseGapMs", flag: "--sparse-gap-ms", full: 2500, quick: 2500, min: 1, help: "workload 0: ms between two increments of one counter" },
   { key: "burstIncrements", flag: "--burst-increments", full: 1000, quick: 60, min: 1, help: "workload 2: increments" },
   { key: "burstCounters", flag: "--burst-counters", full: 100, quick: 6, min: 1, help: "workload 2: counters (10 shards each)" },
   { key: "burstConcurrency", flag: "--burst-concurrency", full: 16, quick: 8, min: 1, help: "workload 2: increments in flight" },
-  { key: "redeliveryIncrements", flag: "--redelivery-increments", full: 1000, quick: 60, min: 1, help: "workload 3: increments (each event delivered twice)" },
+  { key: "redeliveryIncrements", flag: "--redelivery-increments", full: 10000, quick: 60, min: 1, help: "workload 3: increments (each event delivered twice)" },
   { key: "redeliveryCounters", flag: "--redelivery-counters", full: 100, quick: 6, min: 1, help: "workload 3: counters" },
   { key: "redeliveryConcurrency", flag: "--redelivery-concurrency", full: 16, quick: 8, min: 1, help: "workload 3: deliveries in flight" },
   { key: "e2eCalls", flag: "--e2e-calls", full: 200, quick: 16, min: 1, help: "workload 4: calls per path" },
@@ -58,7 +64,7 @@ export function helpText(): string {
        node --import tsx scripts/bench/main.ts [options]
 
 Starts its own emulator suite (auth, firestore, functions on ports 9199, 8180, 5101; hub 4410) with the
-product functions and a benchmark-only naive rollup (scripts/bench/firebase.bench.json), runs four
+product functions and a benchmark-only naive rollup (scripts/bench/firebase.bench.json), runs five
 workloads through both rollups, prints a table, writes <out>/results.json and <out>/bench-sustained.png.
 
   --quick                       small sizes (seconds of load): a smoke test; fails unless our drift is 0

@@ -8,21 +8,28 @@ import type { Rollup } from "./counters";
 import { BENCH_PROJECT, emulatorHost, loadFunctionParams, rollupIntervalMs } from "./env";
 import type { BenchOptions } from "./options";
 import { renderPng, sustainedSpec } from "./plot";
+import { emulatorLogPath, opsOf, perMillion } from "./ops";
 import {
+  costTable,
   endToEndTable,
   machine,
   machineLine,
+  pricesLine,
   resultsTable,
   statesNote,
   targets,
   targetsTable,
   type BenchResults,
+  type CostRow,
 } from "./report";
+import { sleep } from "./pace";
 import { OPTIONS_ENV, say } from "./say";
 import { burst } from "./workloads/burst";
 import type { BenchContext } from "./workloads/context";
 import { endToEnd } from "./workloads/endToEnd";
+import { drainFunctionsQueue } from "./workloads/phase";
 import { redelivery } from "./workloads/redelivery";
+import { sparse } from "./workloads/sparse";
 import { sustained } from "./workloads/sustained";
 import { warmUp } from "./workloads/warmup";
 
@@ -59,6 +66,10 @@ async function main(): Promise<number> {
   say(`bench: ${options.quick ? "quick" : "full"} run on ${machineLine(host)}; rollup interval ${ctx.intervalMs} ms`);
 
   await step(`warm-up (${options.warmupSeconds} s of writes per rollup, then a burst)`, () => warmUp(ctx));
+  const w0 = await step(
+    `workload 0, sparse: ${options.sparseCounters} idle counters, ${options.sparseIncrements} increments each, ${options.sparseGapMs} ms apart, ours then naive`,
+    () => sparse(ctx),
+  );
   const w1 = await step(
     `workload 1, sustained: ${options.sustainedRate}/s for ${options.sustainedSeconds} s on one counter of ${options.sustainedShards} shards, ours then naive`,
     () => sustained(ctx),
@@ -76,8 +87,9 @@ async function main(): Promise<number> {
     () => endToEnd(ctx),
   );
 
-  const phases = [...w1.results, ...w2, ...w3, w4.rollup];
-  const targetList = targets([...w1.results, ...w2, ...w3], w4, ctx.intervalMs);
+  const phases = [...w0, ...w1.results, ...w2, ...w3, w4.rollup];
+  const targetList = targets([...w0, ...w1.results, ...w2, ...w3], w4, ctx.intervalMs);
+  const costs = await step("operations per workload, from the functions' \"rollup ops\" log lines", () => costRows(ctx, phases));
   const finishedAt = new Date();
   const results: BenchResults = {
     startedAt: startedAt.toISOString(),
@@ -90,6 +102,7 @@ async function main(): Promise<number> {
     endToEnd: w4,
     targets: targetList,
     sustainedTimeline: w1.timeline,
+    costs,
   };
   mkdirSync(options.outDir, { recursive: true });
   const jsonPath = join(options.outDir, "results.json");
@@ -120,6 +133,12 @@ async function main(): Promise<number> {
   say("");
   say(endToEndTable(w4));
   say("");
+  say("Operations and cost per 1,000,000 increments (the rollup side; counted from the functions' logs):");
+  say("");
+  say(costTable(costs));
+  say("");
+  say(pricesLine());
+  say("");
   say(targetsTable(targetList));
   say("");
   say(`results: ${jsonPath}; plot: ${pngPaths.join(", ")}; ${results.seconds.toFixed(0)} s in all`);
@@ -130,6 +149,26 @@ async function main(): Promise<number> {
     return 1;
   }
   return 0;
+}
+
+/** Each phase's counters have ids `<workload>-<rollup>-<runId>-<n>` (context.ts): sum their ops lines. */
+const WORKLOAD_KEYS: Record<string, string> = {
+  "0 sparse": "sparse",
+  "1 sustained": "sustained",
+  "2 burst": "burst",
+  "3 redelivery": "redelivery",
+  "4 end to end": "e2e",
+};
+
+async function costRows(ctx: BenchContext, phases: readonly { workload: string; rollup: Rollup; increments: number }[]): Promise<CostRow[]> {
+  // Every event queued so far has run once the queue is drained; give the last log lines time to arrive.
+  await drainFunctionsQueue(ctx);
+  await sleep(2000);
+  const logPath = emulatorLogPath(ctx.options.outDir);
+  return phases.map((p) => {
+    const prefix = `${WORKLOAD_KEYS[p.workload] ?? p.workload}-${p.rollup}-${ctx.runId}-`;
+    return { workload: p.workload, rollup: p.rollup, increments: p.increments, perMillion: perMillion(opsOf(logPath, prefix), p.increments) };
+  });
 }
 
 main().then(

@@ -10,6 +10,30 @@
 // the slot's end is its due time. One invocation per slot claims it (a lease document), waits until the
 // due time, sums the shards at a read time >= due, and commits the total once. Every other write of that
 // slot is covered by that sum, so its invocation returns at once (it "defers").
+//
+// Leading edge: waiting for the slot to end only pays off when more writes are coming. A write on an
+// idle counter (the rollup has not written the parent during the interval before the write) is rolled up
+// at once instead: sum now, commit with a precondition on the parent's update time, no lease. Idleness is
+// judged by `rollup.committedAt` (the rollup's last parent commit), not by `rollup.readTime`: a reset
+// moves the read time without being a rollup write. It is judged from the parent alone, so an idle
+// increment costs one document read, not two: the lease is read only when the parent cannot decide.
+// - A claimer's retry never finds its own write idle (it was not idle when it claimed, and the last
+//   commit only moves forward), so it always finishes the slot others deferred to.
+// - An idle write may find a claim pending for its slot (a claim made just under one interval after the
+//   last commit). Leading anyway costs at most one extra parent write in that interval, within the bound
+//   below, and saves a lease read on every idle increment.
+//
+// Why the parent is still written at most twice within any one interval:
+// - leading-edge commits: say one commits at t1 and another at t2, t1 < t2 < t1 + interval. The second
+//   one's commit carries a precondition on the parent it read, so it read the parent after t1 and saw a
+//   last commit at t1 or later. It decided "idle", so its write is at t1 + interval or later, after t2:
+//   but a write is always before the rollup that sums it. So at most one per interval;
+// - slot commits: one per slot at most (the lease names one claimer, its commit carries the parent
+//   precondition and is skipped when another sum already covers the slot), and slots are due one
+//   interval apart, so one due time falls in any interval.
+// Under sustained load every write finds a commit within the interval before it, so the leading edge
+// never fires and the rollup writes once per slot, as without it. (A commit delayed past its due time —
+// a slow or retried invocation — can land closer to the next one; that holds with or without it.)
 
 /** What the trigger knows about one shard write. */
 export interface WriteFacts {
@@ -21,11 +45,17 @@ export interface WriteFacts {
   countChanged: boolean;
 }
 
-/** What the trigger reads before deciding: the parent's bookkeeping and the current lease. */
-export interface RollupView {
+/** What the parent document says. */
+export interface ParentView {
   parentExists: boolean;
   /** The read time of the sum the parent's total holds, microseconds (rounded down); null if none yet. */
   coveredUntilUs: number | null;
+  /** When the rollup last wrote the parent (`rollup.committedAt`), microseconds; null if never. */
+  lastCommitUs: number | null;
+}
+
+/** What the trigger reads before deciding: the parent's bookkeeping and the current lease. */
+export interface RollupView extends ParentView {
   /** The slot most recently claimed for this counter, and by which event. */
   lease: { slot: number; eventId: string } | null;
 }
@@ -43,7 +73,8 @@ export type Decision =
   | { kind: "skip"; reason: "unchanged" | "no-parent" | "covered" }
   | { kind: "defer"; toSlot: number }
   | { kind: "claim"; slot: number; dueMs: number }
-  | { kind: "rollup"; slot: number; dueMs: number; reason: "own-claim" | "stale-claim" };
+  | { kind: "rollup"; slot: number; dueMs: number; reason: "own-claim" | "stale-claim" }
+  | { kind: "lead" };
 
 /** The slot a write at `writtenAtUs` belongs to: the one whose due time is the first after the write. */
 export function slotOf(writtenAtUs: number, intervalMs: number, offsetMs: number): number {
@@ -72,11 +103,31 @@ export function isCovered(coveredUntilUs: number | null, writtenAtUs: number): b
   return coveredUntilUs !== null && coveredUntilUs >= writtenAtUs;
 }
 
-/** Decides what one delivery of a shard write event must do. */
-export function decide(write: WriteFacts, view: RollupView, timing: Timing): Decision {
+/**
+ * True when the rollup has not written the parent during the interval before the write (or never):
+ * the counter is idle, and summing at once cannot add a second commit to a busy interval. Both times
+ * come from Firestore's clock (a commit time and a server timestamp), never from an instance's.
+ */
+export function isIdle(lastCommitUs: number | null, writtenAtUs: number, intervalMs: number): boolean {
+  return lastCommitUs === null || lastCommitUs <= writtenAtUs - intervalMs * 1000;
+}
+
+/**
+ * What the parent alone decides: skip, or lead on an idle counter; null when the lease must be read.
+ * The trigger reads the parent first and the lease only when this returns null.
+ */
+export function decideFromParent(write: WriteFacts, view: ParentView, intervalMs: number): Decision | null {
   if (!write.countChanged) return { kind: "skip", reason: "unchanged" };
   if (!view.parentExists) return { kind: "skip", reason: "no-parent" };
   if (isCovered(view.coveredUntilUs, write.writtenAtUs)) return { kind: "skip", reason: "covered" };
+  if (isIdle(view.lastCommitUs, write.writtenAtUs, intervalMs)) return { kind: "lead" };
+  return null;
+}
+
+/** Decides what one delivery of a shard write event must do. */
+export function decide(write: WriteFacts, view: RollupView, timing: Timing): Decision {
+  const fromParent = decideFromParent(write, view, timing.intervalMs);
+  if (fromParent !== null) return fromParent;
 
   const { intervalMs, offsetMs, nowMs, staleAfterMs } = timing;
   const slot = slotOf(write.writtenAtUs, intervalMs, offsetMs);

@@ -6,6 +6,10 @@
 // covered once a sum read at or after its commit time is on the parent, so duplicated, reordered or
 // retried events are covered and cost a read. Commits carry a precondition on the parent's update time:
 // a sum older than what is on the parent can never overwrite it.
+//
+// Operations: every invocation counts the reads, writes and aggregation reads it made and the time it
+// spent waiting for a slot, and logs them in one structured line ("rollup ops"), so what a million
+// increments cost can be counted from what the functions did (the benchmark does).
 import {
   AggregateField,
   FieldValue,
@@ -16,7 +20,7 @@ import {
 import * as logger from "firebase-functions/logger";
 import { GRPC, grpcCode } from "./errors";
 import { counterRef, leaseRef, shardsRef } from "./paths";
-import { decide, isCovered, microsFloor, offsetMsOf, type Decision, type RollupView } from "./plan";
+import { decide, decideFromParent, isCovered, microsFloor, offsetMsOf, slotOf, type Decision, type ParentView } from "./plan";
 import { readCount } from "./shards";
 
 /** One delivery of a shard write event, reduced to what the rollup needs. */
@@ -33,23 +37,47 @@ export interface ShardWrite {
 
 export type RollupStage = "claimed" | "summed";
 
+/**
+ * Slots this instance's running invocations hold, per counter: they will sum the shards at or after the
+ * slot's due time, so a later event of this counter in the same or an earlier slot is covered by that
+ * sum and can return without reading anything. An entry lives exactly as long as the invocation that
+ * holds the claim: it is removed when that invocation returns or throws (a thrown claimer is retried by
+ * the platform and finishes the slot, as for every event that deferred to its lease).
+ */
+export type ClaimMemo = Map<string, number>;
+
 export interface RollupDeps {
   db: Firestore;
   intervalMs: number;
   staleAfterMs: number;
   nowMs: () => number;
   sleep: (ms: number) => Promise<void>;
+  /** This instance's held claims (see ClaimMemo); without it every event reads. */
+  claims?: ClaimMemo;
   /** Called as the rollup passes a stage; tests throw from it to simulate a crash at that point. */
   onStage?: (stage: RollupStage, write: ShardWrite) => void | Promise<void>;
 }
 
-export type RollupOutcome =
+/** What one invocation did, as billed: document reads, writes (deletes included), aggregation queries. */
+export interface RollupOps {
+  reads: number;
+  writes: number;
+  /** Aggregation queries; each is billed as one read per 1,000 shards (minimum one). */
+  aggregations: number;
+  /** Time spent waiting for a slot to end (the invocation holds its instance meanwhile). */
+  waitMs: number;
+}
+
+export type RollupResult =
   | { kind: "skip"; reason: "unchanged" | "no-parent" | "covered" }
-  | { kind: "defer"; toSlot: number }
-  | { kind: "committed"; slot: number; total: number; lagMs: number }
-  | { kind: "covered-by-other"; slot: number }
-  | { kind: "gone"; slot: number }
-  | { kind: "overflow"; slot: number };
+  | { kind: "defer"; toSlot: number; memo?: true }
+  | { kind: "committed"; slot: number | null; total: number; lagMs: number }
+  | { kind: "covered-by-other"; slot: number | null }
+  | { kind: "gone"; slot: number | null }
+  | { kind: "overflow"; slot: number | null };
+
+/** The result and what it took. `slot` is null for a leading-edge rollup (no slot was claimed). */
+export type RollupOutcome = RollupResult & { ops: RollupOps };
 
 /** A claim takes this long past its due time before anyone else assumes its claimer died. */
 export function staleAfterMsFor(intervalMs: number): number {
@@ -61,6 +89,31 @@ const COMMIT_ATTEMPTS = 8;
 
 /** Handles one delivery of a shard write event. Throws (so the event is retried) only on real failures. */
 export async function rollupShardWrite(write: ShardWrite, deps: RollupDeps): Promise<RollupOutcome> {
+  const ops: RollupOps = { reads: 0, writes: 0, aggregations: 0, waitMs: 0 };
+  const started = deps.nowMs();
+  let result: RollupResult | undefined;
+  try {
+    result = await handle(write, deps, ops);
+    return { ...result, ops };
+  } finally {
+    logger.debug("rollup ops", {
+      counterId: write.counterId,
+      outcome: result === undefined ? "threw" : outcomeName(result),
+      ...ops,
+      durationMs: deps.nowMs() - started,
+      ...(result?.kind === "committed" ? { total: result.total, lagMs: result.lagMs } : {}),
+    });
+  }
+}
+
+function outcomeName(result: RollupResult): string {
+  if (result.kind === "skip") return `skip-${result.reason}`;
+  if (result.kind === "defer" && result.memo === true) return "defer-memo";
+  if (result.kind === "committed" && result.slot === null) return "committed-lead";
+  return result.kind;
+}
+
+async function handle(write: ShardWrite, deps: RollupDeps, ops: RollupOps): Promise<RollupResult> {
   const db = deps.db;
   const counterId = write.counterId;
   const before = readCount(write.before);
@@ -77,51 +130,127 @@ export async function rollupShardWrite(write: ShardWrite, deps: RollupDeps): Pro
   // A write that did not change the count cannot change the sum (e.g. shards created at 0): no reads.
   if (!facts.countChanged) return { kind: "skip", reason: "unchanged" };
   const offsetMs = offsetMsOf(counterId, deps.intervalMs);
+  const held = deps.claims?.get(counterId);
+  if (held !== undefined && slotOf(write.writtenAtUs, deps.intervalMs, offsetMs) <= held) {
+    // An invocation of this instance holds a claim due at or after this write's slot: its sum will
+    // include this write, so there is nothing to read.
+    return { kind: "defer", toSlot: held, memo: true };
+  }
 
   for (let round = 0; round < DECIDE_ROUNDS; round++) {
-    const [parentSnap, leaseSnap] = await db.getAll(counterRef(db, counterId), leaseRef(db, counterId));
-    const view = viewOf(parentSnap!, leaseSnap!);
-    const decision: Decision = decide(facts, view, {
-      intervalMs: deps.intervalMs,
-      offsetMs,
-      nowMs: deps.nowMs(),
-      staleAfterMs: deps.staleAfterMs,
-    });
+    // The parent first: it alone settles duplicates, deleted counters and idle counters (one read).
+    const parentSnap = await counterRef(db, counterId).get();
+    ops.reads += 1;
+    const parentView = parentViewOf(parentSnap);
+    let decision: Decision | null = decideFromParent(facts, parentView, deps.intervalMs);
+    let leaseSnap: DocumentSnapshot | undefined;
+    if (decision === null) {
+      leaseSnap = await leaseRef(db, counterId).get();
+      ops.reads += 1;
+      decision = decide(facts, { ...parentView, lease: leaseOf(leaseSnap) }, {
+        intervalMs: deps.intervalMs,
+        offsetMs,
+        nowMs: deps.nowMs(),
+        staleAfterMs: deps.staleAfterMs,
+      });
+    }
     switch (decision.kind) {
       case "skip":
       case "defer":
         return decision;
+      case "lead": {
+        const led = await leadingEdge(write, parentSnap, deps, ops);
+        if (led !== undefined) return led;
+        continue; // the parent changed since we read it: decide again on a fresh read
+      }
       case "rollup":
         if (decision.reason === "stale-claim") {
           logger.warn("taking over a stale rollup claim", { counterId, slot: decision.slot });
         }
-        return await commitRollup(write, decision.slot, decision.dueMs, undefined, deps);
+        return await holdingClaim(deps, counterId, decision.slot, () =>
+          commitRollup(write, decision.slot, decision.dueMs, undefined, deps, ops),
+        );
       case "claim": {
         const claimedAt = await claimSlot(db, counterId, leaseSnap!, decision.slot, decision.dueMs, write.eventId);
         if (claimedAt === undefined) continue; // someone else wrote the lease first: look again
-        await deps.onStage?.("claimed", write);
-        return await commitRollup(write, decision.slot, decision.dueMs, claimedAt, deps);
+        ops.writes += 1;
+        return await holdingClaim(deps, counterId, decision.slot, async () => {
+          await deps.onStage?.("claimed", write);
+          return await commitRollup(write, decision.slot, decision.dueMs, claimedAt, deps, ops);
+        });
       }
     }
   }
   throw new Error(`rollup of counter "${counterId}": the lease kept changing; retrying the event`);
 }
 
-function viewOf(parent: DocumentSnapshot, lease: DocumentSnapshot): RollupView {
+/** Runs `work` with `slot` recorded in the instance's claim memo, and removes it however work ends. */
+async function holdingClaim<T>(deps: RollupDeps, counterId: string, slot: number, work: () => Promise<T>): Promise<T> {
+  const claims = deps.claims;
+  const previous = claims?.get(counterId);
+  if (claims !== undefined && (previous === undefined || previous < slot)) claims.set(counterId, slot);
+  try {
+    return await work();
+  } finally {
+    // Only our own entry: another invocation of this instance may hold a later slot by now.
+    if (claims?.get(counterId) === slot) claims.delete(counterId);
+  }
+}
+
+/**
+ * The leading edge (plan.ts): sums the shards now and commits on condition that the parent is still the
+ * one `parent` read, with no lease and no second parent read. Returns undefined if the parent changed
+ * meanwhile (another rollup or a reset): the caller decides again on a fresh read.
+ */
+async function leadingEdge(
+  write: ShardWrite,
+  parent: DocumentSnapshot,
+  deps: RollupDeps,
+  ops: RollupOps,
+): Promise<RollupResult | undefined> {
+  const counterId = write.counterId;
+  const sum = await sumShards(deps.db, counterId, ops);
+  if (sum.overflow) {
+    logOverflow(counterId, parent.ref.path, null);
+    return { kind: "overflow", slot: null };
+  }
+  // The event arrives after its write committed, so a sum read now is read after it; checked anyway,
+  // because the whole promise of coverage rests on it.
+  if (microsFloor(sum.readTime) < write.writtenAtUs) return undefined;
+  await deps.onStage?.("summed", write);
+  try {
+    await commitTotal(parent, sum);
+    ops.writes += 1;
+  } catch (error) {
+    const code = grpcCode(error);
+    if (code === GRPC.NOT_FOUND) return { kind: "gone", slot: null };
+    if (code === GRPC.FAILED_PRECONDITION) return undefined;
+    throw error;
+  }
+  const lagMs = Math.max(0, deps.nowMs() - Math.floor(write.writtenAtUs / 1000));
+  return { kind: "committed", slot: null, total: sum.total, lagMs };
+}
+
+function parentViewOf(parent: DocumentSnapshot): ParentView {
+  return { parentExists: parent.exists, coveredUntilUs: coveredUntilUs(parent), lastCommitUs: lastCommitUs(parent) };
+}
+
+function leaseOf(lease: DocumentSnapshot): { slot: number; eventId: string } | null {
   const slot = lease.get("slot") as unknown;
   const eventId = lease.get("eventId") as unknown;
-  return {
-    parentExists: parent.exists,
-    coveredUntilUs: coveredUntilUs(parent),
-    lease:
-      lease.exists && typeof slot === "number" && typeof eventId === "string" ? { slot, eventId } : null,
-  };
+  return lease.exists && typeof slot === "number" && typeof eventId === "string" ? { slot, eventId } : null;
 }
 
 /** The read time of the sum the parent's total holds, in microseconds (rounded down); null if none. */
 export function coveredUntilUs(parent: DocumentSnapshot): number | null {
   const readTime = parent.exists ? (parent.get("rollup.readTime") as unknown) : undefined;
   return readTime instanceof Timestamp ? microsFloor(readTime) : null;
+}
+
+/** When the rollup last wrote the parent (`rollup.committedAt`), in microseconds; null if never. */
+function lastCommitUs(parent: DocumentSnapshot): number | null {
+  const committedAt = parent.exists ? (parent.get("rollup.committedAt") as unknown) : undefined;
+  return committedAt instanceof Timestamp ? microsFloor(committedAt) : null;
 }
 
 /** Writes the lease for `slot`; returns its write time, or undefined if another invocation got there first. */
@@ -160,49 +289,45 @@ async function commitRollup(
   dueMs: number,
   claimedAt: Timestamp | undefined,
   deps: RollupDeps,
-): Promise<RollupOutcome> {
+  ops: RollupOps,
+): Promise<RollupResult> {
   const db = deps.db;
   const counterId = write.counterId;
   const targetUs = Math.max(dueMs * 1000, write.writtenAtUs);
   const parentRef = counterRef(db, counterId);
-  await deps.sleep(Math.min(deps.intervalMs, Math.max(0, dueMs - deps.nowMs())));
+  await wait(deps, ops, Math.min(deps.intervalMs, Math.max(0, dueMs - deps.nowMs())));
 
   for (let attempt = 0; attempt < COMMIT_ATTEMPTS; attempt++) {
     const parent = await parentRef.get();
+    ops.reads += 1;
     if (!parent.exists) {
-      await releaseLease(db, counterId, claimedAt);
+      await releaseLease(db, counterId, claimedAt, ops);
       return { kind: "gone", slot };
     }
     if (isCovered(coveredUntilUs(parent), targetUs)) return { kind: "covered-by-other", slot };
 
-    const sum = await sumShards(db, counterId);
+    const sum = await sumShards(db, counterId, ops);
     if (sum.overflow) {
-      // No exact JS number holds this sum. Keep the last exact total rather than write a rounded one;
-      // retrying cannot help, so the event completes. Reconcile or reset the counter to recover.
-      logger.error("shard sum is beyond 2^53 - 1; total left at its last exact value", {
-        counterId,
-        path: parentRef.path,
-        slot,
-      });
+      logOverflow(counterId, parentRef.path, slot);
       return { kind: "overflow", slot };
     }
     const { total, readTime } = sum;
     const readUs = microsFloor(readTime);
     if (readUs < targetUs) {
       // Our clock ran ahead of Firestore's: this sum may miss writes of the slot. Wait and sum again.
-      await deps.sleep(Math.ceil((targetUs - readUs) / 1000) + 1);
+      await wait(deps, ops, Math.ceil((targetUs - readUs) / 1000) + 1);
       continue;
     }
     await deps.onStage?.("summed", write);
     try {
       await commitTotal(parent, { total, readTime }, { "rollup.slot": slot });
+      ops.writes += 1;
       const lagMs = Math.max(0, deps.nowMs() - Math.floor(write.writtenAtUs / 1000));
-      logger.debug("rollup committed", { counterId, slot, total, lagMs });
       return { kind: "committed", slot, total, lagMs };
     } catch (error) {
       const code = grpcCode(error);
       if (code === GRPC.NOT_FOUND) {
-        await releaseLease(db, counterId, claimedAt);
+        await releaseLease(db, counterId, claimedAt, ops);
         return { kind: "gone", slot };
       }
       if (code !== GRPC.FAILED_PRECONDITION) throw error;
@@ -210,6 +335,20 @@ async function commitRollup(
     }
   }
   throw new Error(`rollup of counter "${counterId}" slot ${slot} did not settle; retrying the event`);
+}
+
+async function wait(deps: RollupDeps, ops: RollupOps, ms: number): Promise<void> {
+  const started = deps.nowMs();
+  await deps.sleep(ms);
+  ops.waitMs += Math.max(0, deps.nowMs() - started);
+}
+
+/**
+ * No exact JS number holds the sum. Keep the last exact total rather than write a rounded one; retrying
+ * cannot help, so the event completes. Reconcile or reset the counter to recover.
+ */
+function logOverflow(counterId: string, path: string, slot: number | null): void {
+  logger.error("shard sum is beyond 2^53 - 1; total left at its last exact value", { counterId, path, slot });
 }
 
 /**
@@ -237,10 +376,11 @@ export async function commitTotal(
 }
 
 /** The counter was deleted under us: remove the lease we created, unless someone rewrote it since. */
-async function releaseLease(db: Firestore, counterId: string, claimedAt: Timestamp | undefined): Promise<void> {
+async function releaseLease(db: Firestore, counterId: string, claimedAt: Timestamp | undefined, ops: RollupOps): Promise<void> {
   if (claimedAt === undefined) return;
   try {
     await leaseRef(db, counterId).delete({ lastUpdateTime: claimedAt });
+    ops.writes += 1;
   } catch (error) {
     const code = grpcCode(error);
     if (code !== GRPC.FAILED_PRECONDITION && code !== GRPC.NOT_FOUND) throw error;
@@ -255,14 +395,16 @@ export type ShardSum = { overflow: false; total: number; readTime: Timestamp } |
  * 2^53), the shards are read one by one and malformed counts are taken as 0, as in the event path. A sum
  * of valid counts beyond Number.MAX_SAFE_INTEGER is reported as overflow, never rounded.
  */
-export async function sumShards(db: Firestore, counterId: string): Promise<ShardSum> {
+export async function sumShards(db: Firestore, counterId: string, ops?: RollupOps): Promise<ShardSum> {
   const col = shardsRef(db, counterId);
   const aggregate = await col.aggregate({ total: AggregateField.sum("count") }).get();
+  if (ops !== undefined) ops.aggregations += 1;
   const total = aggregate.data().total;
   if (typeof total === "number" && Number.isSafeInteger(total)) {
     return { overflow: false, total, readTime: aggregate.readTime };
   }
   const docs = await col.get();
+  if (ops !== undefined) ops.reads += Math.max(1, docs.size);
   let exact = 0n; // BigInt: intermediate sums may leave the safe range even when the result does not
   for (const doc of docs.docs) {
     const count = readCount(doc.data());

@@ -2,7 +2,7 @@
 // delivers events the way the platform may: twice, out of order, failing half-way and retried, in a
 // burst, or after the counter is gone. "commits" is rollup.commits on the parent: the rollup increments it
 // in the same write that sets total, so it counts parent writes by the rollup exactly.
-import { getFirestore } from "firebase-admin/firestore";
+import { FieldValue, getFirestore } from "firebase-admin/firestore";
 import {
   db,
   deleteShard,
@@ -16,8 +16,14 @@ import {
 } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
 import { counterRef, leaseRef, shardRef } from "../../src/counters/paths";
-import { microsCeil } from "../../src/counters/plan";
-import { rollupShardWrite, staleAfterMsFor, type RollupDeps, type ShardWrite } from "../../src/counters/rollup";
+import { dueMsOf, microsCeil, offsetMsOf, slotOf } from "../../src/counters/plan";
+import {
+  rollupShardWrite,
+  staleAfterMsFor,
+  type ClaimMemo,
+  type RollupDeps,
+  type ShardWrite,
+} from "../../src/counters/rollup";
 
 const INTERVAL_MS = Number(process.env.ROLLUP_INTERVAL_MS);
 
@@ -54,6 +60,23 @@ function crashAt(stage: "claimed" | "summed"): RollupDeps {
       if (reached === stage) throw new Error(`simulated crash at stage ${stage}`);
     },
   });
+}
+
+/**
+ * A counter whose rollup wrote the parent just now (as a commit sets `rollup.committedAt`), so the
+ * next writes are not on an idle counter: they claim a slot and wait for it instead of leading.
+ */
+async function busyCounter(prefix: string, numShards: number): Promise<string> {
+  const counterId = await newCounter(prefix, numShards);
+  await counterRef(db, counterId).update({ "rollup.committedAt": FieldValue.serverTimestamp() });
+  return counterId;
+}
+
+/** Resolves just after this counter's next slot boundary, so the writes that follow share one slot. */
+async function startOfSlot(counterId: string): Promise<void> {
+  const offsetMs = offsetMsOf(counterId, INTERVAL_MS);
+  const boundaryMs = dueMsOf(slotOf(Date.now() * 1000, INTERVAL_MS, offsetMs), INTERVAL_MS, offsetMs);
+  await new Promise((resolve) => setTimeout(resolve, boundaryMs - Date.now() + 20));
 }
 
 function shuffled<T>(items: T[], seed = 7): T[] {
@@ -106,7 +129,7 @@ describe("rollupTotal", () => {
   });
 
   it("is exact when the claimer of a slot fails after others deferred to it, once it is retried", async () => {
-    const counterId = await newCounter("crash-claim", 2);
+    const counterId = await busyCounter("crash-claim", 2);
     const a = await writeShard(counterId, 0, 2);
     const b = await writeShard(counterId, 1, 3);
     const crash = crashAt("claimed");
@@ -119,7 +142,7 @@ describe("rollupTotal", () => {
   });
 
   it("takes over a claim whose claimer never came back, once it is stale", async () => {
-    const counterId = await newCounter("stale", 2);
+    const counterId = await busyCounter("stale", 2);
     const a = await writeShard(counterId, 0, 2);
     const b = await writeShard(counterId, 1, 3);
     const crash = crashAt("claimed");
@@ -217,7 +240,7 @@ describe("rollupTotal", () => {
   });
 
   it("does not recreate a parent deleted while the claimer waits for its slot", async () => {
-    const counterId = await newCounter("race-delete", 1);
+    const counterId = await busyCounter("race-delete", 1);
     const w = await writeShard(counterId, 0, 3);
     // Delete right after the claim, before the wait for the slot: a fixed delay after delivery could
     // land after a slot that happened to be due within it, and then test nothing.
@@ -229,5 +252,113 @@ describe("rollupTotal", () => {
     expect(await rollupShardWrite(shardWriteOf(w), deleteOnClaim)).toMatchObject({ kind: "gone" });
     expect((await counterRef(db, counterId).get()).exists).toBe(false);
     expect((await leaseRef(db, counterId).get()).exists).toBe(false);
+  });
+
+  it("also fails and retries exactly on the leading edge (an idle counter: no claim, no lease)", async () => {
+    const counterId = await newCounter("crash-lead", 2);
+    const w = await writeShard(counterId, 1, 6);
+    await expect(rollupShardWrite(shardWriteOf(w), crashAt("summed"))).rejects.toThrow("simulated crash");
+    expect(await readCounter(counterId)).toMatchObject({ total: 0, commits: 0 });
+    await deliver(w);
+    expect(await readCounter(counterId)).toMatchObject({ total: 6, commits: 1 });
+  });
+});
+
+describe("rollupTotal leading edge", () => {
+  it("rolls up an increment on an idle counter at once: one parent read, one sum, one parent write, no lease", async () => {
+    const counterId = await newCounter("lead", 3);
+    const w = await writeShard(counterId, 2, 4);
+    const outcome = await rollupShardWrite(shardWriteOf(w), deps());
+    expect(outcome).toMatchObject({ kind: "committed", slot: null, total: 4 });
+    expect(outcome.ops).toEqual({ reads: 1, writes: 1, aggregations: 1, waitMs: 0 });
+    expect((await leaseRef(db, counterId).get()).exists).toBe(false);
+    expect(await readCounter(counterId)).toMatchObject({ total: 4, commits: 1 });
+  });
+
+  it("makes the next increment within the interval claim a slot instead, and stays exact", async () => {
+    const counterId = await newCounter("lead-then-slot", 3);
+    const first = await writeShard(counterId, 0, 2);
+    expect(await rollupShardWrite(shardWriteOf(first), deps())).toMatchObject({ kind: "committed", slot: null });
+    const second = await writeShard(counterId, 1, 5);
+    const outcome = await rollupShardWrite(shardWriteOf(second), deps());
+    expect(outcome.kind).toBe("committed");
+    expect(outcome.kind === "committed" && outcome.slot).not.toBeNull();
+    // Parent, lease, lease write (the claim), the parent again after the wait, the sum, the commit.
+    expect(outcome.ops).toMatchObject({ reads: 3, writes: 2, aggregations: 1 });
+    expect((await leaseRef(db, counterId).get()).exists).toBe(true);
+    expect(await readCounter(counterId)).toMatchObject({ total: 7, commits: 2 });
+  });
+
+  it("commits once when many events of an idle counter lead at the same moment", async () => {
+    const counterId = await newCounter("lead-race", 10);
+    const writes = await Promise.all(Array.from({ length: 10 }, (_, shard) => writeShard(counterId, shard, shard + 1)));
+    await Promise.all(writes.map((w) => deliver(w)));
+    const parent = await readCounter(counterId);
+    expect(parent.total).toBe(55);
+    // The first sum covers every write (all committed before any delivery): the others find it.
+    expect(parent.commits).toBe(1);
+  });
+
+  it("counts a duplicate delivery of a rolled-up write as one read and nothing else", async () => {
+    const counterId = await newCounter("dup-ops", 2);
+    const w = await writeShard(counterId, 0, 3);
+    await deliver(w);
+    const again = await rollupShardWrite(shardWriteOf(w), deps());
+    expect(again).toMatchObject({ kind: "skip", reason: "covered" });
+    expect(again.ops).toEqual({ reads: 1, writes: 0, aggregations: 0, waitMs: 0 });
+  });
+});
+
+describe("rollupTotal claim memo (events of a slot this instance already holds)", () => {
+  it("defers a later event of the held slot without reading, and the claimer's sum includes it", async () => {
+    const counterId = await busyCounter("memo", 2);
+    const claims: ClaimMemo = new Map();
+    await startOfSlot(counterId);
+    const a = await writeShard(counterId, 0, 2);
+    let b: RecordedWrite | undefined;
+    let deferred: Awaited<ReturnType<typeof rollupShardWrite>> | undefined;
+    const claimer = deps({
+      claims,
+      onStage: async (stage) => {
+        if (stage !== "claimed") return;
+        // While the claimer waits for its slot: another write lands and its event reaches this instance.
+        b = await writeShard(counterId, 1, 3);
+        deferred = await rollupShardWrite(shardWriteOf(b), deps({ claims }));
+      },
+    });
+    const outcome = await rollupShardWrite(shardWriteOf(a), claimer);
+    expect(deferred).toMatchObject({ kind: "defer", memo: true });
+    expect(deferred!.ops).toEqual({ reads: 0, writes: 0, aggregations: 0, waitMs: 0 });
+    expect(outcome).toMatchObject({ kind: "committed", total: 5 });
+    expect(claims.size).toBe(0);
+    expect(await readCounter(counterId)).toMatchObject({ total: 5, commits: 1 });
+  });
+
+  it("forgets the claim when the claimer throws, so the next event reads and the retry finishes the slot", async () => {
+    const counterId = await busyCounter("memo-crash", 2);
+    const claims: ClaimMemo = new Map();
+    const a = await writeShard(counterId, 0, 4);
+    const crash = deps({
+      claims,
+      onStage: (stage) => {
+        if (stage === "summed") throw new Error("simulated crash at stage summed");
+      },
+    });
+    await expect(rollupShardWrite(shardWriteOf(a), crash)).rejects.toThrow("simulated crash");
+    expect(claims.size).toBe(0);
+    const b = await writeShard(counterId, 1, 1);
+    const outcome = await rollupShardWrite(shardWriteOf(b), deps({ claims }));
+    expect(outcome.ops.reads).toBeGreaterThan(0);
+    await rollupShardWrite(shardWriteOf(a), deps({ claims })); // the platform's retry of the claimer
+    expect((await readCounter(counterId)).total).toBe(5);
+  });
+
+  it("does not defer an event of a later slot than the one held", async () => {
+    const counterId = await busyCounter("memo-later", 1);
+    const claims: ClaimMemo = new Map([[counterId, 1]]); // a claim on a slot long past
+    const w = await writeShard(counterId, 0, 2);
+    const outcome = await rollupShardWrite(shardWriteOf(w), deps({ claims }));
+    expect(outcome.kind).toBe("committed");
+    expect((await readCounter(counterId)).total).toBe(2);
   });
 });

@@ -1,16 +1,19 @@
 // Workload 4: what an app pays. incrementCounter through the functions emulator with the Firebase JS SDK
-// (signed in with the Auth emulator), against raw admin-SDK increments of the same counter's shards, all
-// at the same bounded concurrency after a warm-up. Three more paths say where the difference goes:
+// (signed in with the Auth emulator), against the cheapest callable that increments a counter: the naive
+// codebase's naiveIncrement, one raw `increment(1)` through the same transport, all at the same bounded
+// concurrency after a warm-up. The ratio of the two is what our callable's own work costs. More paths
+// say where the time goes:
 // - a call the callable rejects before any Firestore work (delta 0 → invalid-argument): the cost of the
 //   HTTP hop, the emulator's routing to a worker process, token decoding and validation;
 // - the callable's own store.incrementCounter run in this process (no HTTP, no worker): its Firestore
 //   work (a cached numShards read, then the one-batch update);
-// - the callable with a requestId (the README's advice): one more document in the batch.
+// - the callable with a requestId (the README's advice): one more document in the batch;
+// - a raw admin-SDK increment from this process: no callable at all.
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { incrementCounter } from "../../../functions/src/counters/store";
 import { signedInClient, withConcurrency } from "../../../functions/test/helpers/client";
-import { createBenchCounter, incrementShard, type ShardWriteRecord } from "../counters";
+import { createBenchCounter, incrementShard, type Counter, type ShardWriteRecord } from "../counters";
 import type { PhaseResult } from "../recorder";
 import { summarize, type Summary } from "../stats";
 import { counterIdFor, type BenchContext } from "./context";
@@ -21,7 +24,8 @@ export type PathName =
   | "callable incrementCounter"
   | "callable incrementCounter + requestId"
   | "store.incrementCounter in-process"
-  | "raw admin SDK increment";
+  | "raw admin SDK increment"
+  | "naive callable: one raw increment";
 
 export interface PathResult {
   path: PathName;
@@ -37,7 +41,7 @@ export interface PathResult {
 export interface EndToEndResult {
   concurrency: number;
   paths: PathResult[];
-  /** callable ÷ raw: latency p50, latency p99, and raw throughput ÷ callable throughput. */
+  /** incrementCounter ÷ naive callable: latency p50, latency p99, and naive throughput ÷ ours. */
   ratio: { p50: number | null; p99: number | null; throughput: number };
   /** Our rollup over the counter both paths wrote (lag from the raw writes, whose commit times are known). */
   rollup: PhaseResult;
@@ -68,7 +72,10 @@ export async function endToEnd(ctx: BenchContext): Promise<EndToEndResult> {
     // (ENVIRONMENT.md fact 6).
     const warm = await createBenchCounter(ctx.db, "ours", counterIdFor(ctx, "e2e-warmup", "ours"), SHARDS);
     const warmIncrement = () => client.call("incrementCounter", { counterId: warm.id, delta: 1 });
+    const naiveCounter: Counter = await createBenchCounter(ctx.db, "naive", counterIdFor(ctx, "e2e", "naive"), SHARDS);
+    const naiveIncrement = () => client.call("naiveIncrement", { counterId: naiveCounter.id, numShards: SHARDS });
     await withConcurrency(concurrency, Array.from({ length: concurrency * 3 }, () => warmIncrement));
+    await withConcurrency(concurrency, Array.from({ length: concurrency * 3 }, () => naiveIncrement));
     await withConcurrency(concurrency, Array.from({ length: concurrency }, () => rejected));
 
     const paths: PathResult[] = [];
@@ -91,13 +98,16 @@ export async function endToEnd(ctx: BenchContext): Promise<EndToEndResult> {
       await measure("store.incrementCounter in-process", calls, async () => {
         if ((await incrementCounter(ctx.db, counter.id, 1, { requestTtlMs: REQUEST_TTL_MS })).applied) applied++;
       });
+      await measure("naive callable: one raw increment", calls, async () => {
+        await naiveIncrement();
+      });
       await measure("raw admin SDK increment", calls, async () => {
         raw.push(await incrementShard(ctx.db, counter));
       });
       return { writes: raw, untimed: new Map([[counter.id, applied]]) };
     }, false);
     const callable = paths.find((p) => p.path === "callable incrementCounter")!;
-    const direct = paths.find((p) => p.path === "raw admin SDK increment")!;
+    const direct = paths.find((p) => p.path === "naive callable: one raw increment")!;
     const divide = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? null : a / b);
     return {
       concurrency,

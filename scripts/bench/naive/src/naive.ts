@@ -4,8 +4,10 @@
 // as `total`, so it counts this trigger's parent writes exactly.
 import { getApps, initializeApp } from "firebase-admin/app";
 import { FieldValue, getFirestore } from "firebase-admin/firestore";
+import * as logger from "firebase-functions/logger";
 import { onDocumentWritten } from "firebase-functions/v2/firestore";
-import { NAIVE_SHARD_PATTERN, naiveCounterRef } from "./paths";
+import { onCall } from "firebase-functions/v2/https";
+import { NAIVE_SHARD_PATTERN, naiveCounterRef, naiveShardRef } from "./paths";
 
 function countOf(data: Record<string, unknown> | undefined): number {
   const count = data?.count;
@@ -16,13 +18,36 @@ export const naiveRollupTotal = onDocumentWritten(NAIVE_SHARD_PATTERN, async (ev
   const change = event.data;
   if (change === undefined) return;
   const delta = countOf(change.after.data()) - countOf(change.before.data());
+  const counterId = event.params.counterId;
   // Creating shards at 0 changes nothing; skipping it keeps `writes` to one per real increment.
-  if (delta === 0) return;
+  if (delta === 0) {
+    logOps(counterId, "skip-unchanged", 0);
+    return;
+  }
   // Lazily, and only the default app (firebase-functions adds a named app of its own before this runs):
   // the benchmark also imports this module into a process that has its own default app.
   if (!getApps().some((app) => app.name === "[DEFAULT]")) initializeApp();
-  await naiveCounterRef(getFirestore(), event.params.counterId).update({
+  await naiveCounterRef(getFirestore(), counterId).update({
     total: FieldValue.increment(delta),
     writes: FieldValue.increment(1),
   });
+  logOps(counterId, "committed", 1);
+});
+
+/** The same "rollup ops" line as the product's rollup logs, so the benchmark counts both alike. */
+function logOps(counterId: string, outcome: string, writes: number): void {
+  logger.debug("rollup ops", { counterId, outcome, reads: 0, writes, aggregations: 0, waitMs: 0 });
+}
+
+/**
+ * The cheapest callable that increments a counter: one raw `increment(1)` on a random shard, no input
+ * checks, no auth. The benchmark measures incrementCounter against it through the same transport (the
+ * Firebase JS SDK and the functions emulator), so the difference is our callable's own work.
+ */
+export const naiveIncrement = onCall(async (request) => {
+  const { counterId, numShards } = request.data as { counterId: string; numShards: number };
+  if (!getApps().some((app) => app.name === "[DEFAULT]")) initializeApp();
+  const shard = Math.floor(Math.random() * numShards);
+  await naiveShardRef(getFirestore(), counterId, shard).update({ count: FieldValue.increment(1) });
+  return { shard };
 });

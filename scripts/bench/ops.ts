@@ -1,0 +1,130 @@
+// Operations and cost per 1,000,000 increments, counted from what the functions did: both rollups log one
+// "rollup ops" line per invocation (the product's in functions/src/counters/rollup.ts, the naive one in
+// naive/src/naive.ts) with the document reads, writes and aggregation queries it made and the time it
+// spent waiting for a slot. Those lines reach <out>/emulators.log, from the functions emulator's workers
+// and, for workload 3, from this process's own handlers; the benchmark reads them back at the end.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** Where main.ts writes every line that is not the benchmark's own (emulators and function logs). */
+export function emulatorLogPath(outDir: string): string {
+  return join(outDir, "emulators.log");
+}
+
+export interface Ops {
+  invocations: number;
+  reads: number;
+  writes: number;
+  aggregations: number;
+  waitMs: number;
+}
+
+const ZERO: Ops = { invocations: 0, reads: 0, writes: 0, aggregations: 0, waitMs: 0 };
+
+interface OpsLine {
+  counterId: string;
+  outcome: string;
+  reads: number;
+  writes: number;
+  aggregations: number;
+  waitMs: number;
+}
+
+function opsLineOf(line: string): OpsLine | undefined {
+  const at = line.indexOf("{");
+  if (at === -1 || !line.includes('"rollup ops"')) return undefined;
+  try {
+    const entry = JSON.parse(line.slice(at)) as Record<string, unknown>;
+    if (entry.message !== "rollup ops" || typeof entry.counterId !== "string") return undefined;
+    const n = (key: string): number => {
+      const value = entry[key];
+      return typeof value === "number" ? value : 0;
+    };
+    return {
+      counterId: entry.counterId,
+      outcome: typeof entry.outcome === "string" ? entry.outcome : "",
+      reads: n("reads"),
+      writes: n("writes"),
+      aggregations: n("aggregations"),
+      waitMs: n("waitMs"),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Sums the ops lines of the counters whose ids start with `prefix`. Invocations for a write that did not
+ * change a count (the shards a counter is created with) are left out: they come from creating counters,
+ * not from increments, and return before any read.
+ */
+export function opsOf(logPath: string, prefix: string): Ops {
+  const total = { ...ZERO };
+  for (const line of readFileSync(logPath, "utf8").split("\n")) {
+    const ops = opsLineOf(line);
+    if (ops === undefined || !ops.counterId.startsWith(prefix) || ops.outcome === "skip-unchanged") continue;
+    total.invocations += 1;
+    total.reads += ops.reads;
+    total.writes += ops.writes;
+    total.aggregations += ops.aggregations;
+    total.waitMs += ops.waitMs;
+  }
+  return total;
+}
+
+/**
+ * List prices (USD), looked up on 2026-11-23:
+ * - Firestore, nam5 (multi-region): $0.06 per 100,000 document reads, $0.18 per 100,000 writes
+ *   (https://cloud.google.com/firestore/pricing); an aggregation query is billed as one read per 1,000
+ *   index entries (minimum one), and a counter has at most 200 shards, so one read each;
+ * - Cloud Run functions (Cloud Functions 2nd gen), Tier 1 region (us-central1), CPU allocated during
+ *   requests: $0.40 per million requests, $0.000024 per vCPU-second, $0.0000025 per GiB-second
+ *   (https://cloud.google.com/run/pricing). Free tiers are left out.
+ */
+export const PRICES = {
+  read: 0.06 / 100_000,
+  write: 0.18 / 100_000,
+  invocation: 0.4 / 1_000_000,
+  vcpuSecond: 0.000024,
+  gibSecond: 0.0000025,
+};
+
+/** rollupTotal's size (functions/src/params.ts: ROLLUP_CPU, ROLLUP_MEMORY_MB default). */
+const ROLLUP_VCPU = 1;
+const ROLLUP_GIB = 0.25;
+
+export interface CostPerMillion {
+  invocations: number;
+  reads: number;
+  writes: number;
+  aggregations: number;
+  /** Instance-seconds held by invocations waiting for their slot. */
+  waitSeconds: number;
+  dollars: { firestore: number; invocations: number; waiting: number; total: number };
+}
+
+/**
+ * Scales what `increments` increments cost to a million. Waiting is priced as if each waiting invocation
+ * held a whole 1 vCPU / 256 MiB instance: an upper bound, since up to ROLLUP_CONCURRENCY invocations
+ * share one instance (and its bill) at a time. CPU time of the work itself is not priced: on the
+ * emulator it measures these 2 shared cores, not Cloud Run.
+ */
+export function perMillion(ops: Ops, increments: number): CostPerMillion {
+  const scale = increments === 0 ? 0 : 1_000_000 / increments;
+  const invocations = ops.invocations * scale;
+  const reads = ops.reads * scale;
+  const writes = ops.writes * scale;
+  const aggregations = ops.aggregations * scale;
+  const waitSeconds = (ops.waitMs / 1000) * scale;
+  const firestore = (reads + aggregations) * PRICES.read + writes * PRICES.write;
+  const invocationDollars = invocations * PRICES.invocation;
+  const waiting = waitSeconds * (ROLLUP_VCPU * PRICES.vcpuSecond + ROLLUP_GIB * PRICES.gibSecond);
+  return {
+    invocations,
+    reads,
+    writes,
+    aggregations,
+    waitSeconds,
+    dollars: { firestore, invocations: invocationDollars, waiting, total: firestore + invocationDollars + waiting },
+  };
+}
