@@ -166,7 +166,8 @@ class Harness {
   }
 
   /** What the client must show at an emission: its snapshot's total + own increments not in it. */
-  expectedAt(e: Emission): number {
+  expectedAt(e: Emission): number | null {
+    if (!e.view.exists) return null;
     let value = e.view.total;
     for (const own of this.own.values()) {
       if (own.startSeq > e.seq) continue;
@@ -300,6 +301,27 @@ describe("the client against the emulators", () => {
     await h.increment(3, "refuse");
     expect(h.emissions.map((e) => e.value)).toEqual([0, 3, 0]);
     expect(await shardSumIn(db, counterId)).toBe(0);
+    unwatch();
+  });
+
+  it("does not carry own increments over when the counter is deleted and created again", async () => {
+    const counterId = `client-recreate-${Date.now()}`;
+    await user.call("createCounter", { counterId, numShards: 2 });
+    const h = new Harness(counterId);
+    const unwatch = h.watch();
+    await h.until((e) => e.view.exists);
+    await h.increment(3, "normal");
+    await admin.call("deleteCounter", { counterId });
+    await user.call("createCounter", { counterId, numShards: 2 });
+    await h.until((e) => e.view.exists && e.view.total === 0 && e.value === 0);
+    await h.increment(2, "lose");
+    const final = await h.until((e) => e.view.total === 2 && e.view.pending === 0);
+    expect(final.value).toBe(2);
+    expect(h.emissions.filter((e) => e.value !== h.expectedAt(e))).toEqual([]);
+    // After the new counter appeared, nothing of the old one was shown again.
+    const reborn = h.emissions.findIndex((e, i) => i > 0 && e.view.exists && e.value === 0);
+    expect(h.emissions.slice(reborn).every((e) => e.value === 0 || e.value === 2)).toBe(true);
+    expect(await shardSumIn(db, counterId)).toBe(2);
     unwatch();
   });
 
