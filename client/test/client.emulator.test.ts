@@ -41,6 +41,11 @@ function prng(seed: number): () => number {
 }
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Waits (polling every 20 ms) until `done()`; jest's timeout bounds the wait. */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await pause(20);
+}
 const later = (a: Time, b: Time) => compareTimes(a, b) > 0;
 
 type Mode = "normal" | "lose" | "refuse" | "slow";
@@ -166,7 +171,8 @@ class Harness {
   }
 
   /** What the client must show at an emission: its snapshot's total + own increments not in it. */
-  expectedAt(e: Emission): number {
+  expectedAt(e: Emission): number | null {
+    if (!e.view.exists) return null;
     let value = e.view.total;
     for (const own of this.own.values()) {
       if (own.startSeq > e.seq) continue;
@@ -300,6 +306,64 @@ describe("the client against the emulators", () => {
     await h.increment(3, "refuse");
     expect(h.emissions.map((e) => e.value)).toEqual([0, 3, 0]);
     expect(await shardSumIn(db, counterId)).toBe(0);
+    unwatch();
+  });
+
+  it("holds back a snapshot newer than an in-flight call until the call is answered, then shows it exactly", async () => {
+    const counterId = `client-hold-${Date.now()}`;
+    await user.call("createCounter", { counterId, numShards: 2 });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const callable = httpsCallable(user.functions, "incrementCounter");
+    const client = createCounterClient({
+      functions: user.functions,
+      firestore: user.firestore,
+      call: async (request) => {
+        await gate; // the call is in flight until the test lets it through
+        return (await callable(request)).data;
+      },
+    });
+    const views: [number | null, CounterView][] = [];
+    const unwatch = client.watch(counterId, (value, view) => views.push([value, view]));
+    let rolledUp!: () => void;
+    const otherRolledUp = new Promise<void>((resolve) => (rolledUp = resolve));
+    const stopRaw = onSnapshot(doc(user.firestore, "counters", counterId), (s) => {
+      if (s.get("total") === 10) rolledUp();
+    });
+    await until(() => views.length > 0);
+    const mine = client.increment(counterId, 3);
+    await until(() => views.some(([value]) => value === 3)); // shown at once: the snapshot it was sent after
+    await other.call("incrementCounter", { counterId, delta: 10 });
+    await otherRolledUp; // the listener has a total (10) whose coverage of our call is unknown
+    expect(views.map(([value]) => value)).toEqual([0, 3]); // so the client has not shown it
+    release();
+    await mine;
+    await until(() => views.some(([, view]) => view.total === 13 && view.pending === 0));
+    const values = views.map(([value]) => value);
+    expect(values.slice(0, 3)).toEqual([0, 3, 13]); // the held snapshot: 10 + our 3, not in its total
+    expect(values.every((v) => v === 0 || v === 3 || v === 13)).toBe(true);
+    stopRaw();
+    unwatch();
+  });
+
+  it("does not carry own increments over when the counter is deleted and created again", async () => {
+    const counterId = `client-recreate-${Date.now()}`;
+    await user.call("createCounter", { counterId, numShards: 2 });
+    const h = new Harness(counterId);
+    const unwatch = h.watch();
+    await h.until((e) => e.view.exists);
+    await h.increment(3, "normal");
+    await admin.call("deleteCounter", { counterId });
+    await user.call("createCounter", { counterId, numShards: 2 });
+    await h.until((e) => e.view.exists && e.view.total === 0 && e.value === 0);
+    await h.increment(2, "lose");
+    const final = await h.until((e) => e.view.total === 2 && e.view.pending === 0);
+    expect(final.value).toBe(2);
+    expect(h.emissions.filter((e) => e.value !== h.expectedAt(e))).toEqual([]);
+    // After the new counter appeared, nothing of the old one was shown again.
+    const reborn = h.emissions.findIndex((e, i) => i > 0 && e.view.exists && e.value === 0);
+    expect(h.emissions.slice(reborn).every((e) => e.value === 0 || e.value === 2)).toBe(true);
+    expect(await shardSumIn(db, counterId)).toBe(2);
     unwatch();
   });
 
