@@ -212,7 +212,7 @@ export function targets(phases: readonly (PhaseResult | RedeliveryResult)[], e2e
   });
   out.push({
     target: "workload 4: incrementCounter p50 ≤ 1.3× a callable doing one raw increment",
-    measured: `latency p50 ×${fixed(e2e.ratio.p50, 2)}, p99 ×${fixed(e2e.ratio.p99, 2)}, throughput ÷${fixed(e2e.ratio.throughput, 2)}`,
+    measured: `latency p50 ×${fixed(e2e.ratio.p50, 2)}, p99 ×${fixed(e2e.ratio.p99, 2)}, mean ×${fixed(e2e.ratio.mean, 2)} (interleaved calls)`,
     met: (e2e.ratio.p50 ?? Infinity) <= 1.3,
   });
   return out;
