@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { incrementCounter } from "../../../functions/src/counters/store";
 import { signedInClient, withConcurrency } from "../../../functions/test/helpers/client";
-import { createBenchCounter, incrementShard, type Counter, type ShardWriteRecord } from "../counters";
+import { createBenchCounter, incrementShard, shardSum, type Counter, type ShardWriteRecord } from "../counters";
 import type { PhaseResult } from "../recorder";
 import { summarize, type Summary } from "../stats";
 import { counterIdFor, type BenchContext } from "./context";
@@ -45,6 +45,8 @@ export interface EndToEndResult {
   ratio: { p50: number | null; p99: number | null; mean: number | null };
   /** Our rollup over the counter both paths wrote (lag from the raw writes, whose commit times are known). */
   rollup: PhaseResult;
+  /** Increments naiveIncrement applied (warm-up included): the naive trigger ran once for each. */
+  naiveIncrements: number;
 }
 
 /** Shards of the workload's counter: the product's default. */
@@ -126,6 +128,7 @@ export async function endToEnd(ctx: BenchContext): Promise<EndToEndResult> {
         mean: divide(callable.latencyMs.mean, direct.latencyMs.mean),
       },
       rollup: run.result,
+      naiveIncrements: await shardSum(naiveCounter),
     };
   } finally {
     await client.close();
