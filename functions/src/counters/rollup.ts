@@ -208,31 +208,28 @@ async function leadingEdge(
   deps: RollupDeps,
   ops: RollupOps,
 ): Promise<RollupResult | undefined> {
-  const counterId = write.counterId;
-  const sum = await sumShards(deps.db, counterId, ops);
-  if (sum.overflow) {
-    logOverflow(counterId, parent.ref.path, null);
-    return { kind: "overflow", slot: null };
+  // The event arrives after its write committed, so a sum read now is read after it; sumAndCommit
+  // checks it anyway, because the whole promise of coverage rests on it.
+  const step = await sumAndCommit(write, parent, write.writtenAtUs, null, deps, ops);
+  switch (step.kind) {
+    case "committed":
+      return { kind: "committed", slot: null, total: step.total, lagMs: step.lagMs };
+    case "overflow":
+    case "gone":
+      return { kind: step.kind, slot: null };
+    case "early":
+    case "changed":
+      return undefined;
   }
-  // The event arrives after its write committed, so a sum read now is read after it; checked anyway,
-  // because the whole promise of coverage rests on it.
-  if (microsFloor(sum.readTime) < write.writtenAtUs) return undefined;
-  await deps.onStage?.("summed", write);
-  try {
-    await commitTotal(parent, sum);
-    ops.writes += 1;
-  } catch (error) {
-    const code = grpcCode(error);
-    if (code === GRPC.NOT_FOUND) return { kind: "gone", slot: null };
-    if (code === GRPC.FAILED_PRECONDITION) return undefined;
-    throw error;
-  }
-  const lagMs = Math.max(0, deps.nowMs() - Math.floor(write.writtenAtUs / 1000));
-  return { kind: "committed", slot: null, total: sum.total, lagMs };
 }
 
 function parentViewOf(parent: DocumentSnapshot): ParentView {
-  return { parentExists: parent.exists, coveredUntilUs: coveredUntilUs(parent), lastCommitUs: lastCommitUs(parent) };
+  // When the rollup last wrote the parent: `rollup.committedAt`.
+  return {
+    parentExists: parent.exists,
+    coveredUntilUs: coveredUntilUs(parent),
+    lastCommitUs: timeFieldUs(parent, "rollup.committedAt"),
+  };
 }
 
 function leaseOf(lease: DocumentSnapshot): { slot: number; eventId: string } | null {
@@ -243,14 +240,13 @@ function leaseOf(lease: DocumentSnapshot): { slot: number; eventId: string } | n
 
 /** The read time of the sum the parent's total holds, in microseconds (rounded down); null if none. */
 export function coveredUntilUs(parent: DocumentSnapshot): number | null {
-  const readTime = parent.exists ? (parent.get("rollup.readTime") as unknown) : undefined;
-  return readTime instanceof Timestamp ? microsFloor(readTime) : null;
+  return timeFieldUs(parent, "rollup.readTime");
 }
 
-/** When the rollup last wrote the parent (`rollup.committedAt`), in microseconds; null if never. */
-function lastCommitUs(parent: DocumentSnapshot): number | null {
-  const committedAt = parent.exists ? (parent.get("rollup.committedAt") as unknown) : undefined;
-  return committedAt instanceof Timestamp ? microsFloor(committedAt) : null;
+/** A Timestamp field of the parent in microseconds (rounded down); null if absent. */
+function timeFieldUs(parent: DocumentSnapshot, field: string): number | null {
+  const value = parent.exists ? (parent.get(field) as unknown) : undefined;
+  return value instanceof Timestamp ? microsFloor(value) : null;
 }
 
 /** Writes the lease for `slot`; returns its write time, or undefined if another invocation got there first. */
@@ -306,35 +302,70 @@ async function commitRollup(
     }
     if (isCovered(coveredUntilUs(parent), targetUs)) return { kind: "covered-by-other", slot };
 
-    const sum = await sumShards(db, counterId, ops);
-    if (sum.overflow) {
-      logOverflow(counterId, parentRef.path, slot);
-      return { kind: "overflow", slot };
-    }
-    const { total, readTime } = sum;
-    const readUs = microsFloor(readTime);
-    if (readUs < targetUs) {
-      // Our clock ran ahead of Firestore's: this sum may miss writes of the slot. Wait and sum again.
-      await wait(deps, ops, Math.ceil((targetUs - readUs) / 1000) + 1);
-      continue;
-    }
-    await deps.onStage?.("summed", write);
-    try {
-      await commitTotal(parent, { total, readTime }, { "rollup.slot": slot });
-      ops.writes += 1;
-      const lagMs = Math.max(0, deps.nowMs() - Math.floor(write.writtenAtUs / 1000));
-      return { kind: "committed", slot, total, lagMs };
-    } catch (error) {
-      const code = grpcCode(error);
-      if (code === GRPC.NOT_FOUND) {
+    const step = await sumAndCommit(write, parent, targetUs, slot, deps, ops);
+    switch (step.kind) {
+      case "committed":
+        return { kind: "committed", slot, total: step.total, lagMs: step.lagMs };
+      case "overflow":
+        return { kind: "overflow", slot };
+      case "gone":
         await releaseLease(db, counterId, claimedAt, ops);
         return { kind: "gone", slot };
-      }
-      if (code !== GRPC.FAILED_PRECONDITION) throw error;
-      // The parent changed since we read it (another rollup, a reset, a reshard): look again.
+      case "early":
+        // Our clock ran ahead of Firestore's: this sum may miss writes of the slot. Wait and sum again.
+        await wait(deps, ops, Math.ceil((targetUs - step.readUs) / 1000) + 1);
+        break;
+      case "changed":
+        // The parent changed since we read it (another rollup, a reset, a reshard): look again.
+        break;
     }
   }
   throw new Error(`rollup of counter "${counterId}" slot ${slot} did not settle; retrying the event`);
+}
+
+/** What one attempt to sum the shards and commit the total onto a parent came to. */
+type CommitStep =
+  | { kind: "committed"; total: number; lagMs: number }
+  | { kind: "overflow" }
+  /** The sum was read before `targetUs`, so it may miss writes it must cover; nothing was written. */
+  | { kind: "early"; readUs: number }
+  /** The parent was deleted. */
+  | { kind: "gone" }
+  /** The parent changed since it was read (the commit's precondition failed); nothing was written. */
+  | { kind: "changed" };
+
+/**
+ * Sums the shards and, if the sum was read at or after `targetUs`, commits it onto `parent` (on condition
+ * that the parent is unchanged; with `rollup.slot` for a slot's commit). Shared by the leading edge and
+ * the slot's claimer, which differ only in what they do with each outcome.
+ */
+async function sumAndCommit(
+  write: ShardWrite,
+  parent: DocumentSnapshot,
+  targetUs: number,
+  slot: number | null,
+  deps: RollupDeps,
+  ops: RollupOps,
+): Promise<CommitStep> {
+  const sum = await sumShards(deps.db, write.counterId, ops);
+  if (sum.overflow) {
+    logOverflow(write.counterId, parent.ref.path, slot);
+    return { kind: "overflow" };
+  }
+  const readUs = microsFloor(sum.readTime);
+  if (readUs < targetUs) return { kind: "early", readUs };
+  await deps.onStage?.("summed", write);
+  try {
+    await commitTotal(parent, sum, slot === null ? {} : { "rollup.slot": slot });
+    ops.writes += 1;
+  } catch (error) {
+    const code = grpcCode(error);
+    if (code === GRPC.NOT_FOUND) return { kind: "gone" };
+    if (code === GRPC.FAILED_PRECONDITION) return { kind: "changed" };
+    throw error;
+  }
+  const lagMs = Math.max(0, deps.nowMs() - Math.floor(write.writtenAtUs / 1000));
+  return { kind: "committed", total: sum.total, lagMs };
 }
 
 async function wait(deps: RollupDeps, ops: RollupOps, ms: number): Promise<void> {
