@@ -245,6 +245,14 @@ export function createCounterClient(options: CounterClientOptions): CounterClien
     forgetIfIdle(counterId, state);
   }
 
+  /** The last watcher is gone: stop the listener. Keep seenUntil and own increments while calls are in flight; drop the rest. */
+  function stopListening(counterId: string, state: CounterState): void {
+    state.unsubscribe?.();
+    state.unsubscribe = undefined;
+    state.latest = undefined;
+    forgetIfIdle(counterId, state);
+  }
+
   function watch(
     counterId: string,
     onValue: (value: number | null, view: CounterView) => void,
@@ -266,23 +274,14 @@ export function createCounterClient(options: CounterClientOptions): CounterClien
     }
     return () => {
       if (!state.watchers.delete(watcher)) return;
-      if (state.watchers.size === 0) {
-        state.unsubscribe?.();
-        state.unsubscribe = undefined;
-        // Keep seenUntil and own increments while calls are in flight; drop the rest.
-        state.latest = undefined;
-        forgetIfIdle(counterId, state);
-      }
+      if (state.watchers.size === 0) stopListening(counterId, state);
     };
   }
 
   function dispose(): void {
     for (const [counterId, state] of counters) {
       state.watchers.clear();
-      state.unsubscribe?.();
-      state.unsubscribe = undefined;
-      state.latest = undefined;
-      forgetIfIdle(counterId, state);
+      stopListening(counterId, state);
     }
   }
 

@@ -201,6 +201,16 @@ async function withSeed(name: string, body: (random: () => number) => Promise<vo
   }
 }
 
+/** A new counter of 2 shards, watched through a Harness until the watch has shown it exists. */
+async function watchedNewCounter(prefix: string): Promise<{ counterId: string; h: Harness; unwatch: () => void }> {
+  const counterId = `${prefix}-${Date.now()}`;
+  await user.call("createCounter", { counterId, numShards: 2 });
+  const h = new Harness(counterId);
+  const unwatch = h.watch();
+  await h.until((e) => e.view.exists);
+  return { counterId, h, unwatch };
+}
+
 describe("the client against the emulators", () => {
   it("shows exactly total + own increments not in it on every emission, across lost answers, refusals and resets", async () => {
     await withSeed("randomized schedule", async (random) => {
@@ -278,11 +288,7 @@ describe("the client against the emulators", () => {
   });
 
   it("counts a lost answer once: the retry is answered applied: false with the first writeTime", async () => {
-    const counterId = `client-lost-${Date.now()}`;
-    await user.call("createCounter", { counterId, numShards: 2 });
-    const h = new Harness(counterId);
-    const unwatch = h.watch();
-    await h.until((e) => e.view.exists);
+    const { counterId, h, unwatch } = await watchedNewCounter("client-lost");
     await h.increment(5, "lose");
     const own = [...h.own.values()][0]!;
     expect(own.answers).toEqual([
@@ -298,11 +304,7 @@ describe("the client against the emulators", () => {
   });
 
   it("takes a refused increment back: shown goes up optimistically, then back, and nothing was written", async () => {
-    const counterId = `client-refused-${Date.now()}`;
-    await user.call("createCounter", { counterId, numShards: 2 });
-    const h = new Harness(counterId);
-    const unwatch = h.watch();
-    await h.until((e) => e.view.exists);
+    const { counterId, h, unwatch } = await watchedNewCounter("client-refused");
     await h.increment(3, "refuse");
     expect(h.emissions.map((e) => e.value)).toEqual([0, 3, 0]);
     expect(await shardSumIn(db, counterId)).toBe(0);
@@ -347,11 +349,7 @@ describe("the client against the emulators", () => {
   });
 
   it("does not carry own increments over when the counter is deleted and created again", async () => {
-    const counterId = `client-recreate-${Date.now()}`;
-    await user.call("createCounter", { counterId, numShards: 2 });
-    const h = new Harness(counterId);
-    const unwatch = h.watch();
-    await h.until((e) => e.view.exists);
+    const { counterId, h, unwatch } = await watchedNewCounter("client-recreate");
     await h.increment(3, "normal");
     await admin.call("deleteCounter", { counterId });
     await user.call("createCounter", { counterId, numShards: 2 });
