@@ -222,7 +222,7 @@ const dollars = (value: number) => `$${value < 10 ? value.toFixed(2) : Math.roun
 
 /** Operations and dollars per 1,000,000 increments, per workload and rollup. */
 export function costTable(rows: readonly CostRow[]): string {
-  const round = (value: number) => Math.round(value).toLocaleString("en-US");
+  const round = (value: number) => int(Math.round(value));
   return markdownTable(
     [
       "workload",

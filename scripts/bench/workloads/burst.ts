@@ -1,9 +1,9 @@
 // Workload 2: many increments spread evenly over many counters, as fast as the emulator takes them with
 // a bounded number in flight. One rollup after the other, as in workload 1.
-import { createBenchCounter, incrementShard, ROLLUPS, type Counter } from "../counters";
+import { incrementShard, ROLLUPS } from "../counters";
 import type { PhaseResult } from "../recorder";
 import { withConcurrency } from "../../../functions/test/helpers/client";
-import { counterIdFor, type BenchContext } from "./context";
+import { createBenchCounters, type BenchContext } from "./context";
 import { emulatorPhase } from "./phase";
 
 /** The product's default numShards. */
@@ -13,10 +13,7 @@ export async function burst(ctx: BenchContext): Promise<PhaseResult[]> {
   const { burstIncrements: increments, burstCounters: count, burstConcurrency: concurrency } = ctx.options;
   const results: PhaseResult[] = [];
   for (const rollup of ROLLUPS) {
-    const counters: Counter[] = await withConcurrency(
-      8,
-      Array.from({ length: count }, (_, i) => () => createBenchCounter(ctx.db, rollup, counterIdFor(ctx, "burst", rollup, i), SHARDS)),
-    );
+    const counters = await createBenchCounters(ctx, "burst", rollup, count, SHARDS);
     const run = await emulatorPhase(ctx, "2 burst", counters, async () => ({
       writes: await withConcurrency(
         concurrency,

@@ -1,11 +1,10 @@
 // Workload 0: the common case of a likes/views app. Many counters, each idle most of the time: every
 // counter gets an increment only every `sparseGapMs`, so each one lands on a counter whose rollup has
 // been quiet for longer than an interval. One rollup after the other, as in the other workloads.
-import { createBenchCounter, incrementShard, ROLLUPS, type Counter } from "../counters";
+import { incrementShard, ROLLUPS } from "../counters";
 import { paced } from "../pace";
 import type { PhaseResult } from "../recorder";
-import { withConcurrency } from "../../../functions/test/helpers/client";
-import { counterIdFor, type BenchContext } from "./context";
+import { createBenchCounters, type BenchContext } from "./context";
 import { emulatorPhase } from "./phase";
 
 /** The product's default numShards. */
@@ -17,10 +16,7 @@ export async function sparse(ctx: BenchContext): Promise<PhaseResult[]> {
   const { sparseCounters: count, sparseIncrements: perCounter, sparseGapMs: gapMs } = ctx.options;
   const results: PhaseResult[] = [];
   for (const rollup of ROLLUPS) {
-    const counters: Counter[] = await withConcurrency(
-      8,
-      Array.from({ length: count }, (_, i) => () => createBenchCounter(ctx.db, rollup, counterIdFor(ctx, "sparse", rollup, i), SHARDS)),
-    );
+    const counters = await createBenchCounters(ctx, "sparse", rollup, count, SHARDS);
     // Round robin at count / gap increments per second: counter i gets increments i, i + count, … one
     // gap apart.
     const run = await emulatorPhase(ctx, "0 sparse", counters, async () => ({

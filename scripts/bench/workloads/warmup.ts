@@ -5,7 +5,7 @@
 import { createBenchCounter, incrementShard, ROLLUPS } from "../counters";
 import { paced } from "../pace";
 import { withConcurrency } from "../../../functions/test/helpers/client";
-import { counterIdFor, type BenchContext } from "./context";
+import { counterIdFor, createBenchCounters, type BenchContext } from "./context";
 import { drainFunctionsQueue } from "./phase";
 
 const BURST_COUNTERS = 16;
@@ -16,10 +16,7 @@ export async function warmUp(ctx: BenchContext): Promise<void> {
   for (const rollup of ROLLUPS) {
     const steady = await createBenchCounter(ctx.db, rollup, counterIdFor(ctx, "warmup", rollup), 10);
     await paced(sustainedRate * warmupSeconds, sustainedRate, 32, () => incrementShard(ctx.db, steady));
-    const many = await withConcurrency(
-      8,
-      Array.from({ length: BURST_COUNTERS }, (_, i) => () => createBenchCounter(ctx.db, rollup, counterIdFor(ctx, "warmup", rollup, i + 1), 10)),
-    );
+    const many = await createBenchCounters(ctx, "warmup", rollup, BURST_COUNTERS, 10, 1);
     await withConcurrency(
       burstConcurrency,
       Array.from({ length: BURST_COUNTERS * 3 }, (_, i) => () => incrementShard(ctx.db, many[i % BURST_COUNTERS]!)),

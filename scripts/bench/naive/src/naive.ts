@@ -3,11 +3,21 @@
 // parent once per increment; the benchmark measures both. `writes` is incremented in the same update
 // as `total`, so it counts this trigger's parent writes exactly.
 import { getApps, initializeApp } from "firebase-admin/app";
-import { FieldValue, getFirestore } from "firebase-admin/firestore";
+import { FieldValue, getFirestore, type Firestore } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
 import { onDocumentWritten } from "firebase-functions/v2/firestore";
 import { onCall } from "firebase-functions/v2/https";
 import { NAIVE_SHARD_PATTERN, naiveCounterRef, naiveShardRef } from "./paths";
+
+/**
+ * The default app's Firestore, initialized lazily, and only the default app (firebase-functions adds a
+ * named app of its own before this runs): the benchmark also imports this module into a process that
+ * has its own default app.
+ */
+function naiveDb(): Firestore {
+  if (!getApps().some((app) => app.name === "[DEFAULT]")) initializeApp();
+  return getFirestore();
+}
 
 function countOf(data: Record<string, unknown> | undefined): number {
   const count = data?.count;
@@ -24,10 +34,7 @@ export const naiveRollupTotal = onDocumentWritten(NAIVE_SHARD_PATTERN, async (ev
     logOps(counterId, "skip-unchanged", 0);
     return;
   }
-  // Lazily, and only the default app (firebase-functions adds a named app of its own before this runs):
-  // the benchmark also imports this module into a process that has its own default app.
-  if (!getApps().some((app) => app.name === "[DEFAULT]")) initializeApp();
-  await naiveCounterRef(getFirestore(), counterId).update({
+  await naiveCounterRef(naiveDb(), counterId).update({
     total: FieldValue.increment(delta),
     writes: FieldValue.increment(1),
   });
@@ -46,8 +53,7 @@ function logOps(counterId: string, outcome: string, writes: number): void {
  */
 export const naiveIncrement = onCall(async (request) => {
   const { counterId, numShards } = request.data as { counterId: string; numShards: number };
-  if (!getApps().some((app) => app.name === "[DEFAULT]")) initializeApp();
   const shard = Math.floor(Math.random() * numShards);
-  await naiveShardRef(getFirestore(), counterId, shard).update({ count: FieldValue.increment(1) });
+  await naiveShardRef(naiveDb(), counterId, shard).update({ count: FieldValue.increment(1) });
   return { shard };
 });
