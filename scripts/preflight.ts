@@ -16,9 +16,11 @@ Checks, offline, what \`firebase deploy --only functions,firestore\` checks befo
   discovery      the built functions load and the SDK's manifest can be read (run npm run build first)
   params         every param has a value for the project (functions/.env, .env.<project>): a deploy
                  never prompts; memory/CPU/concurrency settings are valid
-  manifest       the 5 callables and rollupTotal (v2, event type, document pattern, retry)
+  manifest       the 6 callables and rollupTotal (v2, event type, document pattern, retry)
   placement      rollupTotal's region matches firebase.json firestore.location (nam5 -> us-central1,
                  eur3 -> europe-west1, a regional database -> that region); the database ids agree
+  unique counters  UNIQUE_COUNTERS parses: comma-separated counter-id patterns, each with at most one
+                 {name} placeholder (the message names a bad pattern)
   rules          firestore.rules compiles (in a Firestore emulator; FIRESTORE_EMULATOR_HOST if set,
                  otherwise one started for the check)
   indexes        firestore.indexes.json passes firebase-tools' validator and keeps the TTL policy
