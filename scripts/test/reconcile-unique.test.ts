@@ -1,14 +1,12 @@
 // Reconcile on unique counters, against the Firestore emulator: both drifts reported (total vs shard sum,
 // shard sum vs member documents), --fix repairing the shards from the members and then the total, exactly
 // also while setMember calls and other fixers run; and the CLI's lines and exit codes.
-import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { deleteApp, initializeApp } from "firebase-admin/app";
 import { FieldValue, getFirestore } from "firebase-admin/firestore";
-import { REPO_ROOT } from "../lib/firebase-cli";
 import { reconcile, type CounterReport } from "../lib/reconcile";
 import { requireEmulators } from "../../functions/test/helpers/emulators";
+import { runReconcile } from "./helpers/reconcile-cli";
 import { withConcurrency } from "../../functions/test/helpers/client";
 import { counterRef, memberRef, membersRef, shardRef } from "../../functions/src/counters/paths";
 import { createCounter } from "../../functions/src/counters/store";
@@ -128,36 +126,14 @@ describe("reconcile on unique counters", () => {
   });
 });
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function runReconcile(args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "scripts", "reconcile.ts"), "--project", PROJECT, ...args], {
-      cwd: REPO_ROOT,
-      env: process.env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
-    child.on("error", reject);
-    child.on("exit", (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
-}
-
 describe("npm run reconcile on a unique counter", () => {
   it("prints members and member-drift, exits 1, and 0 after --fix", async () => {
     const counterId = await newUnique(2, 2);
     await memberRef(db, counterId, "orphan").create({});
-    const run = await runReconcile(["--quiet", "--counter", counterId]);
+    const run = await runReconcile(PROJECT, ["--quiet", "--counter", counterId]);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(new RegExp(`^drift +${counterId} +total=2 +sum=2 +members=3 +member-drift=-1\\n$`));
-    const fixed = await runReconcile(["--quiet", "--fix", "--counter", counterId]);
+    const fixed = await runReconcile(PROJECT, ["--quiet", "--fix", "--counter", counterId]);
     expect(fixed.code).toBe(0);
     expect(fixed.stdout).toContain("FIXED");
     expect(await counts(counterId)).toEqual({ total: 3, sum: 3, members: 3 });

@@ -2,8 +2,8 @@
 // unlike with the Firebase JS SDK (callables served by the functions emulator), the real rollup trigger
 // keeps the total, and an admin deletes and re-creates. Member documents are read with the admin SDK.
 import { getAuth, signOut } from "firebase/auth";
-import { FunctionsError } from "firebase/functions";
-import { signedInClient, withConcurrency, type Client } from "../helpers/client";
+import type { FunctionsError } from "firebase/functions";
+import { functionsErrorCode, signedInClient, withConcurrency, type Client } from "../helpers/client";
 import { e2eAdminDb, waitFor } from "../helpers/admin";
 import { pathsUnderIn, shardSumIn } from "../helpers/documents";
 import { memberRef, membersRef } from "../../src/counters/paths";
@@ -37,15 +37,6 @@ afterAll(async () => {
 
 function setMember(client: Client, counterId: string, member: boolean): Promise<Answer> {
   return client.call<Answer>("setMember", { counterId, member });
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(FunctionsError);
-  return (error as FunctionsError).code;
 }
 
 async function newUniqueCounter(prefix: string, numShards: number): Promise<string> {
@@ -124,7 +115,7 @@ describe("refusals through the JS SDK (nothing written)", () => {
     const client = await signedInClient();
     try {
       await signOut(getAuth(client.app));
-      expect(await codeOf(client.call("setMember", { counterId, member: true }))).toBe("functions/unauthenticated");
+      expect(await functionsErrorCode(client.call("setMember", { counterId, member: true }))).toBe("functions/unauthenticated");
     } finally {
       await client.close();
     }
@@ -136,11 +127,11 @@ describe("refusals through the JS SDK (nothing written)", () => {
     const plain = `e2e-plain-${Date.now()}`;
     await users[0]!.call("createCounter", { counterId: plain, numShards: 2 });
     const before = await pathsUnderIn(db, plain);
-    expect(await codeOf(setMember(users[0]!, plain, true))).toBe("functions/failed-precondition");
+    expect(await functionsErrorCode(setMember(users[0]!, plain, true))).toBe("functions/failed-precondition");
     expect(await pathsUnderIn(db, plain)).toEqual(before);
 
     const missing = `e2e-missing-${Date.now()}`;
-    expect(await codeOf(setMember(users[0]!, missing, true))).toBe("functions/not-found");
+    expect(await functionsErrorCode(setMember(users[0]!, missing, true))).toBe("functions/not-found");
     expect(await pathsUnderIn(db, missing)).toEqual([]);
 
     const unique = await newUniqueCounter("e2e-bad-input", 2);
@@ -158,8 +149,8 @@ describe("refusals through the JS SDK (nothing written)", () => {
   it("refuses incrementCounter and resetCounter on a unique counter with failed-precondition", async () => {
     const counterId = await newUniqueCounter("e2e-no-inc", 2);
     await setMember(users[0]!, counterId, true);
-    expect(await codeOf(users[0]!.call("incrementCounter", { counterId, delta: 5 }))).toBe("functions/failed-precondition");
-    expect(await codeOf(admin.call("resetCounter", { counterId }))).toBe("functions/failed-precondition");
+    expect(await functionsErrorCode(users[0]!.call("incrementCounter", { counterId, delta: 5 }))).toBe("functions/failed-precondition");
+    expect(await functionsErrorCode(admin.call("resetCounter", { counterId }))).toBe("functions/failed-precondition");
     expect(await settled(counterId)).toEqual({ total: 1, members: 1, sum: 1 });
   });
 

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FunctionsError } from "firebase/functions";
-import { signedInClient, type Client } from "../helpers/client";
+import { functionsErrorCode, signedInClient, type Client } from "../helpers/client";
 import { e2eAdminDb } from "../helpers/admin";
 import { pathsUnderIn } from "../helpers/documents";
 
@@ -62,15 +62,6 @@ afterAll(async () => {
   }
 });
 
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(FunctionsError);
-  return (error as FunctionsError).code;
-}
-
 describe("UNIQUE_COUNTERS=e2e-reserved-{id}-likes", () => {
   beforeAll(async () => {
     setParam("e2e-reserved-{id}-likes");
@@ -80,7 +71,7 @@ describe("UNIQUE_COUNTERS=e2e-reserved-{id}-likes", () => {
   it("makes a matching id unique when unique is omitted, and only setMember moves it", async () => {
     const counterId = reservedId();
     await expect(user.call("createCounter", { counterId, numShards: 2 })).resolves.toEqual({ counterId, numShards: 2, unique: true });
-    expect(await codeOf(user.call("incrementCounter", { counterId, delta: 1000 }))).toBe("functions/failed-precondition");
+    expect(await functionsErrorCode(user.call("incrementCounter", { counterId, delta: 1000 }))).toBe("functions/failed-precondition");
     await expect(user.call("setMember", { counterId, member: true })).resolves.toMatchObject({ changed: true });
   });
 
@@ -108,7 +99,7 @@ describe("an invalid UNIQUE_COUNTERS", () => {
 
   it("refuses createCounter with internal and writes nothing, and never stops existing counters", async () => {
     const counterId = `e2e-param-other-${Date.now()}`;
-    expect(await codeOf(user.call("createCounter", { counterId }))).toBe("functions/internal");
+    expect(await functionsErrorCode(user.call("createCounter", { counterId }))).toBe("functions/internal");
     expect(await pathsUnderIn(db, counterId)).toEqual([]);
     await expect(user.call("incrementCounter", { counterId: plain, delta: 2 })).resolves.toMatchObject({ applied: true });
   });

@@ -4,7 +4,6 @@
 // and the real rollup trigger: test/e2e/members.e2e.test.ts.)
 import * as logger from "firebase-functions/logger";
 import { FieldValue, Timestamp } from "firebase-admin/firestore";
-import type { HttpsError } from "firebase-functions/v2/https";
 import {
   ADMIN,
   USER,
@@ -13,9 +12,11 @@ import {
   documentsUnder,
   functions,
   httpsErrorOf,
+  raceWithDelete,
   readCounter,
   shardSum,
   uniqueId,
+  withParam,
   type Caller,
 } from "../helpers/functions";
 import { documentsUnderIn } from "../helpers/documents";
@@ -64,19 +65,6 @@ async function expectRefused(promise: Promise<unknown>, code: string, message: R
   const error = await httpsErrorOf(promise);
   expect(error.code).toBe(code);
   expect(error.message).toMatch(message);
-}
-
-/** Sets a param for each test of the enclosing describe (params are read at request time). */
-function withParam(name: string, value: string): void {
-  let previous: string | undefined;
-  beforeEach(() => {
-    previous = process.env[name];
-    process.env[name] = value;
-  });
-  afterEach(() => {
-    if (previous === undefined) delete process.env[name];
-    else process.env[name] = previous;
-  });
 }
 
 const asTimestamp = (w: { seconds: number; nanoseconds: number }) => new Timestamp(w.seconds, w.nanoseconds);
@@ -436,22 +424,10 @@ describe("deleteCounter and create again", () => {
 
   it("leaves nothing when 200 joins and leaves race it, and the counter created again counts only new joins", async () => {
     const counterId = await newUniqueCounter("del-race", 6);
-    let deleted: Promise<unknown> | undefined;
-    let deletedAt = Number.POSITIVE_INFINITY;
-    const outcomes = await withConcurrency(
-      8,
-      Array.from({ length: 200 }, (_, i) => async () => {
-        if (i === 70) deleted = call(deleteCounter, { counterId }, ADMIN).then(() => (deletedAt = Date.now()));
-        const startedAt = Date.now();
-        try {
-          const answer = await like(counterId, user(i % 30), i % 4 !== 3);
-          return { startedAt, outcome: answer.changed ? "changed" : "unchanged" };
-        } catch (error) {
-          return { startedAt, outcome: (error as HttpsError).code };
-        }
-      }),
-    );
-    await deleted;
+    const { outcomes, deletedAt } = await raceWithDelete(counterId, 200, 70, async (i) => {
+      const answer = await like(counterId, user(i % 30), i % 4 !== 3);
+      return answer.changed ? "changed" : "unchanged";
+    });
     expect(outcomes.every((o) => ["changed", "unchanged", "not-found"].includes(o.outcome))).toBe(true);
     expect(outcomes.filter((o) => o.startedAt > deletedAt).every((o) => o.outcome === "not-found")).toBe(true);
     expect(outcomes.filter((o) => o.outcome === "not-found").length).toBeGreaterThan(0);
