@@ -4,7 +4,7 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT } from "../lib/firebase-cli";
-import { runPreflight, type CheckResult } from "../lib/preflight";
+import { CALLABLES, runPreflight, type CheckResult } from "../lib/preflight";
 
 const FIXTURES = join(REPO_ROOT, ".cache", "preflight-fixtures");
 const TODAY = new Date("2026-11-22T12:00:00Z");
@@ -60,7 +60,7 @@ describe("preflight", () => {
     expect(only(results, "codebase")).toEqual({
       check: "codebase",
       status: "ok",
-      message: 'firebase deploy --only functions:counters deploys the 6 functions of codebase "counters"',
+      message: `firebase deploy --only functions:counters deploys the ${CALLABLES.length + 1} functions of codebase "counters"`,
     });
   });
 
