@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { runCli, type Parsed } from "./lib/cli";
 import { REPO_ROOT } from "./lib/firebase-cli";
-import { startFirestoreEmulator, type RunningEmulator } from "./lib/firestore-emulator";
+import { withFirestoreEmulator } from "./lib/firestore-emulator";
 import { errorMessage } from "./lib/firebase-tools-internals";
 import { blockStatus, type BlockStatus } from "./lib/rules-block";
 import { checkGuarantees, type GuaranteeResult } from "./lib/rules-check";
@@ -52,36 +52,26 @@ async function main({ file }: Args): Promise<number> {
     return 1;
   }
   console.log(`check-rules: ${file}`);
-  let emulator: RunningEmulator | undefined;
-  let firestoreHost = process.env.FIRESTORE_EMULATOR_HOST;
-  if (firestoreHost === undefined) {
-    emulator = await startFirestoreEmulator();
-    firestoreHost = emulator.host;
-  }
+  let results: GuaranteeResult[];
   try {
-    let results: GuaranteeResult[];
-    try {
-      results = await checkGuarantees(source, firestoreHost);
-    } catch (error) {
-      console.error(`check-rules: ${file} could not be evaluated: ${errorMessage(error).replace(/\s*\n\s*/g, " ")}`);
-      return 1;
-    }
-    for (const { guarantee, breakers } of results) {
-      const by = breakers.map((c) => CALLERS[c].label).join(", ");
-      console.log(breakers.length === 0 ? `  ok   ${guarantee.statement}` : `  FAIL ${guarantee.statement} (broken for ${by})`);
-    }
-    console.log(`  note ${BLOCK_NOTE[blockStatus(source, readFileSync(join(REPO_ROOT, "firestore.rules"), "utf8"))]}`);
-    const broken = results.flatMap((r) => r.breaches);
-    if (broken.length === 0) {
-      console.log(`check-rules: all ${results.length} guarantees hold`);
-      return 0;
-    }
-    const failed = results.filter((r) => r.breakers.length > 0).length;
-    console.log(`check-rules: ${failed} of ${results.length} guarantees broken:\n${broken.map((b) => `  ${b}`).join("\n")}`);
+    results = await withFirestoreEmulator((host) => checkGuarantees(source, host));
+  } catch (error) {
+    console.error(`check-rules: ${file} could not be evaluated: ${errorMessage(error).replace(/\s*\n\s*/g, " ")}`);
     return 1;
-  } finally {
-    emulator?.stop();
   }
+  for (const { guarantee, breakers } of results) {
+    const by = breakers.map((c) => CALLERS[c].label).join(", ");
+    console.log(breakers.length === 0 ? `  ok   ${guarantee.statement}` : `  FAIL ${guarantee.statement} (broken for ${by})`);
+  }
+  console.log(`  note ${BLOCK_NOTE[blockStatus(source, readFileSync(join(REPO_ROOT, "firestore.rules"), "utf8"))]}`);
+  const broken = results.flatMap((r) => r.breaches);
+  if (broken.length === 0) {
+    console.log(`check-rules: all ${results.length} guarantees hold`);
+    return 0;
+  }
+  const failed = results.filter((r) => r.breakers.length > 0).length;
+  console.log(`check-rules: ${failed} of ${results.length} guarantees broken:\n${broken.map((b) => `  ${b}`).join("\n")}`);
+  return 1;
 }
 
 runCli(HELP, parseArgs, main);

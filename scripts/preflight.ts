@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { runCli, type Parsed } from "./lib/cli";
 import { REPO_ROOT } from "./lib/firebase-cli";
-import { startFirestoreEmulator, type RunningEmulator } from "./lib/firestore-emulator";
+import { withFirestoreEmulator } from "./lib/firestore-emulator";
 import { runPreflight, type CheckResult } from "./lib/preflight";
 
 const HELP = `Usage: npm run preflight -- [--project <id>] [--dir <folder>] [--now <date>]
@@ -69,23 +69,13 @@ const MARK: Record<CheckResult["status"], string> = { ok: "ok  ", warn: "WARN", 
 async function main(args: Args): Promise<number> {
   const projectId = args.project ?? defaultProject(args.dir);
   console.log(`preflight: ${args.dir} for project ${projectId} on Node ${process.versions.node}`);
-  let emulator: RunningEmulator | undefined;
-  let firestoreHost = process.env.FIRESTORE_EMULATOR_HOST;
-  if (firestoreHost === undefined) {
-    emulator = await startFirestoreEmulator();
-    firestoreHost = emulator.host;
-  }
-  try {
-    const results = await runPreflight({ projectDir: args.dir, projectId, now: args.now, firestoreHost });
-    const width = Math.max(...results.map((r) => r.check.length));
-    for (const r of results) console.log(`  ${MARK[r.status]} ${r.check.padEnd(width)}  ${r.message}`);
-    const failed = results.filter((r) => r.status === "fail").length;
-    const warned = results.filter((r) => r.status === "warn").length;
-    console.log(failed === 0 ? `preflight: passed${warned ? ` with ${warned} warning(s)` : ""}` : `preflight: ${failed} check(s) failed`);
-    return failed === 0 ? 0 : 1;
-  } finally {
-    emulator?.stop();
-  }
+  const results = await withFirestoreEmulator((firestoreHost) => runPreflight({ projectDir: args.dir, projectId, now: args.now, firestoreHost }));
+  const width = Math.max(...results.map((r) => r.check.length));
+  for (const r of results) console.log(`  ${MARK[r.status]} ${r.check.padEnd(width)}  ${r.message}`);
+  const failed = results.filter((r) => r.status === "fail").length;
+  const warned = results.filter((r) => r.status === "warn").length;
+  console.log(failed === 0 ? `preflight: passed${warned ? ` with ${warned} warning(s)` : ""}` : `preflight: ${failed} check(s) failed`);
+  return failed === 0 ? 0 : 1;
 }
 
 runCli(HELP, parseArgs, main);
