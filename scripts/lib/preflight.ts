@@ -1,5 +1,5 @@
-// The deploy preflight: everything `firebase deploy --only functions,firestore` checks before it touches
-// the network, run offline with firebase-tools' own code where it has it (scripts/lib/firebase-tools-
+// The deploy preflight: everything `firebase deploy --only functions:counters,firestore` checks before it
+// touches the network, run offline with firebase-tools' own code where it has it (scripts/lib/firebase-tools-
 // internals.ts), plus the settings a deploy cannot check for us (trigger region vs database location).
 // Each check returns ok / warn / fail with a message that names the problem and the file to change.
 import { readFileSync } from "node:fs";
