@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { REPO_ROOT } from "../lib/firebase-cli";
 import { GUARANTEES } from "../lib/rules-guarantees";
 import { requireEmulators } from "../../functions/test/helpers/emulators";
-import { FIXTURE_APP, pasteRulesBlock, withCatchAll } from "./helpers/existing-app";
+import { FIXTURE_APP, pasteRulesBlock, withCatchAll, withNarrowedCatchAll } from "./helpers/existing-app";
 import { runScript, stopAll, type Run } from "./helpers/run";
 
 const DIR = join(REPO_ROOT, ".cache", "check-rules");
@@ -64,6 +64,12 @@ describe("check-rules", () => {
     expect(summary).toContain("\n  users with the admin claim can write counters/{id}/members/{uid}\n");
     // The catch-all requires sign-in: signed-out clients are still denied, and not named.
     expect(summary).not.toContain("signed-out clients");
+  });
+
+  it("passes once the catch-all leaves the counters out, as the guide shows", async () => {
+    const run = await checkRules(rulesFile("narrowed", withNarrowedCatchAll(pasteRulesBlock(APP_RULES))));
+    expect(verdicts(run)).toEqual(GUARANTEES.map((g) => `ok   ${g.statement}`));
+    expect(run.code).toBe(0);
   });
 
   it("fails an app's rules without our block: nobody can get a counter, and says the block is missing", async () => {

@@ -92,6 +92,15 @@ export function withCatchAll(rules: string): string {
   return insertInDocuments(rules, ["match /{document=**} {", "  allow read, write: if request.auth != null;", "}"]);
 }
 
+/** The same catch-all narrowed as docs/existing-app.md shows: everything but the counters. */
+export function withNarrowedCatchAll(rules: string): string {
+  return insertInDocuments(rules, [
+    "match /{collection}/{document=**} {",
+    '  allow read, write: if request.auth != null && collection != "counters";',
+    "}",
+  ]);
+}
+
 interface IndexFile {
   indexes?: unknown[];
   fieldOverrides?: { collectionGroup?: string; fieldPath?: string }[];
