@@ -43,7 +43,8 @@ export function copyFunctions(appDir: string, prebuilt = false): void {
  * the repository's node_modules above the copy.
  */
 export function installFunctionsDependencies(appDir: string): void {
-  symlinkSync(join(REPO_ROOT, "functions", "node_modules"), join(appDir, COUNTERS_SOURCE, "node_modules"));
+  const installed = join(REPO_ROOT, "functions", "node_modules");
+  if (existsSync(installed)) symlinkSync(installed, join(appDir, COUNTERS_SOURCE, "node_modules"));
 }
 
 interface CodebaseEntry {
