@@ -67,10 +67,10 @@ export function productionLikeDelivery(ctx: BenchContext, wrapped: WrappedFuncti
     label: "production-like",
     description: describeModel(o.deliveryInstances, model),
     createCounters: (key, rollup, count, shards) => createBenchCounters(ctx, `${key}-prod`, rollup, count, shards, { db: wrapped.db }),
-    run(workload, counters, drive) {
+    async run(workload, counters, drive) {
       const deliverer = createDeliverer(wrapped.instances(counters[0]!.rollup, o.deliveryInstances), model, seededRandom(seed++));
-      const record = eventRecorder();
-      return directPhase(workload, "production-like", counters, deliverer, async () => {
+      const record = await eventRecorder(counters);
+      return await directPhase(workload, "production-like", counters, deliverer, async () => {
         const startedAtMs = Date.now();
         const { writes } = await drive(async (counter) => {
           const event = await record(counter);
