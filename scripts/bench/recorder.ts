@@ -9,8 +9,9 @@
 // Lag of a write W (commit time t): the time from t to the update time of the first parent state that
 // covers W. Ours: the state's `rollup.readTime` ≥ t (the product's own coverage rule). Naive: the
 // state is at or after t and its total ≥ the true sum just after W (every delta is +1, so the true sum
-// only grows). Both times come from the Firestore emulator's clock. Workload 3 delivers the events itself
-// and measures from each event's first delivery instead (this machine's clock, which the emulator shares).
+// only grows). Both times come from the Firestore emulator's clock, under either delivery: production-like
+// delivery's random delay is part of the lag, as Eventarc's would be. Workload 3 measures from each
+// event's first delivery instead (this machine's clock, which the emulator shares).
 import { parentStateOf, readParent, shardSum, type Counter, type ParentState, type Rollup, type ShardWriteRecord } from "./counters";
 import type { DeliveryStats } from "./delivery/deliverer";
 import { sleep } from "./pace";

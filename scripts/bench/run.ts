@@ -4,14 +4,13 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { initializeApp } from "firebase-admin/app";
 import { getFirestore } from "firebase-admin/firestore";
-import type { Rollup } from "./counters";
 import { productionLikeDelivery } from "./delivery/direct";
 import { wrappedFunctions } from "./delivery/wrapped";
 import { BENCH_PROJECT, emulatorHost, loadFunctionParams, rollupIntervalMs } from "./env";
 import type { BenchOptions } from "./options";
 import { renderPng, sustainedSpec } from "./plot";
 import { emulatorLogPath, opsOf, perMillion } from "./ops";
-import type { DeliveryLabel, PhaseResult } from "./recorder";
+import type { PhaseResult } from "./recorder";
 import { machine, machineLine, renderReport, type BenchResults, type CostRow } from "./report";
 import { targets } from "./targets";
 import { sleep } from "./pace";
@@ -20,7 +19,7 @@ import { burst } from "./workloads/burst";
 import { emulatorCapacity } from "./workloads/capacity";
 import type { BenchContext } from "./workloads/context";
 import { endToEnd } from "./workloads/endToEnd";
-import { drainFunctionsQueue, emulatorDelivery } from "./workloads/phase";
+import { drainFunctionsQueue, emulatorDelivery, type Delivery } from "./workloads/phase";
 import { redelivery } from "./workloads/redelivery";
 import { sparse } from "./workloads/sparse";
 import { sustained } from "./workloads/sustained";
@@ -66,21 +65,15 @@ async function main(): Promise<number> {
     `workload 0, sparse: ${options.sparseCounters} idle counters, ${options.sparseIncrements} increments each, ${options.sparseGapMs} ms apart, ours then naive`,
     () => sparse(ctx, emulator),
   );
-  const sustainedLine = (rate: number, label: DeliveryLabel) =>
-    `workload 1, sustained, ${label} delivery: ${rate}/s for ${options.sustainedSeconds} s on one counter of ${options.sustainedShards} shards, ours then naive`;
-  const burstLine = (label: DeliveryLabel) =>
-    `workload 2, burst, ${label} delivery: ${options.burstIncrements} increments over ${options.burstCounters} counters, ${options.burstConcurrency} in flight, ours then naive`;
-  const w1 = await step(sustainedLine(options.sustainedRate, "emulator"), () => sustained(ctx, emulator, options.sustainedRate));
-  const w2 = await step(burstLine("emulator"), () => burst(ctx, emulator));
-
-  const direct = await directWorkloads(ctx, sustainedLine, burstLine);
+  const onEmulator = await loadWorkloads(ctx, emulator, [options.sustainedRate]);
+  const direct = await directWorkloads(ctx);
   const w4 = await step(
     `workload 4, end to end: ${options.e2eCalls} calls per path, ${options.e2eConcurrency} in flight`,
     () => endToEnd(ctx),
   );
 
-  const loads = [...w1.results, ...direct.w1p.flatMap((w) => w.results), ...w2, ...direct.w2p];
-  const phases = [...w0, ...loads, ...direct.w3, w4.rollup];
+  const loads = [...onEmulator.sustained, ...direct.sustained, ...onEmulator.burst, ...direct.burst];
+  const phases = [...w0, ...loads, ...direct.redelivery, w4.rollup];
   // Workload 4's naive side is the naive callable; its increments ran the naive trigger like any other.
   const naiveE2e = { ...w4.rollup, rollup: "naive" as const, opsPrefix: w4.naiveOpsPrefix, increments: w4.naiveIncrements };
   const costs = await step("operations per workload, from the functions' \"rollup ops\" log lines", () =>
@@ -98,21 +91,21 @@ async function main(): Promise<number> {
     productionLike: direct.description,
     phases,
     endToEnd: w4,
-    targets: targets([...w0, ...loads, ...direct.w3], w4, ctx.intervalMs),
-    sustainedTimeline: [...w1.timeline, ...(direct.w1p[0]?.timeline ?? [])],
+    targets: targets([...w0, ...loads, ...direct.redelivery], w4, ctx.intervalMs),
+    sustainedTimeline: [...onEmulator.timeline, ...direct.timeline],
     costs,
   };
   mkdirSync(options.outDir, { recursive: true });
   const jsonPath = join(options.outDir, "results.json");
   writeFileSync(jsonPath, `${JSON.stringify(results, null, 2)}\n`);
-  const writesOf = (rollup: Rollup, delivery: DeliveryLabel) =>
-    [...w1.results, ...(direct.w1p[0]?.results ?? [])].find((r) => r.rollup === rollup && r.delivery === delivery)?.parentWrites ?? 0;
+  // The plot: workload 1 at the base rate under both deliveries.
+  const plotted = loads.filter((p) => p.workload === onEmulator.sustained[0]?.workload);
   const png = await renderPng(
     sustainedSpec(results.sustainedTimeline, {
       rate: options.sustainedRate,
       seconds: options.sustainedSeconds,
       intervalMs: ctx.intervalMs,
-      parentWrites: (rollup, delivery) => writesOf(rollup, delivery),
+      parentWrites: (rollup, delivery) => plotted.find((r) => r.rollup === rollup && r.delivery === delivery)?.parentWrites ?? 0,
     }),
   );
   const pngPaths = [join(options.outDir, "bench-sustained.png"), ...(options.plotCopy === undefined ? [] : [options.plotCopy])];
@@ -133,28 +126,45 @@ async function main(): Promise<number> {
 }
 
 /**
- * The workloads whose events the benchmark delivers itself, to handlers in this process
- * (delivery/wrapped.ts): workloads 1 and 2 under production-like delivery, and workload 3.
+ * Workloads 1 and 2 (the load workloads) under one delivery: workload 1 at each rate, then workload 2.
+ * Returns the plot's time series of workload 1 at the first rate.
  */
-async function directWorkloads(
-  ctx: BenchContext,
-  sustainedLine: (rate: number, label: DeliveryLabel) => string,
-  burstLine: (label: DeliveryLabel) => string,
-) {
+async function loadWorkloads(ctx: BenchContext, delivery: Delivery, rates: readonly number[]) {
+  const { options } = ctx;
+  const sustainedRuns = [];
+  for (const rate of rates) {
+    sustainedRuns.push(
+      await step(
+        `workload 1, sustained, ${delivery.label} delivery: ${rate}/s for ${options.sustainedSeconds} s on one counter of ${options.sustainedShards} shards, ours then naive`,
+        () => sustained(ctx, delivery, rate),
+      ),
+    );
+  }
+  const burstResults = await step(
+    `workload 2, burst, ${delivery.label} delivery: ${options.burstIncrements} increments over ${options.burstCounters} counters, ${options.burstConcurrency} writes in flight, ours then naive`,
+    () => burst(ctx, delivery),
+  );
+  return { sustained: sustainedRuns.flatMap((r) => r.results), burst: burstResults, timeline: sustainedRuns[0]?.timeline ?? [] };
+}
+
+/**
+ * The workloads whose events the benchmark delivers itself, to handlers in this process
+ * (delivery/wrapped.ts): workloads 1 and 2 under production-like delivery (workload 1 also at the high
+ * rate, which the emulator's one-at-a-time delivery could only queue), and workload 3.
+ */
+async function directWorkloads(ctx: BenchContext) {
   const { options } = ctx;
   const wrapped = wrappedFunctions();
   try {
     const productionLike = productionLikeDelivery(ctx, wrapped);
     say(productionLike.description);
     const rates = [options.sustainedRate, ...(options.sustainedHighRate > 0 ? [options.sustainedHighRate] : [])];
-    const w1p = [];
-    for (const rate of rates) w1p.push(await step(sustainedLine(rate, "production-like"), () => sustained(ctx, productionLike, rate)));
-    const w2p = await step(burstLine("production-like"), () => burst(ctx, productionLike));
-    const w3 = await step(
+    const loads = await loadWorkloads(ctx, productionLike, rates);
+    const redeliveryResults = await step(
       `workload 3, redelivery: ${options.redeliveryIncrements} increments over ${options.redeliveryCounters} counters, every event delivered twice, shuffled`,
       () => redelivery(ctx, wrapped),
     );
-    return { w1p, w2p, w3, description: productionLike.description };
+    return { ...loads, redelivery: redeliveryResults, description: productionLike.description };
   } finally {
     // Restores the environment firebase-functions-test changed, before workload 4's callables.
     wrapped.cleanup();
