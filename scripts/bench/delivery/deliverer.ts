@@ -78,7 +78,7 @@ export function createDeliverer<E>(
   let head = 0;
   let pending = 0;
   let failure: { error: unknown } | undefined;
-  let onIdle: (() => void) | undefined;
+  const onIdle: (() => void)[] = [];
 
   const schedule = (item: Ready<E>, delayMs: number) => {
     pending++;
@@ -90,7 +90,7 @@ export function createDeliverer<E>(
 
   const finish = () => {
     pending--;
-    if (pending === 0) onIdle?.();
+    if (pending === 0) onIdle.splice(0).forEach((wake) => wake());
   };
 
   const pump = () => {
@@ -148,7 +148,7 @@ export function createDeliverer<E>(
           else reject(failure.error instanceof Error ? failure.error : new Error(String(failure.error)));
         };
         if (pending === 0) done();
-        else onIdle = done;
+        else onIdle.push(done);
       });
     },
   };
