@@ -65,7 +65,7 @@ const FLAGS: Flag[] = [
   { key: "e2eConcurrency", flag: "--e2e-concurrency", full: 4, quick: 4, min: 1, help: "workload 4: calls in flight" },
   { key: "capacityEvents", flag: "--capacity-events", full: 2000, quick: 150, min: 1, help: "no-op events that measure the emulator's delivery capacity" },
   { key: "deliveryDelayMs", flag: "--delivery-delay-ms", full: 1000, quick: 1000, min: 0, help: "production-like delivery: each delivery a uniform random 0..n ms after its write" },
-  { key: "deliveryDuplicatesPercent", flag: "--delivery-duplicates-percent", full: 1, quick: 10, min: 0, max: 100, help: "production-like delivery: % of events delivered twice" },
+  { key: "deliveryDuplicatesPercent", flag: "--delivery-duplicates", full: 1, quick: 10, min: 0, max: 100, help: "production-like delivery: % of events delivered twice" },
   { key: "deliveryInstances", flag: "--delivery-instances", full: 2, quick: 2, min: 1, help: "production-like delivery: instances (each its own module memory)" },
   { key: "deliveryConcurrency", flag: "--delivery-concurrency", full: 80, quick: 80, min: 1, help: "production-like delivery: deliveries in flight per instance (ROLLUP_CONCURRENCY)" },
   { key: "settleTimeoutSeconds", flag: "--settle-timeout", full: 180, quick: 60, min: 1, help: "longest wait for a rollup to settle" },
