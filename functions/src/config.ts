@@ -8,7 +8,9 @@ import {
   maxShards,
   requestTtlHours,
   rollupIntervalMs,
+  uniqueCounters,
 } from "./params";
+import { parseCounterIdPatterns, type Template } from "./counters/patterns";
 
 export interface Config {
   defaultShards: number;
@@ -41,4 +43,14 @@ export function config(): Config {
     allowUnauthenticated: allowUnauthenticated.value(),
     enforceAppCheck: enforceAppCheck.value(),
   };
+}
+
+/**
+ * The UNIQUE_COUNTERS patterns (parsed once per value). A bad value throws, naming the pattern, so
+ * createCounter fails loudly (logged, `internal`) instead of creating counters as if it were empty. Read
+ * only by createCounter, the one operation it decides: the rollup and the other callables never stop
+ * over it.
+ */
+export function uniqueCounterPatterns(): Template[] {
+  return parseCounterIdPatterns("UNIQUE_COUNTERS", uniqueCounters.value());
 }

@@ -5,12 +5,14 @@
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { SHARD_DOCUMENT_PATTERN } from "../../functions/src/counters/paths";
+import { parseCounterIdPatterns } from "../../functions/src/counters/patterns";
 import { checkCodebase, countersCodebase } from "./codebase-check";
 import { discoverBuild, endpointsOf, resolveBuild, type ProjectRef } from "./codebases";
 import {
   deployValidate,
   errorMessage,
   firestoreApi,
+  functionsEnv,
   nodeValidate,
   projectConfig,
   runtimeChoice,
@@ -39,8 +41,8 @@ export interface PreflightOptions {
   firestoreHost: string;
 }
 
-/** The contract's functions (DESIGN.md): five callables and the rollup trigger. */
-export const CALLABLES = ["createCounter", "incrementCounter", "resetCounter", "reshardCounter", "deleteCounter"];
+/** The contract's functions (DESIGN.md): six callables and the rollup trigger. */
+export const CALLABLES = ["createCounter", "incrementCounter", "setMember", "resetCounter", "reshardCounter", "deleteCounter"];
 export const TRIGGER = "rollupTotal";
 export const WRITTEN_EVENT = "google.cloud.firestore.document.v1.written";
 /** firebase-tools reads a manifest only from firebase-functions >= 3.20.0 (runtimes/node/index.js). */
@@ -100,6 +102,7 @@ export async function runPreflight(options: PreflightOptions): Promise<CheckResu
       results.push(await checkCodebase(ctx.project, ctx.codebases, resolved.backend));
     }
   }
+  results.push(checkUniqueCounters(ctx));
   results.push(await checkRules(ctx), checkIndexes(ctx));
   return results;
 }
@@ -301,7 +304,7 @@ function checkManifest(backend: Backend): CheckResult {
   return {
     check,
     status: "ok",
-    message: `6 v2 endpoints in ${regions}: ${CALLABLES.length} callables; ${TRIGGER} on ${WRITTEN_EVENT} ${SHARD_DOCUMENT_PATTERN}, retry on, ${sizing}`,
+    message: `${endpoints.length} v2 endpoints in ${regions}: ${CALLABLES.length} callables; ${TRIGGER} on ${WRITTEN_EVENT} ${SHARD_DOCUMENT_PATTERN}, retry on, ${sizing}`,
   };
 }
 
@@ -338,6 +341,31 @@ function checkPlacement(ctx: Context, backend: Backend): CheckResult[] {
     });
   }
   return results;
+}
+
+// --- counter-id patterns ---------------------------------------------------------------------------
+
+/**
+ * UNIQUE_COUNTERS, parsed by the functions' own parser (counters/patterns.ts) from the values a deploy
+ * would use: a bad pattern fails here, naming it, instead of making createCounter refuse every call.
+ */
+function checkUniqueCounters(ctx: Context): CheckResult {
+  const check = "unique counters";
+  const { projectId } = ctx.options;
+  const source = relative(ctx.options.projectDir, ctx.sourceDir);
+  let value: string;
+  try {
+    value = functionsEnv.loadUserEnvs({ functionsSource: ctx.sourceDir, projectId }).UNIQUE_COUNTERS ?? "";
+  } catch (error) {
+    return { check, status: "fail", message: `reading ${source}/.env for ${projectId}: ${errorMessage(error)}` };
+  }
+  try {
+    const patterns = parseCounterIdPatterns("UNIQUE_COUNTERS", value);
+    if (patterns.length === 0) return { check, status: "ok", message: "UNIQUE_COUNTERS is empty: no counter id is reserved for unique counters" };
+    return { check, status: "ok", message: `UNIQUE_COUNTERS: ids matching ${patterns.map((p) => p.source).join(", ")} are always unique counters` };
+  } catch (error) {
+    return { check, status: "fail", message: `${errorMessage(error)}; fix it in ${source}/.env or ${source}/.env.${projectId}` };
+  }
 }
 
 // --- rules and indexes -----------------------------------------------------------------------------
