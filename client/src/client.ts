@@ -3,7 +3,7 @@
 // (see coverage.ts for the rule and its argument).
 import { doc, onSnapshot, type DocumentSnapshot, type Firestore } from "firebase/firestore";
 import { httpsCallable, type Functions } from "firebase/functions";
-import { asTime, compareTimes, isCovered, laterOf, uncoveredDelta, type OwnIncrement, type Time } from "./coverage";
+import { asTime, compareTimes, isCovered, laterOf, uncoveredDelta, type OwnIncrement, type Time } from "./coverage.js";
 
 /** The data `incrementCounter` receives. */
 export interface IncrementRequest {
