@@ -23,7 +23,8 @@ interface Run {
   stderr: string;
 }
 
-function runReconcile(args: string[]): Promise<Run> {
+/** Runs reconcile; `onStdout` sees the output so far and may return a signal to send (once). */
+function runReconcile(args: string[], onStdout?: (stdout: string) => NodeJS.Signals | undefined): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "scripts", "reconcile.ts"), "--project", PROJECT, ...args], {
       cwd: REPO_ROOT,
@@ -32,10 +33,18 @@ function runReconcile(args: string[]): Promise<Run> {
     });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
+    let signalled = false;
+    child.stdout.on("data", (c: Buffer) => {
+      stdout += c.toString("utf8");
+      const signal = signalled ? undefined : onStdout?.(stdout);
+      if (signal !== undefined) {
+        signalled = true;
+        child.kill(signal);
+      }
+    });
     child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
     child.on("error", reject);
-    child.on("exit", (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr }));
   });
 }
 
@@ -83,7 +92,7 @@ describe("reconcile at scale", () => {
     expect(reports.map((r) => r.counterId)).toEqual(Array.from({ length: COUNTERS }, (_, i) => idOf(i)));
     expect(reports.filter((r) => r.status === "drift").map((r) => r.counterId)).toEqual(DRIFTED);
     expect(run.stderr).toContain(`${COUNTERS}/${COUNTERS} counters (100%)`);
-    expect(run.stderr).toContain(`resume with --start-after ${idOf(COUNTERS - 1)}`);
+    expect(run.stderr).not.toContain("resume with"); // it finished: nothing to resume
     expect(run.stderr).toContain(`${PROJECT}: ${COUNTERS - DRIFTED.length} ok, ${DRIFTED.length} drift`);
   });
 
@@ -103,6 +112,16 @@ describe("reconcile at scale", () => {
     expect(again.stderr).not.toContain("counters (");
   });
 
+  it("prints where to resume only when interrupted, and exits 130", async () => {
+    // Interrupt once a few hundred reports are out: the run is then well under way and far from done.
+    const run = await runReconcile(["--json", "--concurrency", "2"], (stdout) => (stdout.split("\n").length > 300 ? "SIGINT" : undefined));
+    expect(run.code).toBe(130);
+    const reports = reportsOf(run);
+    expect(reports.length).toBeLessThan(COUNTERS);
+    const lastReported = reports[reports.length - 1]!.counterId;
+    expect(run.stderr).toMatch(new RegExp(`interrupted \\(SIGINT\\) after ${reports.length}/${COUNTERS} counters; resume with --start-after ${lastReported}\n`));
+  });
+
   it("refuses a bad --concurrency with exit code 2", async () => {
     const run = await runReconcile(["--concurrency", "0"]);
     expect(run.code).toBe(2);
@@ -111,10 +130,8 @@ describe("reconcile at scale", () => {
 });
 
 describe("progressLine", () => {
-  it("says done of total, rate, time left and where to resume", () => {
-    expect(progressLine({ done: 1200, total: 5000, elapsedMs: 4000, resumeAfter: "c-1199" })).toBe(
-      "1200/5000 counters (24%), 300.0/s, 13 s left; resume with --start-after c-1199",
-    );
+  it("says done of total, rate and time left", () => {
+    expect(progressLine({ done: 1200, total: 5000, elapsedMs: 4000 })).toBe("1200/5000 counters (24%), 300.0/s, 13 s left");
     expect(progressLine({ done: 10, total: 100_000, elapsedMs: 1000 })).toBe("10/100000 counters (0%), 10.0/s, 2 h 46 min left");
     expect(progressLine({ done: 0, total: 0, elapsedMs: 0 })).toBe("0/0 counters (100%), 0.0/s, 0 s left");
   });
