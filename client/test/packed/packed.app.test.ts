@@ -103,6 +103,13 @@ describe("the packed client in a fresh app", () => {
     expect(firebases).toEqual([["node_modules/firebase", expect.objectContaining({ version: FIREBASE_VERSION })]]);
   });
 
+  it("has types for import and for require (TypeScript, module nodenext)", async () => {
+    const tsc = require.resolve("typescript/bin/tsc", { paths: [REPO_ROOT] });
+    const result = await run(process.execPath, [tsc, "-p", "tsconfig.json"], appDir);
+    expect(`${result.stdout}${result.stderr}`).toBe("");
+    expect(result.code).toBe(0);
+  });
+
   it("watch() shows the total in a \"type\": \"module\" Node app, and an increment() settles in it", async () => {
     const result = await run(process.execPath, ["node-app.mjs"], appDir, { ...process.env, APP_CONFIG: JSON.stringify(appConfig()) });
     const steps = stepsOf(result.stdout);
