@@ -1,53 +1,21 @@
 // The local scripts run as a developer runs them: seed and make-admin against the emulators; seed,
 // reconcile and make-admin with the emulators stopped (a quick "start the emulators first: npm start"
 // and exit code 3, not a 45 s hang and a stack); `bench --help` without a build.
-import { spawn } from "node:child_process";
 import { statSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { deleteApp, initializeApp } from "firebase/app";
 import { connectAuthEmulator, getAuth, signInWithEmailAndPassword } from "firebase/auth";
 import { randomUUID } from "node:crypto";
 import { REPO_ROOT } from "../lib/firebase-cli";
+import { freePort } from "../lib/firestore-emulator";
+import { run, type Run } from "./helpers/run";
 import { authHost, requireEmulators, requireFunctionsEmulator } from "../../functions/test/helpers/emulators";
 import { E2E_PROJECT } from "../../functions/test/helpers/client";
 
 jest.setTimeout(120_000);
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
 function runScript(script: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Run> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "scripts", script), ...args], {
-      cwd: REPO_ROOT,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr, ms: Date.now() - started }));
-  });
-}
-
-/** A loopback port nothing listens on (bound, then released). */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
+  return run(process.execPath, ["--import", "tsx", join(REPO_ROOT, "scripts", script), ...args], { cwd: REPO_ROOT, env });
 }
 
 /** The signed-in user's custom claims, after signing in with email and password against the Auth emulator. */
@@ -66,7 +34,8 @@ async function claimsOf(email: string, password: string): Promise<Record<string,
 describe("with the emulators stopped", () => {
   let stopped: NodeJS.ProcessEnv;
   beforeAll(async () => {
-    const [auth, firestore] = await Promise.all([closedPort(), closedPort()]);
+    // Free ports: bound, then released, so nothing listens on them.
+    const [auth, firestore] = await Promise.all([freePort(), freePort()]);
     // No hub: the scripts then take the functions emulator's port from firebase.json; seed checks every
     // emulator, so auth and firestore being down is enough for it to stop.
     stopped = { ...process.env, FIREBASE_AUTH_EMULATOR_HOST: `127.0.0.1:${auth}`, FIRESTORE_EMULATOR_HOST: `127.0.0.1:${firestore}`, FIREBASE_EMULATOR_HUB: "" };

@@ -4,7 +4,6 @@
 // esbuild and run in headless Chromium. Each would break if the client loaded a second copy of the SDK:
 // the app's Firestore instance is then refused by the client's copy ("Expected first argument to doc()
 // to be a CollectionReference, a DocumentReference or FirebaseFirestore"), the bug of issue 20.
-import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +14,7 @@ import { emulatorHosts, type EmulatorHosts } from "../../../scripts/lib/emulator
 import { functionsRegion } from "../../../scripts/lib/example-web";
 import { REPO_ROOT } from "../../../scripts/lib/firebase-cli";
 import { serveStatic } from "../../../scripts/lib/static-server";
+import { run, type Run } from "../../../scripts/test/helpers/run";
 import { E2E_PROJECT, signedInClient, type Client } from "../../../functions/test/helpers/client";
 
 // npm pack and an install of firebase (from npm's cache, which `npm ci` filled) take a minute or two here.
@@ -29,32 +29,13 @@ let hosts: EmulatorHosts;
 let admin: Client;
 const counterId = `packed-${randomUUID().slice(0, 8)}`;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a command to its end; stdin closed. */
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
-}
-
 /** npm as the test's own npm run started it (npm_execpath), else the one on PATH; outside any npm script's settings. */
 function npm(args: string[], cwd: string): Promise<Run> {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([key]) => !/^npm_(package_|lifecycle_|config_(local_)?prefix$)/.test(key) && key !== "INIT_CWD"),
   );
   const cli = process.env.npm_execpath;
-  return cli !== undefined && cli.endsWith(".js") ? run(process.execPath, [cli, ...args], cwd, env) : run("npm", args, cwd, env);
+  return cli !== undefined && cli.endsWith(".js") ? run(process.execPath, [cli, ...args], { cwd, env }) : run("npm", args, { cwd, env });
 }
 
 function appConfig() {
@@ -105,13 +86,13 @@ describe("the packed client in a fresh app", () => {
 
   it("has types for import and for require (TypeScript, module nodenext)", async () => {
     const tsc = require.resolve("typescript/bin/tsc", { paths: [REPO_ROOT] });
-    const result = await run(process.execPath, [tsc, "-p", "tsconfig.json"], appDir);
+    const result = await run(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: appDir });
     expect(`${result.stdout}${result.stderr}`).toBe("");
     expect(result.code).toBe(0);
   });
 
   it("watch() shows the total in a \"type\": \"module\" Node app, and an increment() settles in it", async () => {
-    const result = await run(process.execPath, ["node-app.mjs"], appDir, { ...process.env, APP_CONFIG: JSON.stringify(appConfig()) });
+    const result = await run(process.execPath, ["node-app.mjs"], { cwd: appDir, env: { ...process.env, APP_CONFIG: JSON.stringify(appConfig()) } });
     const steps = stepsOf(result.stdout);
     expect({ code: result.code, steps, stderr: result.stderr }).toMatchObject({
       code: 0,
@@ -125,7 +106,7 @@ describe("the packed client in a fresh app", () => {
 
   it("watch() works from CommonJS too (require gets the CommonJS build with the CommonJS SDK)", async () => {
     const total = (await admin.readCounter(counterId))?.total;
-    const result = await run(process.execPath, ["node-app.cjs"], appDir, { ...process.env, APP_CONFIG: JSON.stringify(appConfig()) });
+    const result = await run(process.execPath, ["node-app.cjs"], { cwd: appDir, env: { ...process.env, APP_CONFIG: JSON.stringify(appConfig()) } });
     expect({ code: result.code, steps: stepsOf(result.stdout) }).toEqual({ code: 0, steps: [{ step: "watched", value: total }] });
   });
 
