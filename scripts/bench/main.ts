@@ -94,7 +94,7 @@ function runInsideEmulators(options: BenchOptions, logPath: string): Promise<num
   });
 }
 
-/** tsc for the functions codebase (what `npm run build` runs); resolves with its exit code. */
+/** tsc for the functions codebase (the functions half of `npm run build`); resolves with its exit code. */
 function buildFunctions(): Promise<number> {
   const tsc = require.resolve("typescript/bin/tsc", { paths: [REPO_ROOT] });
   const child = spawn(process.execPath, [tsc, "-p", join(REPO_ROOT, "functions", "tsconfig.build.json")], { stdio: "inherit" });
