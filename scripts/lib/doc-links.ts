@@ -34,6 +34,8 @@ export function headingSlug(heading: string): string {
   return heading
     .trim()
     .toLowerCase()
+    // A link in a heading counts by its text only, as GitHub renders it.
+    .replace(/!?\[((?:[^\]]|\](?!\())*)\]\([^)]*\)/g, "$1")
     .replace(/`/g, "")
     .replace(/[^\p{L}\p{N}\s_-]/gu, "")
     .replace(/\s/g, "-");

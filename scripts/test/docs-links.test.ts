@@ -52,6 +52,7 @@ describe("headings and links", () => {
   it("slugs headings the way GitHub does", () => {
     expect(headingSlug("`resetCounter` (admin)")).toBe("resetcounter-admin");
     expect(headingSlug("Before the first deploy: `npm run preflight`")).toBe("before-the-first-deploy-npm-run-preflight");
+    expect(headingSlug("Firestore rules ([`firestore.rules`](../firestore.rules))")).toBe("firestore-rules-firestorerules");
     expect([...anchorsOf("# A\n## A\n```\n# not a heading\n```\n")]).toEqual(["a", "a-1"]);
   });
 
