@@ -1,9 +1,11 @@
 // Test tiers (see README, "Tests"): unit = pure logic, no emulator; emulator = functions wrapped with
 // firebase-functions-test against the real Firestore and Auth emulators; rules = firestore.rules with
 // @firebase/rules-unit-testing; e2e = the Firebase JS SDK against the functions emulator.
-// scripts = the operator tools (preflight, reconcile). client = the app-side client package (client/): its pure
-// coverage rule, and the client with the real JS SDK against the emulators. `npm test` runs all of them
-// inside `firebase emulators:exec`.
+// scripts = the operator tools (preflight, reconcile, seed, make-admin, bench) run as CLIs. client = the
+// app-side client package (client/): its pure coverage rule, and the client with the real JS SDK against
+// the emulators. app = what an app developer gets: the packed client installed in fresh apps (Node ESM,
+// CommonJS, a browser bundle) and the example like button (examples/web), in headless Chromium.
+// `npm test` runs all of them inside `firebase emulators:exec`.
 const tier = (name, match, extra = {}) => ({
   displayName: name,
   preset: "ts-jest",
@@ -26,6 +28,14 @@ module.exports = {
     tier("e2e", "e2e/**/*.e2e.test.ts", { setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"] }),
     // scripts = the operator tools (deploy preflight, reconcile at scale) against the emulators.
     tier("scripts", "<rootDir>/scripts/test/**/*.test.ts", { setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"] }),
-    tier("client", "<rootDir>/client/test/**/*.test.ts", { setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"] }),
+    // The client's sources import "./x.js" (what its ESM build needs); jest loads the .ts files.
+    tier("client", "<rootDir>/client/test/*.test.ts", {
+      setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"],
+      moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
+    }),
+    tier("app", "<rootDir>/client/test/packed/**/*.test.ts", {
+      testMatch: ["<rootDir>/client/test/packed/**/*.test.ts", "<rootDir>/examples/web/test/**/*.test.ts"],
+      setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"],
+    }),
   ],
 };

@@ -1,18 +1,89 @@
 // Starts the local emulator suite (auth, firestore, functions) or runs a command inside it.
-//   tsx scripts/emulators.ts start               serve the backend locally until Ctrl-C
+//   tsx scripts/emulators.ts start               serve the backend and the example app locally until Ctrl-C
 //   tsx scripts/emulators.ts exec -- <command>   start the suite, run <command>, stop, exit with its code
-import { DEFAULT_PROJECT, EMULATORS, runFirebase, shellQuote } from "./lib/firebase-cli";
 import { exitWith } from "./lib/cli";
+import { configuredHosts } from "./lib/emulator-hosts";
+import { buildExample, EXAMPLE_COUNTER, EXAMPLE_OUT_DIR, exampleConfig, functionsRegion } from "./lib/example-web";
+import { DEFAULT_PROJECT, EMULATORS, emulatorEnv, runFirebase, shellQuote } from "./lib/firebase-cli";
+import { isDebugLogLine, isReadyLine, nextSteps } from "./lib/start-output";
+import { serveStatic, type RunningServer } from "./lib/static-server";
+
+/** Where `npm start` serves the example web app (--web-port changes it). */
+const DEFAULT_WEB_PORT = 5050;
 
 const HELP = `Usage:
-  tsx scripts/emulators.ts start [--project <id>] [--config <firebase.json>]
+  tsx scripts/emulators.ts start [--project <id>] [--config <firebase.json>] [--web-port <n>] [--debug]
   tsx scripts/emulators.ts exec [--project <id>] [--config <firebase.json>] -- <command> [args...]
 
 Runs the pinned firebase-tools with the ${EMULATORS} emulators. Uses the Firestore emulator installed
-by the Debian package google-cloud-cli-firestore-emulator when present (see README, Requirements).
+by the Debian package google-cloud-cli-firestore-emulator when present (docs/development.md).
+start also builds the example web app (examples/web) and serves it on 127.0.0.1:<web-port> (default
+${DEFAULT_WEB_PORT}) once the emulators are ready, then prints the next steps. The functions' debug logs
+(one line per rollup and per call) are hidden unless --debug.
 Environment: EMULATOR_LOG_VERBOSITY (exec only: DEBUG, INFO, QUIET (default), SILENT),
 FIRESTORE_EMULATOR_BINARY_PATH (use this emulator binary), FUNCTIONS_EMULATOR_PARALLEL
 (requests the functions emulator runs at once, default 16).`;
+
+interface Options {
+  project: string;
+  configFile: string | undefined;
+  webPort: number;
+  debug: boolean;
+  command: string[];
+}
+
+function parse(rest: string[]): Options | string {
+  const options: Options = { project: DEFAULT_PROJECT, configFile: undefined, webPort: DEFAULT_WEB_PORT, debug: false, command: [] };
+  const separator = rest.indexOf("--");
+  const flags = separator === -1 ? rest : rest.slice(0, separator);
+  options.command = separator === -1 ? [] : rest.slice(separator + 1);
+  for (let i = 0; i < flags.length; i++) {
+    const flag = flags[i];
+    const value = flags[i + 1];
+    if (flag === "--debug") options.debug = true;
+    else if (flag === "--project" && value !== undefined) options.project = value;
+    else if (flag === "--config" && value !== undefined) options.configFile = value;
+    else if (flag === "--web-port" && value !== undefined && /^\d+$/.test(value) && Number(value) < 65536) options.webPort = Number(value);
+    else return `unknown or incomplete option ${String(flag)}`;
+    if (flag !== "--debug") i++;
+  }
+  return options;
+}
+
+/** emulators:start with the example served next to it, the next steps once ready, debug logs filtered. */
+async function start({ project, configFile, webPort, debug }: Options): Promise<number> {
+  await buildExample();
+  const hosts = configuredHosts(configFile);
+  let server: RunningServer | undefined;
+  let stopped = false;
+  const onReady = async () => {
+    let example: { url: string } | { error: string };
+    try {
+      server = await serveStatic(EXAMPLE_OUT_DIR, exampleConfig(project, hosts), webPort);
+      example = { url: server.url };
+      if (stopped) await server.close();
+    } catch (error) {
+      example = { error: `${String(error)} (choose another port: npm start -- --web-port <n>)` };
+    }
+    console.log(nextSteps({ project, region: functionsRegion(), hosts, example, counterId: EXAMPLE_COUNTER, debug }));
+  };
+  // QUIET drops the two lines per function invocation ("Beginning execution", "Finished"); --debug keeps them.
+  const verbosity = ["--log-verbosity", debug ? "INFO" : "QUIET"];
+  const config = configFile ? ["--config", configFile] : [];
+  const code = await runFirebase(["emulators:start", "--project", project, "--only", EMULATORS, ...config, ...verbosity], {
+    interactive: true,
+    // Its output goes through this process now: keep firebase's colours when this one prints to a terminal.
+    env: { ...emulatorEnv(), ...(process.stdout.isTTY ? { FORCE_COLOR: "1" } : {}) },
+    onLine: (line, stream) => {
+      if (!debug && isDebugLogLine(line)) return;
+      (stream === "stdout" ? process.stdout : process.stderr).write(`${line}\n`);
+      if (isReadyLine(line)) void onReady();
+    },
+  });
+  stopped = true;
+  await server?.close();
+  return code;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [mode, ...rest] = argv;
@@ -20,32 +91,20 @@ async function main(argv: string[]): Promise<number> {
     console.log(HELP);
     return mode === undefined || mode === "--help" || mode === "-h" ? 0 : 2;
   }
-  let project = DEFAULT_PROJECT;
-  let configFile: string | undefined;
-  const separator = rest.indexOf("--");
-  const options = separator === -1 ? rest : rest.slice(0, separator);
-  const command = separator === -1 ? [] : rest.slice(separator + 1);
-  for (let i = 0; i < options.length; i++) {
-    const option = options[i];
-    const value = options[i + 1];
-    if ((option === "--project" || option === "--config") && value !== undefined) {
-      if (option === "--project") project = value;
-      else configFile = value;
-      i++;
-    } else {
-      console.error(`unknown option ${String(option)}\n\n${HELP}`);
-      return 2;
-    }
+  const options = parse(rest);
+  if (typeof options === "string") {
+    console.error(`${options}\n\n${HELP}`);
+    return 2;
   }
-  const common = ["--project", project, "--only", EMULATORS, ...(configFile ? ["--config", configFile] : [])];
-  if (mode === "start") return runFirebase(["emulators:start", ...common], { interactive: true });
-  if (command.length === 0) {
+  if (mode === "start") return start(options);
+  if (options.command.length === 0) {
     console.error(`exec needs a command after --\n\n${HELP}`);
     return 2;
   }
+  const common = ["--project", options.project, "--only", EMULATORS, ...(options.configFile ? ["--config", options.configFile] : [])];
   // QUIET keeps warnings, errors and function logs but drops a line per function invocation.
   const verbosity = ["--log-verbosity", process.env.EMULATOR_LOG_VERBOSITY ?? "QUIET"];
-  return runFirebase(["emulators:exec", ...common, ...verbosity, command.map(shellQuote).join(" ")]);
+  return runFirebase(["emulators:exec", ...common, ...verbosity, options.command.map(shellQuote).join(" ")]);
 }
 
 exitWith(() => main(process.argv.slice(2)));

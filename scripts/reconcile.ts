@@ -2,13 +2,16 @@
 // members); reports drift; fixes it with --fix.
 import { initializeApp } from "firebase-admin/app";
 import { getFirestore } from "firebase-admin/firestore";
-import { runCli, type Parsed } from "./lib/cli";
+import { EXIT, runCli, type Parsed } from "./lib/cli";
+import { answers, START_EMULATORS_FIRST } from "./lib/emulator-hosts";
 import { DEFAULT_PROJECT } from "./lib/firebase-cli";
 import { progressLine } from "./lib/progress";
 import { countCounters, reconcile, type CounterReport, type ReconcileOptions } from "./lib/reconcile";
 
 /** A progress line on stderr at most this often (a run over 100,000 counters takes minutes). */
 const PROGRESS_EVERY_MS = 2_000;
+/** The shell's code for a run stopped by Ctrl-C (128 + SIGINT). */
+const INTERRUPTED = 130;
 
 const HELP = `Usage: npm run reconcile -- [--project <id>] [--counter <id>]... [--fix] [--json]
                               [--concurrency <n>] [--start-after <id>] [--quiet]
@@ -27,11 +30,14 @@ members= (member documents) and member-drift= (shard sum - members).
 For a unique counter whose shard sum differs from its members, --fix first adds the difference to
 shard 0 (exact while setMember calls run: see scripts/lib/reconcile.ts), then commits the new sum.
 Many counters: --concurrency checks that many at once (default 16; reports stay in id order). Progress
-goes to stderr (done of a total taken with one count() aggregation, rate, time left, and the id to
-resume from); --quiet turns it off. --start-after <id> resumes after that counter id.
+goes to stderr (done of a total taken with one count() aggregation, rate, time left); --quiet turns it
+off. Interrupted (Ctrl-C), it prints the id to resume from: --start-after <id> resumes after it.
 Connects to the Firestore emulator when FIRESTORE_EMULATOR_HOST is set, or by default for demo-*
 projects (127.0.0.1:8080); otherwise to the real project with Application Default Credentials.
-Exit code: 0 when every counter is ok or was fixed, 1 when drift or lag remains, 2 on bad arguments.`;
+
+Exit codes: 0 every counter is ok or was fixed; 1 drift or lag remains (or an unexpected error);
+2 bad arguments; 3 the Firestore emulator does not answer (start the emulators first: npm start);
+130 interrupted (after printing where to resume).`;
 
 interface Args {
   project: string;
@@ -95,6 +101,16 @@ async function main(args: Args): Promise<number> {
   if (process.env.FIRESTORE_EMULATOR_HOST === undefined && args.project.startsWith("demo-")) {
     process.env.FIRESTORE_EMULATOR_HOST = "127.0.0.1:8080";
   }
+  const emulator = process.env.FIRESTORE_EMULATOR_HOST;
+  if (emulator !== undefined) {
+    // Against a stopped emulator the admin SDK retries for about 45 s and then prints a gRPC stack: ask first.
+    if (!(await answers(emulator))) {
+      console.error(`The Firestore emulator does not answer at ${emulator}: ${START_EMULATORS_FIRST} (in another terminal).`);
+      return EXIT.emulatorsDown;
+    }
+    // No Google metadata server to look for next to an emulator.
+    process.env.METADATA_SERVER_DETECTION ??= "none";
+  }
   const db = getFirestore(initializeApp({ projectId: args.project }));
   const options: ReconcileOptions = {
     fix: args.fix,
@@ -107,7 +123,15 @@ async function main(args: Args): Promise<number> {
   let done = 0;
   let lastId: string | undefined;
   let lastProgress = started;
-  const progress = () => progressLine({ done, total, elapsedMs: Date.now() - started, resumeAfter: lastId });
+  const progress = () => progressLine({ done, total, elapsedMs: Date.now() - started });
+  // Reports arrive in id order, each after every counter before it: lastId is a safe place to resume.
+  const interrupted = (signal: NodeJS.Signals) => () => {
+    const resume = lastId === undefined ? "nothing checked yet; run it again" : `resume with --start-after ${lastId}`;
+    console.error(`reconcile: interrupted (${signal}) after ${done}/${total} counters; ${resume}`);
+    process.exit(INTERRUPTED);
+  };
+  process.once("SIGINT", interrupted("SIGINT"));
+  process.once("SIGTERM", interrupted("SIGTERM"));
   const counts: Record<string, number> = {};
   let unresolved = 0;
   for await (const report of reconcile(db, options)) {
@@ -125,7 +149,7 @@ async function main(args: Args): Promise<number> {
   const summary = Object.entries(counts).map(([status, n]) => `${n} ${status}`).join(", ") || "no counters";
   if (!args.quiet && done > 0) console.error(`reconcile: ${progress()}`);
   console.error(`${args.project}: ${summary}${args.fix ? " (--fix applied)" : ""}`);
-  return unresolved > 0 ? 1 : 0;
+  return unresolved > 0 ? EXIT.failed : EXIT.ok;
 }
 
 runCli(HELP, parseArgs, main);

@@ -3,7 +3,7 @@
 // (see coverage.ts for the rule and its argument).
 import { doc, onSnapshot, type DocumentSnapshot, type Firestore } from "firebase/firestore";
 import { httpsCallable, type Functions } from "firebase/functions";
-import { asTime, compareTimes, isCovered, laterOf, uncoveredDelta, type OwnIncrement, type Time } from "./coverage";
+import { asTime, compareTimes, isCovered, laterOf, uncoveredDelta, type OwnIncrement, type Time } from "./coverage.js";
 
 /** The data `incrementCounter` receives. */
 export interface IncrementRequest {
@@ -81,9 +81,10 @@ export interface CounterClient {
 }
 
 /**
- * Codes retried with the same request id. `internal` is included: the SDK reports a network failure as
- * `internal`, and the server reports unexpected (often transient) errors so; a retry is safe because the
- * request id makes it idempotent. Everything else is permanent: invalid-argument, not-found,
+ * Codes retried with the same request id. `internal` is included: the JS SDK reports a network failure as
+ * `internal`, and the server reports unexpected (often transient) errors so. `unknown` is also what a
+ * rejection without a callable code (or an answer without a writeTime) counts as. A retry is safe
+ * because the request id makes it idempotent. Everything else is a refusal: invalid-argument, not-found,
  * permission-denied, unauthenticated, failed-precondition, already-exists, out-of-range, unimplemented,
  * cancelled, data-loss.
  */
@@ -212,10 +213,8 @@ export function createCounterClient(options: CounterClientOptions): CounterClien
     for (let attempt = 1; ; attempt++) {
       try {
         const answer = parseAnswer(await call({ counterId, delta, requestId }));
-        if (answer === null) {
-          settle(counterId, state, requestId, null);
-          throw new IncrementError("unknown", counterId, requestId, true, { cause: "malformed response" });
-        }
+        // Unexpected, so treated as transient (code "unknown"): the same key makes a retry safe.
+        if (answer === null) throw new Error("incrementCounter answered without a writeTime and a shard");
         settle(counterId, state, requestId, { delta, writeTime: answer.writeTime });
         return { counterId, requestId, writeTime: answer.writeTime, shard: answer.shard, attempts: attempt };
       } catch (error) {

@@ -9,5 +9,5 @@ export {
   type CounterView,
   type IncrementOutcome,
   type IncrementRequest,
-} from "./client";
-export { compareTimes, isCovered, uncoveredDelta, type OwnIncrement, type Time } from "./coverage";
+} from "./client.js";
+export { compareTimes, isCovered, uncoveredDelta, type OwnIncrement, type Time } from "./coverage.js";

@@ -76,6 +76,14 @@ describe("increment retries", () => {
     expect(exhausted.sleeps).toEqual([100, 200]);
   });
 
+  it("retries an answer without a writeTime and an error without a callable code, with the same requestId", async () => {
+    const { client, requests } = scripted([{ counterId: "c", applied: true }, new TypeError("network down"), answer]);
+    await expect(client.increment("c")).resolves.toMatchObject({ writeTime: answer.writeTime, attempts: 3 });
+    expect(new Set(requests.map((r) => r.requestId)).size).toBe(1);
+    const never = scripted([{ counterId: "c" }, { counterId: "c" }], 2);
+    await expect(never.client.increment("c")).rejects.toMatchObject({ code: "unknown", maybeApplied: true });
+  });
+
   it("caps the backoff at maxDelayMs", async () => {
     const { client, sleeps } = scripted([...Array.from({ length: 6 }, () => failure("unavailable")), answer], 7);
     await client.increment("c");

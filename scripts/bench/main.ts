@@ -33,6 +33,13 @@ async function main(argv: string[]): Promise<number> {
     outDir: parsed.outDir === DEFAULT_OUT_DIR ? join(REPO_ROOT, DEFAULT_OUT_DIR) : resolve(parsed.outDir),
     plotCopy: parsed.plotCopy === undefined ? undefined : resolve(parsed.plotCopy),
   };
+  // The build belongs to a run, not to the npm script: --help and bad arguments must not rewrite
+  // functions/lib, which would hot-reload a running `npm start`.
+  console.log("bench: building the functions");
+  if ((await buildFunctions()) !== 0) {
+    console.error("bench: the functions do not build (npm run build shows why)");
+    return 1;
+  }
   mkdirSync(options.outDir, { recursive: true });
   const logPath = emulatorLogPath(options.outDir);
   console.log(`bench: starting the emulator suite (project ${BENCH_PROJECT}); emulator output → ${logPath}`);
@@ -84,6 +91,16 @@ function runInsideEmulators(options: BenchOptions, logPath: string): Promise<num
     child.on("close", (code, signal) => {
       log.end(() => resolvePromise(code ?? (signal ? 1 : 0)));
     });
+  });
+}
+
+/** tsc for the functions codebase (the functions half of `npm run build`); resolves with its exit code. */
+function buildFunctions(): Promise<number> {
+  const tsc = require.resolve("typescript/bin/tsc", { paths: [REPO_ROOT] });
+  const child = spawn(process.execPath, [tsc, "-p", join(REPO_ROOT, "functions", "tsconfig.build.json")], { stdio: "inherit" });
+  return new Promise((resolvePromise, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) => resolvePromise(code ?? 1));
   });
 }
 

@@ -1,6 +1,16 @@
 // The shape every operator script shares: parse argv, answer --help (exit 0) or a usage error (exit 2),
 // run, and exit with the run's code; an unexpected error is printed and exits 1.
 
+/** Exit codes the scripts share (each script's --help lists the ones it uses). */
+export const EXIT = {
+  ok: 0,
+  /** An unexpected error, or what the script reports as a failure (reconcile: drift remains). */
+  failed: 1,
+  usage: 2,
+  /** The local emulators do not answer: start them first (npm start). */
+  emulatorsDown: 3,
+} as const;
+
 /** What an argument parser returns: the options, a request for help, or what was wrong. */
 export type Parsed<T> = T | { help: true } | { error: string };
 

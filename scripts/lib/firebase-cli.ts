@@ -1,6 +1,7 @@
 // Runs the pinned firebase-tools (devDependency) with the environment the local emulator suite needs.
 import { spawn, type StdioOptions } from "node:child_process";
 import { delimiter, dirname, join, resolve } from "node:path";
+import { createInterface } from "node:readline";
 import { firestoreEmulatorBinary } from "./launcher";
 
 export const REPO_ROOT = resolve(__dirname, "..", "..");
@@ -28,20 +29,38 @@ export function emulatorEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.Proce
   return env;
 }
 
-/** Runs `firebase <args>` and resolves with its exit code. stdin is closed unless `interactive`. */
-export function runFirebase(args: string[], options: { interactive?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<number> {
-  const stdio: StdioOptions = options.interactive ? "inherit" : ["ignore", "inherit", "inherit"];
+export interface RunFirebaseOptions {
+  /** Keep stdin attached (firebase may prompt); otherwise it is closed. */
+  interactive?: boolean;
+  env?: NodeJS.ProcessEnv;
+  /** Receives each line firebase prints instead of the terminal (which then prints what this prints). */
+  onLine?: (line: string, stream: "stdout" | "stderr") => void;
+}
+
+/** Runs `firebase <args>` and resolves with its exit code. */
+export function runFirebase(args: string[], options: RunFirebaseOptions = {}): Promise<number> {
+  const stdin = options.interactive ? "inherit" : "ignore";
+  const output = options.onLine ? "pipe" : "inherit";
+  const stdio: StdioOptions = [stdin, output, output];
   const child = spawn(process.execPath, [firebaseBin(), ...args], {
     cwd: REPO_ROOT,
     env: options.env ?? emulatorEnv(),
     stdio,
   });
+  const onLine = options.onLine;
+  if (onLine !== undefined) {
+    for (const stream of ["stdout", "stderr"] as const) {
+      const readable = child[stream];
+      if (readable !== null) createInterface({ input: readable }).on("line", (line) => onLine(line, stream));
+    }
+  }
   const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
   process.on("SIGINT", forward("SIGINT"));
   process.on("SIGTERM", forward("SIGTERM"));
   return new Promise((resolvePromise, reject) => {
     child.on("error", reject);
-    child.on("exit", (code, signal) => resolvePromise(code ?? (signal ? 1 : 0)));
+    // "close", not "exit": every line of piped output has been read by then.
+    child.on("close", (code, signal) => resolvePromise(code ?? (signal ? 1 : 0)));
   });
 }
 

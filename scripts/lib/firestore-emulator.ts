@@ -14,7 +14,8 @@ export interface RunningEmulator {
   stop(): void;
 }
 
-async function freePort(): Promise<number> {
+/** A loopback port that was free a moment ago (bound, then released). */
+export async function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const server = createServer();
     server.once("error", reject);

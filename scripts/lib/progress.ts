@@ -5,8 +5,6 @@ export interface ProgressState {
   done: number;
   total: number;
   elapsedMs: number;
-  /** Where a run stopped now would resume (`--start-after`), if known. */
-  resumeAfter?: string | undefined;
 }
 
 function duration(seconds: number): string {
@@ -17,11 +15,10 @@ function duration(seconds: number): string {
   return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
 }
 
-export function progressLine({ done, total, elapsedMs, resumeAfter }: ProgressState): string {
+export function progressLine({ done, total, elapsedMs }: ProgressState): string {
   const rate = elapsedMs > 0 ? (done * 1000) / elapsedMs : 0;
   const percent = total > 0 ? Math.min(100, Math.floor((done * 100) / total)) : 100;
   const left = Math.max(0, total - done);
   const eta = left === 0 ? "0 s" : rate > 0 ? duration(left / rate) : "?";
-  const resume = resumeAfter === undefined ? "" : `; resume with --start-after ${resumeAfter}`;
-  return `${done}/${total} counters (${percent}%), ${rate.toFixed(1)}/s, ${eta} left${resume}`;
+  return `${done}/${total} counters (${percent}%), ${rate.toFixed(1)}/s, ${eta} left`;
 }

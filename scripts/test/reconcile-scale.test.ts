@@ -59,7 +59,7 @@ describe("reconcile at scale", () => {
     expect(reports.map((r) => r.counterId)).toEqual(Array.from({ length: COUNTERS }, (_, i) => idOf(i)));
     expect(reports.filter((r) => r.status === "drift").map((r) => r.counterId)).toEqual(DRIFTED);
     expect(run.stderr).toContain(`${COUNTERS}/${COUNTERS} counters (100%)`);
-    expect(run.stderr).toContain(`resume with --start-after ${idOf(COUNTERS - 1)}`);
+    expect(run.stderr).not.toContain("resume with"); // it finished: nothing to resume
     expect(run.stderr).toContain(`${PROJECT}: ${COUNTERS - DRIFTED.length} ok, ${DRIFTED.length} drift`);
   });
 
@@ -79,6 +79,16 @@ describe("reconcile at scale", () => {
     expect(again.stderr).not.toContain("counters (");
   });
 
+  it("prints where to resume only when interrupted, and exits 130", async () => {
+    // Interrupt once a few hundred reports are out: the run is then well under way and far from done.
+    const run = await runReconcile(PROJECT, ["--json", "--concurrency", "2"], (stdout) => (stdout.split("\n").length > 300 ? "SIGINT" : undefined));
+    expect(run.code).toBe(130);
+    const reports = reportsOf(run);
+    expect(reports.length).toBeLessThan(COUNTERS);
+    const lastReported = reports[reports.length - 1]!.counterId;
+    expect(run.stderr).toMatch(new RegExp(`interrupted \\(SIGINT\\) after ${reports.length}/${COUNTERS} counters; resume with --start-after ${lastReported}\n`));
+  });
+
   it("refuses a bad --concurrency with exit code 2", async () => {
     const run = await runReconcile(PROJECT, ["--concurrency", "0"]);
     expect(run.code).toBe(2);
@@ -87,10 +97,8 @@ describe("reconcile at scale", () => {
 });
 
 describe("progressLine", () => {
-  it("says done of total, rate, time left and where to resume", () => {
-    expect(progressLine({ done: 1200, total: 5000, elapsedMs: 4000, resumeAfter: "c-1199" })).toBe(
-      "1200/5000 counters (24%), 300.0/s, 13 s left; resume with --start-after c-1199",
-    );
+  it("says done of total, rate and time left", () => {
+    expect(progressLine({ done: 1200, total: 5000, elapsedMs: 4000 })).toBe("1200/5000 counters (24%), 300.0/s, 13 s left");
     expect(progressLine({ done: 10, total: 100_000, elapsedMs: 1000 })).toBe("10/100000 counters (0%), 10.0/s, 2 h 46 min left");
     expect(progressLine({ done: 0, total: 0, elapsedMs: 0 })).toBe("0/0 counters (100%), 0.0/s, 0 s left");
   });

@@ -10,7 +10,12 @@ export interface Run {
   stderr: string;
 }
 
-export function runReconcile(project: string, args: string[]): Promise<Run> {
+/** Runs reconcile; `onStdout` sees the output so far and may return a signal to send it (once). */
+export function runReconcile(
+  project: string,
+  args: string[],
+  onStdout?: (stdout: string) => NodeJS.Signals | undefined,
+): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "scripts", "reconcile.ts"), "--project", project, ...args], {
       cwd: REPO_ROOT,
@@ -19,9 +24,18 @@ export function runReconcile(project: string, args: string[]): Promise<Run> {
     });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
+    let signalled = false;
+    child.stdout.on("data", (c: Buffer) => {
+      stdout += c.toString("utf8");
+      const signal = signalled ? undefined : onStdout?.(stdout);
+      if (signal !== undefined) {
+        signalled = true;
+        child.kill(signal);
+      }
+    });
     child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
     child.on("error", reject);
-    child.on("exit", (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    // close, not exit: the output streams are complete then.
+    child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr }));
   });
 }

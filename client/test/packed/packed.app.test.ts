@@ -1,0 +1,137 @@
+// The client as an app gets it: `npm pack ./client`, installed with the project's exact firebase version
+// into a fresh app outside the repository. A "type": "module" Node app imports both by name and watches
+// a counter on the running emulators; a CommonJS script requires them; a browser app is bundled by
+// esbuild and run in headless Chromium. Each would break if the client loaded a second copy of the SDK:
+// the app's Firestore instance is then refused by the client's copy ("Expected first argument to doc()
+// to be a CollectionReference, a DocumentReference or FirebaseFirestore"), the bug of issue 20.
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomUUID } from "node:crypto";
+import { packageBuildsIn, bundleBrowserApp } from "../../../scripts/lib/bundle";
+import { launchChromium } from "../../../scripts/lib/chromium";
+import { emulatorHosts, type EmulatorHosts } from "../../../scripts/lib/emulator-hosts";
+import { functionsRegion } from "../../../scripts/lib/example-web";
+import { REPO_ROOT } from "../../../scripts/lib/firebase-cli";
+import { serveStatic } from "../../../scripts/lib/static-server";
+import { run, type Run } from "../../../scripts/test/helpers/run";
+import { E2E_PROJECT, signedInClient, type Client } from "../../../functions/test/helpers/client";
+
+// npm pack and an install of firebase (from npm's cache, which `npm ci` filled) take a minute or two here.
+jest.setTimeout(300_000);
+
+const FIREBASE_VERSION = (JSON.parse(readFileSync(require.resolve("firebase/package.json", { paths: [REPO_ROOT] }), "utf8")) as { version: string }).version;
+const INCREMENTS = 4;
+
+let work: string;
+let appDir: string;
+let hosts: EmulatorHosts;
+let admin: Client;
+const counterId = `packed-${randomUUID().slice(0, 8)}`;
+
+/** npm as the test's own npm run started it (npm_execpath), else the one on PATH; outside any npm script's settings. */
+function npm(args: string[], cwd: string): Promise<Run> {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !/^npm_(package_|lifecycle_|config_(local_)?prefix$)/.test(key) && key !== "INIT_CWD"),
+  );
+  const cli = process.env.npm_execpath;
+  return cli !== undefined && cli.endsWith(".js") ? run(process.execPath, [cli, ...args], { cwd, env }) : run("npm", args, { cwd, env });
+}
+
+function appConfig() {
+  return { projectId: E2E_PROJECT, region: functionsRegion(), emulators: hosts, counterId };
+}
+
+/** JSON lines a test app printed. */
+function stepsOf(output: string): { step: string; value?: number | null; message?: string }[] {
+  return output
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as { step: string });
+}
+
+beforeAll(async () => {
+  hosts = await emulatorHosts();
+  admin = await signedInClient({ admin: true });
+  work = mkdtempSync(join(tmpdir(), "counter-packed-"));
+
+  const packed = await npm(["pack", "./client", "--pack-destination", work, "--json"], REPO_ROOT);
+  expect(packed.code).toBe(0);
+  const tarball = join(work, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
+
+  appDir = join(work, "app");
+  cpSync(join(__dirname, "app"), appDir, { recursive: true });
+  writeFileSync(join(appDir, "package.json"), JSON.stringify({ name: "fresh-esm-app", private: true, type: "module" }, null, 2));
+  const installed = await npm(["install", "--prefer-offline", "--no-audit", "--no-fund", tarball, `firebase@${FIREBASE_VERSION}`], appDir);
+  if (installed.code !== 0) throw new Error(`npm install in the fresh app failed:\n${installed.stderr}`);
+
+  await admin.call("createCounter", { counterId, numShards: 3 });
+  for (let i = 0; i < INCREMENTS; i++) await admin.call("incrementCounter", { counterId, requestId: randomUUID() });
+  const deadline = Date.now() + 30_000;
+  while ((await admin.readCounter(counterId))?.total !== INCREMENTS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  expect((await admin.readCounter(counterId))?.total).toBe(INCREMENTS);
+});
+
+afterAll(async () => {
+  await admin?.close();
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+describe("the packed client in a fresh app", () => {
+  it("installs with the project's firebase version as its peer, without a second firebase", () => {
+    const lock = JSON.parse(readFileSync(join(appDir, "package-lock.json"), "utf8")) as { packages: Record<string, { version?: string }> };
+    const firebases = Object.entries(lock.packages).filter(([path]) => path.endsWith("node_modules/firebase"));
+    expect(firebases).toEqual([["node_modules/firebase", expect.objectContaining({ version: FIREBASE_VERSION })]]);
+  });
+
+  it("has types for import and for require (TypeScript, module nodenext)", async () => {
+    const tsc = require.resolve("typescript/bin/tsc", { paths: [REPO_ROOT] });
+    const result = await run(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: appDir });
+    expect(`${result.stdout}${result.stderr}`).toBe("");
+    expect(result.code).toBe(0);
+  });
+
+  it("watch() shows the total in a \"type\": \"module\" Node app, and an increment() settles in it", async () => {
+    const result = await run(process.execPath, ["node-app.mjs"], { cwd: appDir, env: { ...process.env, APP_CONFIG: JSON.stringify(appConfig()) } });
+    const steps = stepsOf(result.stdout);
+    expect({ code: result.code, steps, stderr: result.stderr }).toMatchObject({
+      code: 0,
+      steps: [
+        { step: "watched", value: INCREMENTS },
+        expect.objectContaining({ step: "incremented" }),
+        { step: "settled", value: INCREMENTS + 1 },
+      ],
+    });
+  });
+
+  it("watch() works from CommonJS too (require gets the CommonJS build with the CommonJS SDK)", async () => {
+    const total = (await admin.readCounter(counterId))?.total;
+    const result = await run(process.execPath, ["node-app.cjs"], { cwd: appDir, env: { ...process.env, APP_CONFIG: JSON.stringify(appConfig()) } });
+    expect({ code: result.code, steps: stepsOf(result.stdout) }).toEqual({ code: 0, steps: [{ step: "watched", value: total }] });
+  });
+
+  it("bundles for the browser with one copy of the Firestore SDK, and watch() shows the total in Chromium", async () => {
+    const metafile = await bundleBrowserApp({ entry: join(appDir, "browser-app.mjs"), outfile: join(appDir, "bundle.js"), absWorkingDir: appDir });
+    expect(packageBuildsIn(metafile, "@firebase/firestore")).toEqual(["index.esm.js"]);
+    expect(Object.keys(metafile.inputs).filter((input) => input.includes("@firestore-exact-counter/client/lib/esm/"))).not.toEqual([]);
+
+    const server = await serveStatic(appDir, appConfig());
+    const browser = await launchChromium();
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(server.url);
+      await page.waitForFunction(() => {
+        const w = globalThis as unknown as { __value?: number | null; __error?: string };
+        return w.__value !== undefined || w.__error !== undefined;
+      });
+      const seen = await page.evaluate(() => {
+        const w = globalThis as unknown as { __value?: number | null; __error?: string };
+        return { value: w.__value, error: w.__error };
+      });
+      expect(seen).toEqual({ value: (await admin.readCounter(counterId))?.total, error: undefined });
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  });
+});

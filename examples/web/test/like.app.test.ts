@@ -1,0 +1,101 @@
+// The example like button (examples/web) as a user meets it: built as `npm start` builds it, served by
+// the same static server, opened in headless Chromium against the emulators. Three taps show at once
+// (while every incrementCounter call is still held back in the browser), settle exactly at the server's
+// total with no value ever going back, and a reload shows the same total.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomUUID } from "node:crypto";
+import type { Page, Route } from "playwright-core";
+import { packageBuildsIn } from "../../../scripts/lib/bundle";
+import { launchChromium, type Chromium } from "../../../scripts/lib/chromium";
+import { emulatorHosts } from "../../../scripts/lib/emulator-hosts";
+import { buildExample, exampleConfig } from "../../../scripts/lib/example-web";
+import { serveStatic, type RunningServer } from "../../../scripts/lib/static-server";
+import { e2eAdminDb, waitFor } from "../../../functions/test/helpers/admin";
+import { E2E_PROJECT } from "../../../functions/test/helpers/client";
+import { requireEmulators, requireFunctionsEmulator } from "../../../functions/test/helpers/emulators";
+
+jest.setTimeout(180_000);
+
+const db = e2eAdminDb();
+let outDir: string;
+let server: RunningServer;
+let browser: Chromium;
+
+beforeAll(async () => {
+  await requireEmulators();
+  await requireFunctionsEmulator();
+  outDir = mkdtempSync(join(tmpdir(), "counter-example-"));
+  const metafile = await buildExample(outDir);
+  // The page bundles the client with the app's Firebase: one Firestore SDK in it.
+  expect(packageBuildsIn(metafile, "@firebase/firestore")).toEqual(["index.esm.js"]);
+  server = await serveStatic(outDir, exampleConfig(E2E_PROJECT, await emulatorHosts()));
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  if (outDir !== undefined) rmSync(outDir, { recursive: true, force: true });
+});
+
+/** Every count the page rendered so far (window.__values). */
+const rendered = (page: Page) => page.evaluate(() => (globalThis as unknown as { __values: (number | null)[] }).__values);
+const shown = async (page: Page) => (await page.textContent("#count"))?.trim();
+const serverTotal = async (counterId: string) => (await db.doc(`counters/${counterId}`).get()).get("total") as number | undefined;
+
+/** Waits until the page has rendered a count (window.__values is set by the page once it is mounted). */
+const firstRender = (page: Page) => page.waitForFunction(() => ((globalThis as unknown as { __values?: unknown[] }).__values?.length ?? 0) > 0);
+
+/** Opens the page on a counter and waits until it renders its first count. */
+async function open(page: Page, counterId: string): Promise<void> {
+  await page.goto(`${server.url}?counter=${counterId}`);
+  await firstRender(page);
+}
+
+/** The values as a user saw them change: repeats of the same number (a new snapshot with the same count) dropped. */
+const changes = (values: (number | null)[]) => values.filter((v, i) => i === 0 || v !== values[i - 1]);
+
+describe("the example like button", () => {
+  it("creates its counter, shows each tap at once, settles exactly at the server total without going back, and shows it after a reload", async () => {
+    const counterId = `web-like-${randomUUID().slice(0, 8)}`;
+    const page = await browser.context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+
+    // Hold every incrementCounter call in the browser until the taps have been seen: the number can
+    // then only have moved optimistically. (Preflight OPTIONS requests pass.)
+    const held: Route[] = [];
+    await page.route("**/incrementCounter", (route) => (route.request().method() === "POST" ? void held.push(route) : route.continue()));
+
+    await open(page, counterId);
+    expect(changes(await rendered(page))).toEqual([0]); // the page created the counter: total 0
+    expect(await serverTotal(counterId)).toBe(0);
+
+    for (let tap = 1; tap <= 3; tap++) {
+      await page.click("#like");
+      expect(await shown(page)).toBe(String(tap)); // at once: no call has reached the server
+    }
+    await waitFor(() => Promise.resolve(held.length), 3, 30_000);
+    expect(held).toHaveLength(3);
+    expect(await page.textContent("#pending")).toBe("3 on the way to the server");
+    expect(await serverTotal(counterId)).toBe(0);
+
+    for (const route of held) await route.continue();
+    expect((await waitFor(() => serverTotal(counterId), 3, 30_000)).value).toBe(3);
+    // Settled: the page shows the server's total with nothing of its own pending (its last render has
+    // total 3 behind it), and every value it ever rendered only went up.
+    const settled = async () => `${await shown(page)} (${await page.textContent("#pending")})`;
+    expect((await waitFor(settled, "3 ()", 30_000)).value).toBe("3 ()");
+    expect(changes(await rendered(page))).toEqual([0, 1, 2, 3]);
+    expect(await page.textContent("#status")).toBe("");
+
+    await page.reload();
+    await firstRender(page);
+    expect(changes(await rendered(page))).toEqual([3]);
+    expect(await shown(page)).toBe("3");
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,58 @@
+// What `npm start` prints around the emulators' own output: which of firebase's lines to hide (the
+// functions' debug logs, one per rollup and per callable, unless --debug), when the suite is ready,
+// and the next steps then. Pure, so it is tested without starting anything.
+import type { EmulatorHosts } from "./emulator-hosts";
+
+// eslint-disable-next-line no-control-regex -- ANSI colour codes are what this removes
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+/** A function's structured log line at DEBUG severity, as the functions emulator prints it (">  {…}"). */
+export function isDebugLogLine(line: string): boolean {
+  const text = line.replace(ANSI, "").trim();
+  if (!text.startsWith(">")) return false;
+  const json = text.slice(1).trim();
+  if (!json.startsWith("{")) return false;
+  try {
+    return (JSON.parse(json) as { severity?: unknown }).severity === "DEBUG";
+  } catch {
+    return false;
+  }
+}
+
+/** firebase-tools prints this once every emulator has started and the functions are loaded. */
+export function isReadyLine(line: string): boolean {
+  return line.replace(ANSI, "").includes("All emulators ready!");
+}
+
+export interface NextSteps {
+  project: string;
+  region: string;
+  hosts: EmulatorHosts;
+  /** The example's URL, or why it is not served. */
+  example: { url: string } | { error: string };
+  counterId: string;
+  debug: boolean;
+}
+
+/** The block printed once the emulators are ready. */
+export function nextSteps({ project, region, hosts, example, counterId, debug }: NextSteps): string {
+  const open = "url" in example ? `Open ${example.url} and tap like` : `The example is not served: ${example.error}`;
+  return [
+    "",
+    "  firestore-exact-counter is running. Next:",
+    `    ${open}   (counter ${counterId}; another: ?counter=<id>)`,
+    "    npm run seed                            demo counters with some increments",
+    "    npm run make-admin -- you@example.com   try the admin callables as that user (or the uid the page shows)",
+    "  From your own app (docs/app.md):",
+    "    const counters = createCounterClient({ functions, firestore });",
+    `    counters.watch("${counterId}", (value) => render(value));  likeButton.onclick = () => counters.increment("${counterId}");`,
+    "",
+    `  Project ${project}: auth ${hosts.auth}, firestore ${hosts.firestore}, functions ${hosts.functions}`,
+    `  Callables: http://${hosts.functions}/${project}/${region}/<name>. No Emulator UI: it is a download this setup does without.`,
+    debug
+      ? "  Showing the functions' debug logs (one line per rollup and per call)."
+      : "  The functions' debug logs (one line per rollup) are hidden: npm start -- --debug shows them.",
+    "  Ctrl-C stops everything.",
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,38 @@
+// What `npm start` filters out of firebase's output and prints once the suite is ready (pure: the
+// emulator lines below are copied from a real `emulators:start` run).
+import { isDebugLogLine, isReadyLine, nextSteps } from "../lib/start-output";
+
+const hosts = { auth: "127.0.0.1:9099", firestore: "127.0.0.1:8080", functions: "127.0.0.1:5001" };
+
+describe("npm start's output", () => {
+  it("hides the functions' DEBUG logs (a line per rollup and per call) and nothing else", () => {
+    expect(isDebugLogLine('>  {"counterId":"c1","outcome":"committed-lead","reads":1,"severity":"DEBUG","message":"rollup ops"}')).toBe(true);
+    expect(isDebugLogLine('\u001b[90m>\u001b[39m  {"verifications":{"auth":"VALID"},"severity":"DEBUG","message":"Callable request verification passed"}')).toBe(true);
+    expect(isDebugLogLine('>  {"counterId":"c1","severity":"WARNING","message":"mirror target missing"}')).toBe(false);
+    expect(isDebugLogLine('>  {"severity":"ERROR","message":"rollup failed"}')).toBe(false);
+    expect(isDebugLogLine(">  plain console output from a function")).toBe(false);
+    expect(isDebugLogLine("i  functions: Loaded environment variables from .env.")).toBe(false);
+  });
+
+  it("knows when the emulators are ready, colours or not", () => {
+    expect(isReadyLine("\u001b[90m│\u001b[39m ✔  All emulators ready! It is now safe to connect your app. \u001b[90m│\u001b[39m")).toBe(true);
+    expect(isReadyLine("i  emulators: Starting emulators: auth, functions, firestore")).toBe(false);
+  });
+
+  it("then prints the example's URL, seed, make-admin, the two lines for an app, and how to see debug logs", () => {
+    const text = nextSteps({ project: "demo-counter", region: "us-central1", hosts, example: { url: "http://127.0.0.1:5050/" }, counterId: "demo-likes", debug: false });
+    expect(text).toContain("Open http://127.0.0.1:5050/ and tap like");
+    expect(text).toContain("npm run seed");
+    expect(text).toContain("npm run make-admin -- you@example.com");
+    expect(text).toContain("const counters = createCounterClient({ functions, firestore });");
+    expect(text).toContain('counters.watch("demo-likes", (value) => render(value));');
+    expect(text).toContain("http://127.0.0.1:5001/demo-counter/us-central1/<name>");
+    expect(text).toContain("npm start -- --debug shows them");
+  });
+
+  it("says why the example is not served when its port is taken", () => {
+    const text = nextSteps({ project: "demo-counter", region: "us-central1", hosts, example: { error: "EADDRINUSE 127.0.0.1:5050" }, counterId: "demo-likes", debug: true });
+    expect(text).toContain("The example is not served: EADDRINUSE 127.0.0.1:5050");
+    expect(text).not.toContain("--debug shows them");
+  });
+});
