@@ -1,5 +1,5 @@
 // Entry point of the Cloud Functions codebase: initializes the admin SDK and exports the functions.
-// The total of a counter is computed in counters/rollup.ts (sumShards, commitRollup).
+// The total of a counter is computed in counters/rollup/sum.ts (sumShards), run by counters/rollup/index.ts.
 import { initializeApp } from "firebase-admin/app";
 import { setGlobalOptions } from "firebase-functions/v2";
 import { maxInstances, region } from "./params";

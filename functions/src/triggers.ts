@@ -1,4 +1,4 @@
-// The rollup trigger: turns a shard write event into a ShardWrite and hands it to counters/rollup.ts.
+// The rollup trigger: turns a shard write event into a ShardWrite and hands it to counters/rollup.
 import { onDocumentWritten, type DocumentSnapshot } from "firebase-functions/v2/firestore";
 import * as logger from "firebase-functions/logger";
 import { config } from "./config";
@@ -6,7 +6,7 @@ import { countersDb } from "./firestore";
 import { SHARD_DOCUMENT_PATTERN } from "./counters/paths";
 import { databaseId, ROLLUP_CPU, rollupConcurrency, rollupMemoryMb, rollupTimeoutSeconds } from "./params";
 import { microsCeil, parseRfc3339Micros } from "./counters/plan";
-import { rollupShardWrite, staleAfterMsFor, type ClaimMemo, type ShardWrite } from "./counters/rollup";
+import { firestoreRollupStore, rollupShardWrite, staleAfterMsFor, type ClaimMemo, type ShardWrite } from "./counters/rollup";
 
 // Sizing (params.ts): a claiming invocation waits up to one rollup interval, so concurrency and
 // maxInstances bound how many counters can be rolled up at once; see README, "Deploying".
@@ -18,7 +18,7 @@ const SIZING = {
   concurrency: rollupConcurrency,
 };
 
-/** Claims held by this instance's running invocations (rollup.ts, ClaimMemo). */
+/** Claims held by this instance's running invocations (counters/rollup/context.ts, ClaimMemo). */
 const claims: ClaimMemo = new Map();
 
 export const rollupTotal = onDocumentWritten({ document: SHARD_DOCUMENT_PATTERN, retry: true, ...SIZING }, async (event) => {
@@ -38,7 +38,7 @@ export const rollupTotal = onDocumentWritten({ document: SHARD_DOCUMENT_PATTERN,
   };
   const intervalMs = config().rollupIntervalMs;
   await rollupShardWrite(write, {
-    db: countersDb(),
+    store: firestoreRollupStore(countersDb()),
     intervalMs,
     staleAfterMs: staleAfterMsFor(intervalMs),
     nowMs: Date.now,

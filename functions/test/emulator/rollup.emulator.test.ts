@@ -18,6 +18,7 @@ import { requireEmulators } from "../helpers/emulators";
 import { counterRef, leaseRef, shardRef } from "../../src/counters/paths";
 import { dueMsOf, microsCeil, offsetMsOf, slotOf } from "../../src/counters/plan";
 import {
+  firestoreRollupStore,
   rollupShardWrite,
   staleAfterMsFor,
   type ClaimMemo,
@@ -44,7 +45,7 @@ function shardWriteOf(write: RecordedWrite): ShardWrite {
 
 function deps(overrides: Partial<RollupDeps> = {}): RollupDeps {
   return {
-    db: getFirestore(),
+    store: firestoreRollupStore(getFirestore()),
     intervalMs: INTERVAL_MS,
     staleAfterMs: staleAfterMsFor(INTERVAL_MS),
     nowMs: Date.now,

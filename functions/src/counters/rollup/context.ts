@@ -1,0 +1,63 @@
+// What one rollup invocation works with: the shard write it was woken for, its dependencies (the store,
+// the clock, the instance's memo), what it may end in, and the operations it has made so far.
+import type { RollupOps } from "./ops";
+import type { RollupStore } from "./storage";
+
+/** One delivery of a shard write event, reduced to what the rollup needs. */
+export interface ShardWrite {
+  eventId: string;
+  counterId: string;
+  shardId: string;
+  /** Commit time of the write in microseconds, rounded up. */
+  writtenAtUs: number;
+  /** Shard data before and after the write; undefined where the document did not exist. */
+  before: Record<string, unknown> | undefined;
+  after: Record<string, unknown> | undefined;
+}
+
+export type RollupStage = "claimed" | "summed";
+
+/**
+ * Slots this instance's running invocations hold, per counter: they will sum the shards at or after the
+ * slot's due time, so a later event of this counter in the same or an earlier slot is covered by that
+ * sum and can return without reading anything. An entry lives exactly as long as the invocation that
+ * holds the claim: it is removed when that invocation returns or throws (a thrown claimer is retried by
+ * the platform and finishes the slot, as for every event that deferred to its lease).
+ */
+export type ClaimMemo = Map<string, number>;
+
+export interface RollupDeps {
+  store: RollupStore;
+  intervalMs: number;
+  staleAfterMs: number;
+  nowMs: () => number;
+  sleep: (ms: number) => Promise<void>;
+  /** This instance's held claims (see ClaimMemo); without it every event reads. */
+  claims?: ClaimMemo;
+  /** Called as the rollup passes a stage; tests throw from it to simulate a crash at that point. */
+  onStage?: (stage: RollupStage, write: ShardWrite) => void | Promise<void>;
+}
+
+export type RollupResult =
+  | { kind: "skip"; reason: "unchanged" | "no-parent" | "covered" }
+  | { kind: "defer"; toSlot: number; memo?: true }
+  | { kind: "committed"; slot: number | null; total: number; lagMs: number }
+  | { kind: "covered-by-other"; slot: number | null }
+  | { kind: "gone"; slot: number | null }
+  | { kind: "overflow"; slot: number | null };
+
+/** The result and what it took. `slot` is null for a leading-edge rollup (no slot was claimed). */
+export type RollupOutcome = RollupResult & { ops: RollupOps };
+
+/** One invocation in progress: its write, its dependencies and the operations made so far. */
+export interface Invocation {
+  write: ShardWrite;
+  deps: RollupDeps;
+  ops: RollupOps;
+}
+
+export async function wait(inv: Invocation, ms: number): Promise<void> {
+  const started = inv.deps.nowMs();
+  await inv.deps.sleep(ms);
+  inv.ops.waitMs += Math.max(0, inv.deps.nowMs() - started);
+}

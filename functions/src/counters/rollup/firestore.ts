@@ -1,0 +1,158 @@
+// The RollupStore production uses (storage.ts), over Firestore: the parent, the lease and the shards of
+// counters/{id}, with every precondition the rollup relies on (a commit on the parent's update time, a
+// claim on the lease's). The emulator tests exercise exactly this module.
+import { FieldValue, Timestamp, type DocumentReference, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
+import { GRPC, grpcCode } from "../errors";
+import { counterRef, leaseRef } from "../paths";
+import { microsFloor } from "../plan";
+import type { ClaimData, CommitFields, CommitResult, LeaseRead, ParentRead, RollupStore, SumRead } from "./storage";
+import { sumShards } from "./sum";
+
+export function firestoreRollupStore(db: Firestore): RollupStore {
+  return {
+    async readParent(counterId) {
+      return parentReadOf(await counterRef(db, counterId).get());
+    },
+
+    async readLease(counterId) {
+      return leaseReadOf(await leaseRef(db, counterId).get());
+    },
+
+    async writeClaim(counterId, current, claim) {
+      return await writeClaim(db, counterId, current, claim);
+    },
+
+    async deleteClaim(counterId, version) {
+      try {
+        await leaseRef(db, counterId).delete({ lastUpdateTime: timestampOf(version) });
+        return true;
+      } catch (error) {
+        const code = grpcCode(error);
+        if (code === GRPC.FAILED_PRECONDITION || code === GRPC.NOT_FOUND) return false;
+        throw error;
+      }
+    },
+
+    async sumShards(counterId): Promise<SumRead> {
+      const cost = { reads: 0, aggregations: 0 };
+      const sum = await sumShards(db, counterId, cost);
+      const readUs = microsFloor(sum.readTime);
+      return { sum: sum.overflow ? { overflow: true, readUs } : { overflow: false, total: sum.total, readUs }, ...cost };
+    },
+
+    async commitTotal(counterId, parent, sum, fields): Promise<CommitResult> {
+      if (parent.version === null) return { kind: "gone" };
+      try {
+        await commitTotalAt(counterRef(db, counterId), timestampOf(parent.version), sum.total, timestampOfMicros(sum.readUs), commitExtras(fields));
+        return { kind: "committed" };
+      } catch (error) {
+        const code = grpcCode(error);
+        if (code === GRPC.NOT_FOUND) return { kind: "gone" };
+        if (code === GRPC.FAILED_PRECONDITION) return { kind: "changed" };
+        throw error;
+      }
+    },
+  };
+}
+
+function commitExtras(fields: CommitFields): Record<string, unknown> {
+  return fields.slot === undefined ? {} : { "rollup.slot": fields.slot };
+}
+
+/** The parent's bookkeeping as the rollup reads it. */
+export function parentReadOf(parent: DocumentSnapshot): ParentRead {
+  return {
+    view: {
+      parentExists: parent.exists,
+      coveredUntilUs: coveredUntilUs(parent),
+      // When the rollup last wrote the parent: `rollup.committedAt`.
+      lastCommitUs: timeFieldUs(parent, "rollup.committedAt"),
+    },
+    version: parent.exists ? versionOf(parent.updateTime!) : null,
+  };
+}
+
+function leaseReadOf(lease: DocumentSnapshot): LeaseRead {
+  const slot = lease.get("slot") as unknown;
+  const eventId = lease.get("eventId") as unknown;
+  return {
+    claim: lease.exists && typeof slot === "number" && typeof eventId === "string" ? { slot, eventId } : null,
+    version: lease.exists ? versionOf(lease.updateTime!) : null,
+  };
+}
+
+/** The read time of the sum the parent's total holds, in microseconds (rounded down); null if none. */
+export function coveredUntilUs(parent: DocumentSnapshot): number | null {
+  return timeFieldUs(parent, "rollup.readTime");
+}
+
+/** A Timestamp field of the parent in microseconds (rounded down); null if absent. */
+function timeFieldUs(parent: DocumentSnapshot, field: string): number | null {
+  const value = parent.exists ? (parent.get(field) as unknown) : undefined;
+  return value instanceof Timestamp ? microsFloor(value) : null;
+}
+
+/** Writes the claim into the lease; returns its version, or null if another invocation got there first. */
+async function writeClaim(db: Firestore, counterId: string, current: LeaseRead, claim: ClaimData): Promise<string | null> {
+  const ref = leaseRef(db, counterId);
+  const data = { slot: claim.slot, eventId: claim.eventId, dueAt: Timestamp.fromMillis(claim.dueMs), claimedAt: FieldValue.serverTimestamp() };
+  try {
+    const result =
+      current.version !== null ? await ref.update(data, { lastUpdateTime: timestampOf(current.version) }) : await ref.create(data);
+    return versionOf(result.writeTime);
+  } catch (error) {
+    const code = grpcCode(error);
+    if (code === GRPC.FAILED_PRECONDITION || code === GRPC.ALREADY_EXISTS || code === GRPC.NOT_FOUND) return null;
+    throw error;
+  }
+}
+
+/**
+ * Writes a sum onto the parent: `total`, the sum's read time (what it covers) and one more
+ * `rollup.commits`, on condition that the parent is unchanged since `parent` was read. Fails with
+ * FAILED_PRECONDITION if it changed and NOT_FOUND if it is gone; never creates the parent.
+ */
+export async function commitTotal(
+  parent: DocumentSnapshot,
+  sum: { total: number; readTime: Timestamp },
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  const { readTime } = sum;
+  // Stored to the microsecond, rounded down: a covered write is never claimed too early.
+  const readTimeUs = new Timestamp(readTime.seconds, Math.floor(readTime.nanoseconds / 1000) * 1000);
+  await commitTotalAt(parent.ref, parent.updateTime!, sum.total, readTimeUs, extra);
+}
+
+async function commitTotalAt(
+  ref: DocumentReference,
+  lastUpdateTime: Timestamp,
+  total: number,
+  readTime: Timestamp,
+  extra: Record<string, unknown>,
+): Promise<void> {
+  await ref.update(
+    {
+      total,
+      "rollup.readTime": readTime,
+      "rollup.commits": FieldValue.increment(1),
+      "rollup.committedAt": FieldValue.serverTimestamp(),
+      ...extra,
+    },
+    { lastUpdateTime },
+  );
+}
+
+/** A version token: the exact update time, so a precondition built from it matches to the nanosecond. */
+function versionOf(time: Timestamp): string {
+  return `${time.seconds}.${String(time.nanoseconds).padStart(9, "0")}`;
+}
+
+function timestampOf(version: string): Timestamp {
+  const [seconds, nanos] = version.split(".");
+  return new Timestamp(Number(seconds), Number(nanos));
+}
+
+function timestampOfMicros(us: number): Timestamp {
+  const seconds = Math.floor(us / 1_000_000);
+  return new Timestamp(seconds, (us - seconds * 1_000_000) * 1000);
+}

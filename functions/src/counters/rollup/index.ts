@@ -1,0 +1,147 @@
+// The rollup: keeps counters/{id}.total equal to the sum of its shards, exactly and with about one
+// parent write per interval. The decisions are pure (../plan.ts); this module runs one event through
+// them, and the steps live next to it: the claim (claim.ts), the commit (commit.ts), the sum (sum.ts,
+// the line that computes a total), all over a RollupStore (storage.ts; Firestore in firestore.ts).
+//
+// Exact: the total is never accumulated. It is recomputed with one consistent read of all shards (an
+// aggregation query), and the read time of that sum is kept in `rollup.readTime`. A shard write is
+// covered once a sum read at or after its commit time is on the parent, so duplicated, reordered or
+// retried events are covered and cost a read. Commits carry a precondition on the parent's update time:
+// a sum older than what is on the parent can never overwrite it.
+//
+// Operations: every invocation counts the reads, writes and aggregation reads it made and the time it
+// spent waiting for a slot, and logs them in one structured line ("rollup ops", ops.ts), so what a
+// million increments cost can be counted from what the functions did (the benchmark does).
+import * as logger from "firebase-functions/logger";
+import { decide, decideFromParent, offsetMsOf, slotOf, type Decision } from "../plan";
+import { readCount } from "../shards";
+import { COUNTERS, SHARDS } from "../paths";
+import { claimSlot, heldSlot, holdingClaim } from "./claim";
+import { finishSlot, sumAndCommit } from "./commit";
+import type { Invocation, RollupDeps, RollupOutcome, RollupResult, ShardWrite } from "./context";
+import { logOps, noOps } from "./ops";
+import type { LeaseRead, ParentRead } from "./storage";
+import { logMalformedCount } from "./sum";
+
+export type { ClaimMemo, RollupDeps, RollupOutcome, RollupResult, RollupStage, ShardWrite } from "./context";
+export type { RollupOps } from "./ops";
+export type { RollupStore } from "./storage";
+export { commitTotal, coveredUntilUs, firestoreRollupStore } from "./firestore";
+export { sumShards, logMalformedCount } from "./sum";
+
+/** A claim takes this long past its due time before anyone else assumes its claimer died. */
+export function staleAfterMsFor(intervalMs: number): number {
+  return Math.max(10_000, 5 * intervalMs);
+}
+
+const DECIDE_ROUNDS = 5;
+
+/** Handles one delivery of a shard write event. Throws (so the event is retried) only on real failures. */
+export async function rollupShardWrite(write: ShardWrite, deps: RollupDeps): Promise<RollupOutcome> {
+  const inv: Invocation = { write, deps, ops: noOps() };
+  const started = deps.nowMs();
+  let result: RollupResult | undefined;
+  try {
+    result = await handle(inv);
+    return { ...result, ops: inv.ops };
+  } finally {
+    const outcome = result === undefined ? "threw" : outcomeName(result);
+    const extra = result?.kind === "committed" ? { total: result.total, lagMs: result.lagMs } : {};
+    logOps(write.counterId, outcome, inv.ops, deps.nowMs() - started, extra);
+  }
+}
+
+function outcomeName(result: RollupResult): string {
+  if (result.kind === "skip") return `skip-${result.reason}`;
+  if (result.kind === "defer" && result.memo === true) return "defer-memo";
+  if (result.kind === "committed" && result.slot === null) return "committed-lead";
+  return result.kind;
+}
+
+async function handle(inv: Invocation): Promise<RollupResult> {
+  const { write, deps, ops } = inv;
+  const counterId = write.counterId;
+  const before = readCount(write.before);
+  const after = readCount(write.after);
+  if (after.malformed || before.malformed) {
+    const path = `${COUNTERS}/${counterId}/${SHARDS}/${write.shardId}`;
+    logMalformedCount(counterId, write.shardId, path, (after.malformed ? write.after : write.before)?.count);
+  }
+  const facts = {
+    eventId: write.eventId,
+    writtenAtUs: write.writtenAtUs,
+    countChanged: before.value !== after.value,
+  };
+  // A write that did not change the count cannot change the sum (e.g. shards created at 0): no reads.
+  if (!facts.countChanged) return { kind: "skip", reason: "unchanged" };
+  const offsetMs = offsetMsOf(counterId, deps.intervalMs);
+  const held = heldSlot(deps.claims, counterId);
+  if (held !== undefined && slotOf(write.writtenAtUs, deps.intervalMs, offsetMs) <= held) {
+    // An invocation of this instance holds a claim due at or after this write's slot: its sum will
+    // include this write, so there is nothing to read.
+    return { kind: "defer", toSlot: held, memo: true };
+  }
+
+  for (let round = 0; round < DECIDE_ROUNDS; round++) {
+    // The parent first: it alone settles duplicates, deleted counters and idle counters (one read).
+    const parent = await deps.store.readParent(counterId);
+    ops.reads += 1;
+    let decision: Decision | null = decideFromParent(facts, parent.view, deps.intervalMs);
+    let lease: LeaseRead | undefined;
+    if (decision === null) {
+      lease = await deps.store.readLease(counterId);
+      ops.reads += 1;
+      decision = decide(facts, { ...parent.view, lease: lease.claim }, {
+        intervalMs: deps.intervalMs,
+        offsetMs,
+        nowMs: deps.nowMs(),
+        staleAfterMs: deps.staleAfterMs,
+      });
+    }
+    switch (decision.kind) {
+      case "skip":
+      case "defer":
+        return decision;
+      case "lead": {
+        const led = await leadingEdge(inv, parent);
+        if (led !== undefined) return led;
+        continue; // the parent changed since we read it: decide again on a fresh read
+      }
+      case "rollup":
+        if (decision.reason === "stale-claim") {
+          logger.warn("taking over a stale rollup claim", { counterId, slot: decision.slot });
+        }
+        return await holdingClaim(deps.claims, counterId, decision.slot, () => finishSlot(inv, decision.slot, decision.dueMs, null));
+      case "claim": {
+        const claimed = await claimSlot(inv, lease!, decision.slot, decision.dueMs);
+        if (claimed === null) continue; // someone else wrote the lease first: look again
+        return await holdingClaim(deps.claims, counterId, decision.slot, async () => {
+          await deps.onStage?.("claimed", write);
+          return await finishSlot(inv, decision.slot, decision.dueMs, claimed);
+        });
+      }
+    }
+  }
+  throw new Error(`rollup of counter "${counterId}": the lease kept changing; retrying the event`);
+}
+
+/**
+ * The leading edge (plan.ts): sums the shards now and commits on condition that the parent is still the
+ * one `parent` read, with no lease and no second parent read. Returns undefined if the parent changed
+ * meanwhile (another rollup or a reset): the caller decides again on a fresh read.
+ */
+async function leadingEdge(inv: Invocation, parent: ParentRead): Promise<RollupResult | undefined> {
+  // The event arrives after its write committed, so a sum read now is read after it; sumAndCommit
+  // checks it anyway, because the whole promise of coverage rests on it.
+  const step = await sumAndCommit(inv, parent, inv.write.writtenAtUs, null);
+  switch (step.kind) {
+    case "committed":
+      return { kind: "committed", slot: null, total: step.total, lagMs: step.lagMs };
+    case "overflow":
+    case "gone":
+      return { kind: step.kind, slot: null };
+    case "early":
+    case "changed":
+      return undefined;
+  }
+}

@@ -1,0 +1,65 @@
+// The reads and writes the rollup makes, as an interface. The rollup's decisions and orchestration
+// (index.ts, claim.ts, commit.ts) only talk to a RollupStore, so the very same code runs over Firestore
+// in production and in the emulator tests (firestore.ts), and over an in-memory store with the same
+// semantics in the model check (functions/test/unit/model). Times are microseconds (plan.ts); versions
+// are opaque tokens that a store turns back into its own preconditions.
+import type { ParentView } from "../plan";
+
+/** The parent document as the rollup sees it. */
+export interface ParentRead {
+  view: ParentView;
+  /** The document's version (its update time), for a commit's precondition; null when it does not exist. */
+  version: string | null;
+}
+
+/** The lease document: the most recent claim of a slot. */
+export interface LeaseRead {
+  /** The claim it holds; null when absent or unreadable (a malformed lease is claimed over). */
+  claim: { slot: number; eventId: string } | null;
+  /** The document's version, for preconditions; null when it does not exist. */
+  version: string | null;
+}
+
+/** What a claim writes into the lease. */
+export interface ClaimData {
+  slot: number;
+  eventId: string;
+  dueMs: number;
+}
+
+/** The shards' sum at one consistent read time; `overflow` when no exact JS number holds it. */
+export type ShardSum = { overflow: false; total: number; readUs: number } | { overflow: true; readUs: number };
+
+/** A sum and what reading it cost. */
+export interface SumRead {
+  sum: ShardSum;
+  aggregations: number;
+  /** Documents read when the aggregation could not give an exact sum and the shards were read one by one. */
+  reads: number;
+}
+
+export type CommitResult = { kind: "committed" } | { kind: "changed" } | { kind: "gone" };
+
+export interface RollupStore {
+  readParent(counterId: string): Promise<ParentRead>;
+  readLease(counterId: string): Promise<LeaseRead>;
+  /**
+   * Writes a claim into the lease on condition that it is still the version `current` read (created if
+   * it was absent). Returns the new version, or null if someone else wrote the lease first.
+   */
+  writeClaim(counterId: string, current: LeaseRead, claim: ClaimData): Promise<string | null>;
+  /** Deletes the lease if it is still at `version`; false if it changed or is gone. */
+  deleteClaim(counterId: string, version: string): Promise<boolean>;
+  sumShards(counterId: string): Promise<SumRead>;
+  /**
+   * The one atomic write of a rollup: `total` = the sum and `rollup.readTime` = its read time (plus the
+   * bookkeeping in `fields`), on condition that the parent is still at `parent.version`. Never creates it.
+   */
+  commitTotal(counterId: string, parent: ParentRead, sum: { total: number; readUs: number }, fields: CommitFields): Promise<CommitResult>;
+}
+
+/** Rollup bookkeeping a commit writes next to the total. */
+export interface CommitFields {
+  /** The slot a slot commit rolls up; absent for a leading-edge commit. */
+  slot?: number;
+}
