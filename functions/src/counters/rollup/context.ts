@@ -18,11 +18,13 @@ export interface ShardWrite {
 export type RollupStage = "claimed" | "summed";
 
 /**
- * Slots this instance's running invocations hold, per counter: they will sum the shards at or after the
- * slot's due time, so a later event of this counter in the same or an earlier slot is covered by that
- * sum and can return without reading anything. An entry lives exactly as long as the invocation that
- * holds the claim: it is removed when that invocation returns or throws (a thrown claimer is retried by
- * the platform and finishes the slot, as for every event that deferred to its lease).
+ * Claims this instance's running invocations hold, per counter: the latest due time among them. The
+ * invocation holding a claim sums the shards at or after its due time, so a later event of this counter
+ * whose write is at or before that due time is covered by that sum and returns without reading anything.
+ * An entry lives exactly as long as the invocation that holds the claim: it is removed when that
+ * invocation returns or throws. Safe because a thrown claimer is retried by the platform and its retry
+ * always finishes the claim (plan.ts: a claimer's retry honours its claim), and a claim it loses to a
+ * later one passes its duty on (the later one is due later); the sweep finishes it if retries run out.
  */
 export type ClaimMemo = Map<string, number>;
 
@@ -40,13 +42,13 @@ export interface RollupDeps {
 
 export type RollupResult =
   | { kind: "skip"; reason: "unchanged" | "no-parent" | "covered" }
-  | { kind: "defer"; toSlot: number; memo?: true }
-  | { kind: "committed"; slot: number | null; total: number; lagMs: number }
-  | { kind: "covered-by-other"; slot: number | null }
-  | { kind: "gone"; slot: number | null }
-  | { kind: "overflow"; slot: number | null };
+  | { kind: "defer"; toDueMs: number; memo?: true }
+  | { kind: "committed"; dueMs: number | null; total: number; lagMs: number }
+  | { kind: "covered-by-other"; dueMs: number | null }
+  | { kind: "gone"; dueMs: number | null }
+  | { kind: "overflow"; dueMs: number | null };
 
-/** The result and what it took. `slot` is null for a leading-edge rollup (no slot was claimed). */
+/** The result and what it took. `dueMs` is null for a leading-edge rollup (no claim), else the claim's. */
 export type RollupOutcome = RollupResult & { ops: RollupOps };
 
 /** One invocation in progress: its write, its dependencies and the operations made so far. */
@@ -54,6 +56,8 @@ export interface Invocation {
   write: ShardWrite;
   deps: RollupDeps;
   ops: RollupOps;
+  /** A covered write whose event still had to read the lease (plan.ts: a claimer's retry honours its claim). */
+  coveredAfterLeaseRead?: true;
 }
 
 export async function wait(inv: Invocation, ms: number): Promise<void> {

@@ -4,7 +4,7 @@
 import { FieldValue, Timestamp, type DocumentReference, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
 import { GRPC, grpcCode } from "../errors";
 import { counterRef, leaseRef } from "../paths";
-import { microsFloor } from "../plan";
+import { MAX_INTERVAL_MS, microsFloor } from "../plan";
 import type { ClaimData, CommitFields, CommitResult, LeaseRead, ParentRead, RollupStore, SumRead } from "./storage";
 import { sumShards } from "./sum";
 
@@ -56,7 +56,7 @@ export function firestoreRollupStore(db: Firestore): RollupStore {
 }
 
 function commitExtras(fields: CommitFields): Record<string, unknown> {
-  return fields.slot === undefined ? {} : { "rollup.slot": fields.slot };
+  return { "rollup.intervalMs": fields.intervalMs };
 }
 
 /** The parent's bookkeeping as the rollup reads it. */
@@ -67,16 +67,24 @@ export function parentReadOf(parent: DocumentSnapshot): ParentRead {
       coveredUntilUs: coveredUntilUs(parent),
       // When the rollup last wrote the parent: `rollup.committedAt`.
       lastCommitUs: timeFieldUs(parent, "rollup.committedAt"),
+      recordedIntervalMs: recordedIntervalMs(parent),
     },
     version: parent.exists ? versionOf(parent.updateTime!) : null,
   };
 }
 
-function leaseReadOf(lease: DocumentSnapshot): LeaseRead {
-  const slot = lease.get("slot") as unknown;
+/** `rollup.intervalMs` if it holds a valid interval; anything else counts as none recorded. */
+function recordedIntervalMs(parent: DocumentSnapshot): number | null {
+  const value = parent.exists ? (parent.get("rollup.intervalMs") as unknown) : undefined;
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 1 && value <= MAX_INTERVAL_MS ? value : null;
+}
+
+/** The lease's claim: `eventId` and `dueAt` (leases written before dueAt decided anything carry both too). */
+export function leaseReadOf(lease: DocumentSnapshot): LeaseRead {
   const eventId = lease.get("eventId") as unknown;
+  const dueAt = lease.get("dueAt") as unknown;
   return {
-    claim: lease.exists && typeof slot === "number" && typeof eventId === "string" ? { slot, eventId } : null,
+    claim: lease.exists && typeof eventId === "string" && dueAt instanceof Timestamp ? { eventId, dueMs: dueAt.toMillis() } : null,
     version: lease.exists ? versionOf(lease.updateTime!) : null,
   };
 }
@@ -95,10 +103,18 @@ function timeFieldUs(parent: DocumentSnapshot, field: string): number | null {
 /** Writes the claim into the lease; returns its version, or null if another invocation got there first. */
 async function writeClaim(db: Firestore, counterId: string, current: LeaseRead, claim: ClaimData): Promise<string | null> {
   const ref = leaseRef(db, counterId);
-  const data = { slot: claim.slot, eventId: claim.eventId, dueAt: Timestamp.fromMillis(claim.dueMs), claimedAt: FieldValue.serverTimestamp() };
+  const data = {
+    eventId: claim.eventId,
+    dueAt: Timestamp.fromMillis(claim.dueMs),
+    intervalMs: claim.intervalMs,
+    claimedAt: FieldValue.serverTimestamp(),
+  };
   try {
     const result =
-      current.version !== null ? await ref.update(data, { lastUpdateTime: timestampOf(current.version) }) : await ref.create(data);
+      current.version !== null
+        ? // `slot`: what leases held before the due time alone decided; it would only mislead a reader now.
+          await ref.update({ ...data, slot: FieldValue.delete() }, { lastUpdateTime: timestampOf(current.version) })
+        : await ref.create(data);
     return versionOf(result.writeTime);
   } catch (error) {
     const code = grpcCode(error);

@@ -13,11 +13,11 @@
 // spent waiting for a slot, and logs them in one structured line ("rollup ops", ops.ts), so what a
 // million increments cost can be counted from what the functions did (the benchmark does).
 import * as logger from "firebase-functions/logger";
-import { decide, decideFromParent, offsetMsOf, slotOf, type Decision } from "../plan";
+import { decide, decideFromParent, type Decision, type WriteFacts } from "../plan";
 import { readCount } from "../shards";
 import { COUNTERS, SHARDS } from "../paths";
-import { claimSlot, heldSlot, holdingClaim } from "./claim";
-import { finishSlot, sumAndCommit } from "./commit";
+import { claimSlot, heldDueMs, holdingClaim, releaseClaim } from "./claim";
+import { finishClaim, sumAndCommit } from "./commit";
 import type { Invocation, RollupDeps, RollupOutcome, RollupResult, ShardWrite } from "./context";
 import { logOps, noOps } from "./ops";
 import type { LeaseRead, ParentRead } from "./storage";
@@ -45,16 +45,17 @@ export async function rollupShardWrite(write: ShardWrite, deps: RollupDeps): Pro
     result = await handle(inv);
     return { ...result, ops: inv.ops };
   } finally {
-    const outcome = result === undefined ? "threw" : outcomeName(result);
+    const outcome = result === undefined ? "threw" : outcomeName(result, inv);
     const extra = result?.kind === "committed" ? { total: result.total, lagMs: result.lagMs } : {};
     logOps(write.counterId, outcome, inv.ops, deps.nowMs() - started, extra);
   }
 }
 
-function outcomeName(result: RollupResult): string {
-  if (result.kind === "skip") return `skip-${result.reason}`;
+/** The outcome's name in the ops line; a covered event that had to read the lease says so (plan.ts). */
+function outcomeName(result: RollupResult, inv: Invocation): string {
+  if (result.kind === "skip") return inv.coveredAfterLeaseRead === true ? "skip-covered-lease" : `skip-${result.reason}`;
   if (result.kind === "defer" && result.memo === true) return "defer-memo";
-  if (result.kind === "committed" && result.slot === null) return "committed-lead";
+  if (result.kind === "committed" && result.dueMs === null) return "committed-lead";
   return result.kind;
 }
 
@@ -67,57 +68,67 @@ async function handle(inv: Invocation): Promise<RollupResult> {
     const path = `${COUNTERS}/${counterId}/${SHARDS}/${write.shardId}`;
     logMalformedCount(counterId, write.shardId, path, (after.malformed ? write.after : write.before)?.count);
   }
-  const facts = {
+  const facts: WriteFacts = {
+    counterId,
     eventId: write.eventId,
     writtenAtUs: write.writtenAtUs,
     countChanged: before.value !== after.value,
   };
   // A write that did not change the count cannot change the sum (e.g. shards created at 0): no reads.
   if (!facts.countChanged) return { kind: "skip", reason: "unchanged" };
-  const offsetMs = offsetMsOf(counterId, deps.intervalMs);
-  const held = heldSlot(deps.claims, counterId);
-  if (held !== undefined && slotOf(write.writtenAtUs, deps.intervalMs, offsetMs) <= held) {
-    // An invocation of this instance holds a claim due at or after this write's slot: its sum will
-    // include this write, so there is nothing to read.
-    return { kind: "defer", toSlot: held, memo: true };
+  const held = heldDueMs(deps.claims, counterId);
+  if (held !== undefined && write.writtenAtUs <= held * 1000) {
+    // An invocation of this instance holds a claim due at or after this write: its sum will include
+    // this write, so there is nothing to read.
+    return { kind: "defer", toDueMs: held, memo: true };
   }
 
   for (let round = 0; round < DECIDE_ROUNDS; round++) {
     // The parent first: it alone settles duplicates, deleted counters and idle counters (one read).
     const parent = await deps.store.readParent(counterId);
     ops.reads += 1;
-    let decision: Decision | null = decideFromParent(facts, parent.view, deps.intervalMs);
+    let decision: Decision | null = decideFromParent(facts, parent.view);
     let lease: LeaseRead | undefined;
     if (decision === null) {
       lease = await deps.store.readLease(counterId);
       ops.reads += 1;
-      decision = decide(facts, { ...parent.view, lease: lease.claim }, {
+      decision = decide(facts, parent.view, lease.claim, {
         intervalMs: deps.intervalMs,
-        offsetMs,
         nowMs: deps.nowMs(),
         staleAfterMs: deps.staleAfterMs,
       });
     }
     switch (decision.kind) {
       case "skip":
+        if (decision.reason === "covered" && lease !== undefined) inv.coveredAfterLeaseRead = true;
+        return decision;
       case "defer":
         return decision;
+      case "release":
+        // Our claim, already fulfilled by a sum read at or after its due time (we failed after the
+        // commit, or someone else's sum got there first): it only remains to delete the lease.
+        await releaseClaim(inv, lease!.version);
+        inv.coveredAfterLeaseRead = true;
+        return { kind: "skip", reason: "covered" };
       case "lead": {
         const led = await leadingEdge(inv, parent);
         if (led !== undefined) return led;
         continue; // the parent changed since we read it: decide again on a fresh read
       }
-      case "rollup":
+      case "rollup": {
         if (decision.reason === "stale-claim") {
-          logger.warn("taking over a stale rollup claim", { counterId, slot: decision.slot });
+          logger.warn("taking over a stale rollup claim", { counterId, dueAt: new Date(decision.dueMs).toISOString() });
         }
-        return await holdingClaim(deps.claims, counterId, decision.slot, () => finishSlot(inv, decision.slot, decision.dueMs, null));
+        const { dueMs } = decision;
+        return await holdingClaim(deps.claims, counterId, dueMs, () => finishClaim(inv, dueMs, lease!.version));
+      }
       case "claim": {
-        const claimed = await claimSlot(inv, lease!, decision.slot, decision.dueMs);
+        const { dueMs } = decision;
+        const claimed = await claimSlot(inv, lease!, dueMs, decision.intervalMs);
         if (claimed === null) continue; // someone else wrote the lease first: look again
-        return await holdingClaim(deps.claims, counterId, decision.slot, async () => {
+        return await holdingClaim(deps.claims, counterId, dueMs, async () => {
           await deps.onStage?.("claimed", write);
-          return await finishSlot(inv, decision.slot, decision.dueMs, claimed);
+          return await finishClaim(inv, dueMs, claimed);
         });
       }
     }
@@ -133,13 +144,13 @@ async function handle(inv: Invocation): Promise<RollupResult> {
 async function leadingEdge(inv: Invocation, parent: ParentRead): Promise<RollupResult | undefined> {
   // The event arrives after its write committed, so a sum read now is read after it; sumAndCommit
   // checks it anyway, because the whole promise of coverage rests on it.
-  const step = await sumAndCommit(inv, parent, inv.write.writtenAtUs, null);
+  const step = await sumAndCommit(inv, parent, inv.write.writtenAtUs, true);
   switch (step.kind) {
     case "committed":
-      return { kind: "committed", slot: null, total: step.total, lagMs: step.lagMs };
+      return { kind: "committed", dueMs: null, total: step.total, lagMs: step.lagMs };
     case "overflow":
     case "gone":
-      return { kind: step.kind, slot: null };
+      return { kind: step.kind, dueMs: null };
     case "early":
     case "changed":
       return undefined;

@@ -3,7 +3,7 @@
 // in production and in the emulator tests (firestore.ts), and over an in-memory store with the same
 // semantics in the model check (functions/test/unit/model). Times are microseconds (plan.ts); versions
 // are opaque tokens that a store turns back into its own preconditions.
-import type { ParentView } from "../plan";
+import type { Claim, ParentView } from "../plan";
 
 /** The parent document as the rollup sees it. */
 export interface ParentRead {
@@ -12,19 +12,17 @@ export interface ParentRead {
   version: string | null;
 }
 
-/** The lease document: the most recent claim of a slot. */
+/** The lease document: the pending claim of the counter's rollup, if any. */
 export interface LeaseRead {
   /** The claim it holds; null when absent or unreadable (a malformed lease is claimed over). */
-  claim: { slot: number; eventId: string } | null;
+  claim: Claim | null;
   /** The document's version, for preconditions; null when it does not exist. */
   version: string | null;
 }
 
-/** What a claim writes into the lease. */
-export interface ClaimData {
-  slot: number;
-  eventId: string;
-  dueMs: number;
+/** What a claim writes into the lease: its event, its due time, and the interval it was made with. */
+export interface ClaimData extends Claim {
+  intervalMs: number;
 }
 
 /** The shards' sum at one consistent read time; `overflow` when no exact JS number holds it. */
@@ -60,6 +58,6 @@ export interface RollupStore {
 
 /** Rollup bookkeeping a commit writes next to the total. */
 export interface CommitFields {
-  /** The slot a slot commit rolls up; absent for a leading-edge commit. */
-  slot?: number;
+  /** `rollup.intervalMs`: the interval to record (plan.ts, intervalToRecord). */
+  intervalMs: number;
 }

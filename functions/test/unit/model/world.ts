@@ -33,7 +33,7 @@ export interface CommitRecord {
   atUs: number;
   readUs: number;
   total: number;
-  slot: number | null;
+  intervalMs: number;
 }
 
 interface Counter {
@@ -193,6 +193,7 @@ export class World implements RollupStore {
       parentExists: p !== null,
       coveredUntilUs: p?.readUs ?? null,
       lastCommitUs: p?.committedUs ?? null,
+      recordedIntervalMs: p?.recordedIntervalMs ?? null,
     };
     return { view, version: p === null ? null : String(p.updateUs) };
   }
@@ -200,7 +201,7 @@ export class World implements RollupStore {
   readLease(counterId: string): Promise<LeaseRead> {
     const lease = this.counter(counterId).lease;
     return Promise.resolve({
-      claim: lease === null ? null : { slot: lease.data.slot, eventId: lease.data.eventId },
+      claim: lease === null ? null : { eventId: lease.data.eventId, dueMs: lease.data.dueMs },
       version: lease === null ? null : String(lease.updateUs),
     });
   }
@@ -238,8 +239,9 @@ export class World implements RollupStore {
     p.total = sum.total;
     p.readUs = sum.readUs;
     p.committedUs = at;
+    p.recordedIntervalMs = fields.intervalMs;
     p.updateUs = at;
-    c.commits.push({ atUs: at, readUs: sum.readUs, total: sum.total, slot: fields.slot ?? null });
+    c.commits.push({ atUs: at, readUs: sum.readUs, total: sum.total, intervalMs: fields.intervalMs });
     return Promise.resolve({ kind: "committed" });
   }
 }
