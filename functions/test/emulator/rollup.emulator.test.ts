@@ -77,8 +77,8 @@ async function busyCounter(prefix: string, numShards: number): Promise<string> {
 }
 
 /** Resolves just after this counter's next slot boundary (returned), so the writes that follow share one slot. */
-async function startOfSlot(counterId: string): Promise<number> {
-  const boundaryMs = dueMsFor(counterId, Date.now() * 1000, INTERVAL_MS);
+async function startOfSlot(counterId: string, intervalMs = INTERVAL_MS): Promise<number> {
+  const boundaryMs = dueMsFor(counterId, Date.now() * 1000, intervalMs);
   await sleepUntil(boundaryMs + 20);
   return boundaryMs;
 }
@@ -334,28 +334,32 @@ describe("rollupTotal leading edge", () => {
 
 describe("rollupTotal claims (the lease)", () => {
   it("finishes a claim when its claimer is retried, although a leading edge covered the claimer's own write (issue 18, bug 1)", async () => {
-    // The issue's schedule on the real emulator, inside one slot of this counter (due at D): the last
-    // commit K was 500 ms before the slot started; C's write, just after the start, is not idle and
-    // claims D, then C's invocation fails; L, 500 ms after K plus an interval, finds the counter idle and
-    // leads; E, after L's sum and before D, defers to C's claim; C is retried.
+    // The issue's schedule on the real emulator, inside one slot of this counter (due at D), with a 3 s
+    // interval so that it fits in a slot even on a loaded machine: the last commit K was half an interval
+    // before the slot started; C's write, just after the start, is not idle and claims D, then C's
+    // invocation fails; L, an interval after K, finds the counter idle and leads; E, after L's sum and
+    // before D, defers to C's claim; C is retried.
+    const intervalMs = 3000;
+    const slow = (overrides: Partial<RollupDeps> = {}) => deps({ intervalMs, staleAfterMs: staleAfterMsFor(intervalMs), ...overrides });
     const counterId = await newCounter("bug1", 3);
-    const slotStartMs = await startOfSlot(counterId);
-    const dueMs = slotStartMs + INTERVAL_MS;
+    const slotStartMs = await startOfSlot(counterId, intervalMs);
+    const dueMs = slotStartMs + intervalMs;
     await counterRef(db, counterId).update({
-      "rollup.committedAt": Timestamp.fromMillis(slotStartMs - 500),
-      "rollup.intervalMs": INTERVAL_MS,
+      "rollup.committedAt": Timestamp.fromMillis(slotStartMs - intervalMs / 2),
+      "rollup.intervalMs": intervalMs,
     });
     const c = await writeShard(counterId, 0, 2);
-    await expect(rollupShardWrite(shardWriteOf(c), crashAt("claimed"))).rejects.toThrow("simulated crash");
-    await sleepUntil(slotStartMs + 520);
+    const crash = slow({ onStage: (stage) => Promise.reject(new Error(`simulated crash at stage ${stage}`)) });
+    await expect(rollupShardWrite(shardWriteOf(c), crash)).rejects.toThrow("simulated crash");
+    await sleepUntil(slotStartMs + intervalMs / 2 + 20);
     const l = await writeShard(counterId, 1, 3);
-    expect(await rollupShardWrite(shardWriteOf(l), deps())).toMatchObject({ kind: "committed", dueMs: null });
+    expect(await rollupShardWrite(shardWriteOf(l), slow())).toMatchObject({ kind: "committed", dueMs: null });
     const e = await writeShard(counterId, 2, 4);
     expect(microsCeil(e.after.updateTime!)).toBeLessThan(dueMs * 1000); // the schedule fits in the slot
-    expect(await rollupShardWrite(shardWriteOf(e), deps())).toMatchObject({ kind: "defer", toDueMs: dueMs });
+    expect(await rollupShardWrite(shardWriteOf(e), slow())).toMatchObject({ kind: "defer", toDueMs: dueMs });
     expect((await readCounter(counterId)).total).toBe(5);
     // The platform retries C: its own write is covered by L's sum, its claim is not.
-    expect(await rollupShardWrite(shardWriteOf(c), deps())).toMatchObject({ kind: "committed", dueMs });
+    expect(await rollupShardWrite(shardWriteOf(c), slow())).toMatchObject({ kind: "committed", dueMs });
     expect(await readCounter(counterId)).toMatchObject({ total: 9, commits: 2 });
     expect((await leaseRef(db, counterId).get()).exists).toBe(false);
   });
