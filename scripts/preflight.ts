@@ -16,12 +16,16 @@ Checks, offline, what \`firebase deploy --only functions,firestore\` checks befo
   discovery      the built functions load and the SDK's manifest can be read (run npm run build first)
   params         every param has a value for the project (functions/.env, .env.<project>): a deploy
                  never prompts; memory/CPU/concurrency settings are valid
-  manifest       the 5 callables and rollupTotal (v2, event type, document pattern, retry)
+  settings       every param within its range, DEFAULT_SHARDS <= MAX_SHARDS, and
+                 ROLLUP_TIMEOUT_SECONDS >= 2 x ROLLUP_INTERVAL_MS + 10 s
+  manifest       the 5 callables, rollupTotal (v2, event type, document pattern, retry) and the
+                 scheduled rollupSweep
   placement      rollupTotal's region matches firebase.json firestore.location (nam5 -> us-central1,
                  eur3 -> europe-west1, a regional database -> that region); the database ids agree
   rules          firestore.rules compiles (in a Firestore emulator; FIRESTORE_EMULATOR_HOST if set,
                  otherwise one started for the check)
   indexes        firestore.indexes.json passes firebase-tools' validator and keeps the TTL policy
+                 and the sweep's collection-group index on rollup.dueAt
 --project  the project whose params are checked (default: .firebaserc's default)
 --dir      the folder holding firebase.json (default: this repository)
 --now      check the runtime's support window as of this date (e.g. 2027-03-01)

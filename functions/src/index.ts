@@ -1,4 +1,5 @@
-// Entry point of the Cloud Functions codebase: initializes the admin SDK and exports the functions.
+// Entry point of the Cloud Functions codebase: initializes the admin SDK and exports the functions: the
+// callables, the rollup trigger and the rollup's scheduled sweep.
 // The total of a counter is computed in counters/rollup/sum.ts (sumShards), run by counters/rollup/index.ts.
 import { initializeApp } from "firebase-admin/app";
 import { setGlobalOptions } from "firebase-functions/v2";
@@ -9,3 +10,4 @@ setGlobalOptions({ region, maxInstances });
 
 export { createCounter, deleteCounter, incrementCounter, reshardCounter, resetCounter } from "./callables";
 export { rollupTotal } from "./triggers";
+export { rollupSweep } from "./sweep";

@@ -4,7 +4,8 @@
 // Each check returns ok / warn / fail with a message that names the problem and the file to change.
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { SHARD_DOCUMENT_PATTERN } from "../../functions/src/counters/paths";
+import { ROLLUP, SHARD_DOCUMENT_PATTERN } from "../../functions/src/counters/paths";
+import { settingsProblems, type RawValue } from "../../functions/src/settings";
 import {
   build as buildApi,
   deployValidate,
@@ -21,6 +22,7 @@ import {
   type Backend,
   type Build,
   type Endpoint,
+  type ParamValue,
 } from "./firebase-tools-internals";
 
 export type Status = "ok" | "warn" | "fail";
@@ -41,9 +43,10 @@ export interface PreflightOptions {
   firestoreHost: string;
 }
 
-/** The contract's functions (DESIGN.md): five callables and the rollup trigger. */
+/** The contract's functions (DESIGN.md): five callables and the rollup trigger; and the rollup's sweep. */
 export const CALLABLES = ["createCounter", "incrementCounter", "resetCounter", "reshardCounter", "deleteCounter"];
 export const TRIGGER = "rollupTotal";
+export const SWEEP = "rollupSweep";
 export const WRITTEN_EVENT = "google.cloud.firestore.document.v1.written";
 /** firebase-tools reads a manifest only from firebase-functions >= 3.20.0 (runtimes/node/index.js). */
 const MIN_FUNCTIONS_SDK = [3, 20, 0];
@@ -93,6 +96,7 @@ export async function runPreflight(options: PreflightOptions): Promise<CheckResu
   if (discovered.build !== undefined) {
     const resolved = await resolve(ctx, discovered.build);
     results.push(resolved.result);
+    if (resolved.envs !== undefined) results.push(checkSettings(resolved.envs));
     if (resolved.backend !== undefined) results.push(checkManifest(resolved.backend), ...checkPlacement(ctx, resolved.backend));
   }
   results.push(await checkRules(ctx), checkIndexes(ctx));
@@ -243,18 +247,19 @@ async function discover(ctx: Context): Promise<{ result: CheckResult; build?: Bu
   }
 }
 
-async function resolve(ctx: Context, build: Build): Promise<{ result: CheckResult; backend?: Backend }> {
+async function resolve(ctx: Context, build: Build): Promise<{ result: CheckResult; backend?: Backend; envs?: Record<string, ParamValue> }> {
   const check = "params";
   const { projectId } = ctx.options;
   try {
     const userEnvs = functionsEnv.loadUserEnvs({ functionsSource: ctx.sourceDir, projectId });
-    const { backend } = await buildApi.resolveBackend({ build, firebaseConfig: ctx.firebaseConfig, userEnvs, nonInteractive: true, isEmulator: false });
+    const { backend, envs } = await buildApi.resolveBackend({ build, firebaseConfig: ctx.firebaseConfig, userEnvs, nonInteractive: true, isEmulator: false });
     prepare.resolveCpuAndConcurrency(backend);
     deployValidate.endpointsAreUnique({ default: backend });
     deployValidate.endpointsAreValid(backend);
     return {
       result: { check, status: "ok", message: `all ${build.params.length} params have a value for ${projectId} (functions/.env, .env.${projectId}); endpoint settings valid` },
       backend,
+      envs,
     };
   } catch (error) {
     const text = errorMessage(error);
@@ -266,6 +271,23 @@ async function resolve(ctx: Context, build: Build): Promise<{ result: CheckResul
   }
 }
 
+/**
+ * Every param in its range and the params consistent with each other (functions/src/settings.ts, the
+ * same rules the functions apply at run time), with the values a deploy to this project would use.
+ */
+function checkSettings(envs: Record<string, ParamValue>): CheckResult {
+  const check = "settings";
+  const values: Record<string, RawValue> = {};
+  for (const [name, value] of Object.entries(envs)) values[name] = value.rawValue;
+  const problems = settingsProblems(values);
+  if (problems.length > 0) return { check, status: "fail", message: `${problems.join("; ")} (functions/.env, or .env.<project>)` };
+  return {
+    check,
+    status: "ok",
+    message: `every param in range; DEFAULT_SHARDS <= MAX_SHARDS; ROLLUP_TIMEOUT_SECONDS ${values.ROLLUP_TIMEOUT_SECONDS} s >= 2 x ROLLUP_INTERVAL_MS + 10 s`,
+  };
+}
+
 function endpointsOf(backend: Backend): Endpoint[] {
   return Object.values(backend.endpoints).flatMap((byId) => Object.values(byId));
 }
@@ -275,9 +297,10 @@ function checkManifest(backend: Backend): CheckResult {
   const endpoints = endpointsOf(backend);
   const problems: string[] = [];
   const byId = new Map(endpoints.map((e) => [e.id, e]));
-  for (const name of [...CALLABLES, TRIGGER]) if (!byId.has(name)) problems.push(`${name} is not exported by functions/src/index.ts`);
+  const expected = [...CALLABLES, TRIGGER, SWEEP];
+  for (const name of expected) if (!byId.has(name)) problems.push(`${name} is not exported by functions/src/index.ts`);
   for (const e of endpoints) {
-    if (![...CALLABLES, TRIGGER].includes(e.id)) problems.push(`unexpected endpoint ${e.id}`);
+    if (!expected.includes(e.id)) problems.push(`unexpected endpoint ${e.id}`);
     if (e.platform !== "gcfv2") problems.push(`${e.id} is ${e.platform}, not a 2nd-gen function`);
   }
   for (const name of CALLABLES) {
@@ -295,6 +318,8 @@ function checkManifest(backend: Backend): CheckResult {
       if (event.retry !== true) problems.push(`${TRIGGER} has retries off: a failed rollup would be dropped, not retried`);
     }
   }
+  const sweep = byId.get(SWEEP);
+  if (sweep !== undefined && sweep.scheduleTrigger === undefined) problems.push(`${SWEEP} is not a scheduled (onSchedule) function`);
   if (problems.length > 0) return { check, status: "fail", message: problems.join("; ") };
   const regions = [...new Set(endpoints.map((e) => e.region))].join(", ");
   const t = trigger!;
@@ -302,7 +327,9 @@ function checkManifest(backend: Backend): CheckResult {
   return {
     check,
     status: "ok",
-    message: `6 v2 endpoints in ${regions}: ${CALLABLES.length} callables; ${TRIGGER} on ${WRITTEN_EVENT} ${SHARD_DOCUMENT_PATTERN}, retry on, ${sizing}`,
+    message:
+      `${endpoints.length} v2 endpoints in ${regions}: ${CALLABLES.length} callables; ${TRIGGER} on ${WRITTEN_EVENT} ${SHARD_DOCUMENT_PATTERN}, retry on, ${sizing}; ` +
+      `${SWEEP} ${sweep!.scheduleTrigger!.schedule}`,
   };
 }
 
@@ -385,7 +412,7 @@ async function checkRules(ctx: Context): Promise<CheckResult> {
 }
 
 interface IndexSpec {
-  fieldOverrides?: { collectionGroup?: string; fieldPath?: string; ttl?: boolean }[];
+  fieldOverrides?: { collectionGroup?: string; fieldPath?: string; ttl?: boolean; indexes?: { order?: string; queryScope?: string }[] }[];
 }
 
 function checkIndexes(ctx: Context): CheckResult {
@@ -399,7 +426,20 @@ function checkIndexes(ctx: Context): CheckResult {
     if (!ttl) {
       return { check, status: "fail", message: `${file} has no TTL override on requests.expireAt: idempotency records would never expire` };
     }
-    return { check, status: "ok", message: `${file} is valid, with the TTL policy on requests.expireAt` };
+    const sweepIndex = spec.fieldOverrides?.some(
+      (o) =>
+        o.collectionGroup === ROLLUP &&
+        o.fieldPath === "dueAt" &&
+        (o.indexes ?? []).some((i) => i.order === "ASCENDING" && i.queryScope === "COLLECTION_GROUP"),
+    );
+    if (!sweepIndex) {
+      return {
+        check,
+        status: "fail",
+        message: `${file} has no collection-group index on ${ROLLUP}.dueAt: ${SWEEP}'s query would fail, and claims orphaned when retries run out would never be finished`,
+      };
+    }
+    return { check, status: "ok", message: `${file} is valid, with the TTL policy on requests.expireAt and ${SWEEP}'s index on ${ROLLUP}.dueAt` };
   } catch (error) {
     return { check, status: "fail", message: `firestore indexes: ${errorMessage(error)}` };
   }

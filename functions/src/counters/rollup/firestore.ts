@@ -3,9 +3,9 @@
 // claim on the lease's). The emulator tests exercise exactly this module.
 import { FieldValue, Timestamp, type DocumentReference, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
 import { GRPC, grpcCode } from "../errors";
-import { counterRef, leaseRef } from "../paths";
+import { COUNTERS, counterRef, LEASE_ID, leaseRef, ROLLUP } from "../paths";
 import { MAX_INTERVAL_MS, microsFloor } from "../plan";
-import type { ClaimData, CommitFields, CommitResult, LeaseRead, ParentRead, RollupStore, SumRead } from "./storage";
+import type { ClaimData, CommitFields, CommitResult, FoundClaim, LeaseRead, ParentRead, RollupStore, StaleClaims, SumRead } from "./storage";
 import { sumShards } from "./sum";
 
 export function firestoreRollupStore(db: Firestore): RollupStore {
@@ -51,6 +51,25 @@ export function firestoreRollupStore(db: Firestore): RollupStore {
         if (code === GRPC.FAILED_PRECONDITION) return { kind: "changed" };
         throw error;
       }
+    },
+
+    async staleClaims(dueBeforeMs, limit): Promise<StaleClaims> {
+      // A collection-group query on `dueAt` (its index: firestore.indexes.json). Other collections named
+      // "rollup" (an app's own) can match too: only counters/{id}/rollup/lease is a claim.
+      const snap = await db
+        .collectionGroup(ROLLUP)
+        .where("dueAt", "<", Timestamp.fromMillis(dueBeforeMs))
+        .orderBy("dueAt")
+        .limit(limit)
+        .get();
+      const claims: FoundClaim[] = [];
+      for (const doc of snap.docs) {
+        const counter = doc.ref.parent.parent;
+        if (doc.id !== LEASE_ID || counter === null || counter.parent.id !== COUNTERS || counter.parent.parent !== null) continue;
+        const lease = leaseReadOf(doc);
+        if (lease.claim !== null) claims.push({ counterId: counter.id, claim: lease.claim, version: lease.version! });
+      }
+      return { claims, reads: Math.max(1, snap.size) };
     },
   };
 }

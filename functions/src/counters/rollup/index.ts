@@ -28,6 +28,7 @@ export type { RollupOps } from "./ops";
 export type { RollupStore } from "./storage";
 export { commitTotal, coveredUntilUs, firestoreRollupStore } from "./firestore";
 export { sumShards, logMalformedCount } from "./sum";
+export { sweepStaleClaims, SWEEP_DEFAULTS, type SweepOptions, type SweepReport } from "./sweep";
 
 /** A claim takes this long past its due time before anyone else assumes its claimer died. */
 export function staleAfterMsFor(intervalMs: number): number {

@@ -38,6 +38,21 @@ export interface SumRead {
 
 export type CommitResult = { kind: "committed" } | { kind: "changed" } | { kind: "gone" };
 
+/** A pending claim found by the sweep: its counter and its lease as read. */
+export interface FoundClaim {
+  counterId: string;
+  claim: Claim;
+  /** The lease's version, for the precondition of its deletion. */
+  version: string;
+}
+
+/** One page of claims due before a time, oldest first, and what the query cost. */
+export interface StaleClaims {
+  claims: FoundClaim[];
+  /** Documents read; an empty result is billed as one. */
+  reads: number;
+}
+
 export interface RollupStore {
   readParent(counterId: string): Promise<ParentRead>;
   readLease(counterId: string): Promise<LeaseRead>;
@@ -54,6 +69,8 @@ export interface RollupStore {
    * bookkeeping in `fields`), on condition that the parent is still at `parent.version`. Never creates it.
    */
   commitTotal(counterId: string, parent: ParentRead, sum: { total: number; readUs: number }, fields: CommitFields): Promise<CommitResult>;
+  /** Up to `limit` pending claims of any counter due before `dueBeforeMs`, oldest first (the sweep). */
+  staleClaims(dueBeforeMs: number, limit: number): Promise<StaleClaims>;
 }
 
 /** Rollup bookkeeping a commit writes next to the total. */

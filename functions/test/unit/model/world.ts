@@ -5,7 +5,7 @@
 // rollup's RollupStore directly (no latency, no faults: remote.ts adds those per invocation) and the
 // writes the callables make (increment, reset, reshard), each returning the shard events it causes.
 import type { ParentView } from "../../../src/counters/plan";
-import type { ClaimData, CommitFields, CommitResult, LeaseRead, ParentRead, RollupStore, SumRead } from "../../../src/counters/rollup/storage";
+import type { ClaimData, CommitFields, CommitResult, LeaseRead, ParentRead, RollupStore, StaleClaims, SumRead } from "../../../src/counters/rollup/storage";
 import type { ShardWrite } from "../../../src/counters/rollup/context";
 import type { Sim } from "./sim";
 
@@ -41,8 +41,8 @@ interface Counter {
   shards: Map<string, Shard>;
   lease: Lease | null;
   commits: CommitRecord[];
-  /** Every shard write so far, by commit time: the properties check each is covered in the end. */
-  writesUs: number[];
+  /** Every shard write that changed a count, with its event: the properties check each is covered. */
+  writes: { atUs: number; eventId: string }[];
 }
 
 let eventSeq = 0;
@@ -50,6 +50,8 @@ let eventSeq = 0;
 export class World implements RollupStore {
   private lastCommitUs = 0;
   private readonly counters = new Map<string, Counter>();
+  /** Events that wrote a claim (the properties excuse a dropped event only if it never did). */
+  readonly claimants = new Set<string>();
 
   constructor(private readonly sim: Sim) {}
 
@@ -67,7 +69,7 @@ export class World implements RollupStore {
   private counter(counterId: string): Counter {
     let c = this.counters.get(counterId);
     if (c === undefined) {
-      c = { parent: null, shards: new Map(), lease: null, commits: [], writesUs: [] };
+      c = { parent: null, shards: new Map(), lease: null, commits: [], writes: [] };
       this.counters.set(counterId, c);
     }
     return c;
@@ -92,8 +94,7 @@ export class World implements RollupStore {
     const before = { count: s.count };
     s.count += delta;
     s.updateUs = at;
-    c.writesUs.push(at);
-    return this.event(counterId, shardId, at, before, { count: s.count });
+    return this.changed(c, this.event(counterId, shardId, at, before, { count: s.count }));
   }
 
   /**
@@ -109,10 +110,11 @@ export class World implements RollupStore {
     const events: ShardWrite[] = [];
     for (const [id, s] of c.shards) {
       const before = { count: s.count };
-      if (s.count !== 0) c.writesUs.push(at); // a write that leaves the count as it was is nothing to cover
+      const event = this.event(counterId, id, at, before, { count: 0 });
+      // A write that leaves the count as it was is nothing to cover.
+      events.push(s.count !== 0 ? this.changed(c, event) : event);
       s.count = 0;
       s.updateUs = at;
-      events.push(this.event(counterId, id, at, before, { count: 0 }));
     }
     p.total = 0;
     p.readUs = readUs;
@@ -138,21 +140,25 @@ export class World implements RollupStore {
         const s = c.shards.get(String(i))!;
         folded += s.count;
         c.shards.delete(String(i));
-        c.writesUs.push(at);
-        events.push(this.event(counterId, String(i), at, { count: s.count }, undefined));
+        const event = this.event(counterId, String(i), at, { count: s.count }, undefined);
+        events.push(s.count !== 0 ? this.changed(c, event) : event);
       }
       if (folded !== 0) {
         const s = c.shards.get("0")!;
         const before = { count: s.count };
         s.count += folded;
         s.updateUs = at;
-        c.writesUs.push(at);
-        events.push(this.event(counterId, "0", at, before, { count: s.count }));
+        events.push(this.changed(c, this.event(counterId, "0", at, before, { count: s.count })));
       }
     }
     p.numShards = numShards;
     p.updateUs = at;
     return events;
+  }
+
+  private changed(c: Counter, event: ShardWrite): ShardWrite {
+    c.writes.push({ atUs: event.writtenAtUs, eventId: event.eventId });
+    return event;
   }
 
   private event(
@@ -167,7 +173,14 @@ export class World implements RollupStore {
 
   // --- what the properties look at ------------------------------------------------------------------
 
-  state(counterId: string): { total: number; coveredUntilUs: number | null; shardSum: number; writesUs: number[]; commits: CommitRecord[]; lease: Lease | null } {
+  state(counterId: string): {
+    total: number;
+    coveredUntilUs: number | null;
+    shardSum: number;
+    writes: { atUs: number; eventId: string }[];
+    commits: CommitRecord[];
+    lease: Lease | null;
+  } {
     const c = this.counter(counterId);
     let shardSum = 0;
     for (const s of c.shards.values()) shardSum += s.count;
@@ -175,7 +188,7 @@ export class World implements RollupStore {
       total: c.parent?.total ?? NaN,
       coveredUntilUs: c.parent?.readUs ?? null,
       shardSum,
-      writesUs: c.writesUs,
+      writes: c.writes,
       commits: c.commits,
       lease: c.lease,
     };
@@ -212,6 +225,7 @@ export class World implements RollupStore {
     if (version !== current.version) return Promise.resolve(null);
     const at = this.commitTime();
     c.lease = { data: { ...claim }, updateUs: at };
+    this.claimants.add(claim.eventId);
     return Promise.resolve(String(at));
   }
 
@@ -243,5 +257,14 @@ export class World implements RollupStore {
     p.updateUs = at;
     c.commits.push({ atUs: at, readUs: sum.readUs, total: sum.total, intervalMs: fields.intervalMs });
     return Promise.resolve({ kind: "committed" });
+  }
+
+  staleClaims(dueBeforeMs: number, limit: number): Promise<StaleClaims> {
+    const found = [...this.counters.entries()]
+      .filter(([, c]) => c.lease !== null && c.lease.data.dueMs < dueBeforeMs)
+      .map(([counterId, c]) => ({ counterId, claim: { eventId: c.lease!.data.eventId, dueMs: c.lease!.data.dueMs }, version: String(c.lease!.updateUs) }))
+      .sort((a, b) => a.claim.dueMs - b.claim.dueMs)
+      .slice(0, limit);
+    return Promise.resolve({ claims: found, reads: Math.max(1, found.length) });
   }
 }
