@@ -12,7 +12,7 @@ import { isPermanentError } from "./counters/errors";
 import { SHARD_DOCUMENT_PATTERN } from "./counters/paths";
 import { databaseId, ROLLUP_CPU, rollupConcurrency, rollupMemoryMb, rollupTimeoutSeconds } from "./params";
 import { microsCeil, parseRfc3339Micros } from "./counters/plan";
-import { firestoreRollupStore, rollupShardWrite, type ClaimMemo, type ShardWrite } from "./counters/rollup";
+import { firestoreRollupStore, rollupShardWrite, type ClaimMemo, type LeadMemo, type ShardWrite } from "./counters/rollup";
 
 // Sizing (params.ts): a claiming invocation waits up to one rollup interval, so concurrency and
 // maxInstances bound how many counters can be rolled up at once; see docs/deploying.md.
@@ -26,6 +26,8 @@ const SIZING = {
 
 /** Claims held by this instance's running invocations (counters/rollup/context.ts, ClaimMemo). */
 const claims: ClaimMemo = new Map();
+/** This instance's leading edges, which concurrent events of an idle counter join (counters/rollup/lead.ts). */
+const leads: LeadMemo = new Map();
 
 export const rollupTotal = onDocumentWritten({ document: SHARD_DOCUMENT_PATTERN, retry: true, ...SIZING }, async (event) => {
   const { counterId, shardId } = event.params;
@@ -51,6 +53,7 @@ export const rollupTotal = onDocumentWritten({ document: SHARD_DOCUMENT_PATTERN,
       nowMs: Date.now,
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
       claims,
+      leads,
     });
   } catch (error) {
     if (!isPermanentError(error)) throw error;

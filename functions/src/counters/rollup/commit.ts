@@ -13,7 +13,7 @@ const COMMIT_ATTEMPTS = 8;
 
 /** What one attempt to sum the shards and commit the total onto a parent came to. */
 export type CommitStep =
-  | { kind: "committed"; total: number; lagMs: number; readUs: number; intervalMs: number }
+  | { kind: "committed"; total: number; lagMs: number; readUs: number; intervalMs: number; version: string; commitUs: number }
   | { kind: "overflow" }
   /** The sum was read before `targetUs`, so it may miss writes it must cover; nothing was written. */
   | { kind: "early"; readUs: number }
@@ -45,7 +45,7 @@ export async function sumAndCommit(inv: Invocation, parent: ParentRead, targetUs
   if (result.kind !== "committed") return result;
   ops.writes += 1;
   const lagMs = Math.max(0, deps.nowMs() - Math.floor(write.writtenAtUs / 1000));
-  return { kind: "committed", total: sum.total, lagMs, readUs: sum.readUs, intervalMs };
+  return { kind: "committed", total: sum.total, lagMs, readUs: sum.readUs, intervalMs, version: result.version, commitUs: result.commitUs };
 }
 
 /**

@@ -1,5 +1,6 @@
 // What one rollup invocation works with: the shard write it was woken for, its dependencies (the store,
 // the clock, the instance's memo), what it may end in, and the operations it has made so far.
+import type { LeadMemo } from "./lead";
 import type { RollupOps } from "./ops";
 import type { RollupStore } from "./storage";
 
@@ -36,6 +37,8 @@ export interface RollupDeps {
   sleep: (ms: number) => Promise<void>;
   /** This instance's held claims (see ClaimMemo); without it every event reads. */
   claims?: ClaimMemo;
+  /** This instance's leading edges (lead.ts, LeadMemo); without it every leading event sums. */
+  leads?: LeadMemo;
   /** Called as the rollup passes a stage; tests throw from it to simulate a crash at that point. */
   onStage?: (stage: RollupStage, write: ShardWrite) => void | Promise<void>;
 }
@@ -44,6 +47,8 @@ export type RollupResult =
   | { kind: "skip"; reason: "unchanged" | "no-parent" | "covered" }
   | { kind: "defer"; toDueMs: number; memo?: true }
   | { kind: "committed"; dueMs: number | null; total: number; lagMs: number }
+  /** Covered by a leading edge this instance ran for the same parent version (lead.ts). */
+  | { kind: "joined"; dueMs: null }
   | { kind: "covered-by-other"; dueMs: number | null }
   | { kind: "gone"; dueMs: number | null }
   | { kind: "overflow"; dueMs: number | null };

@@ -1,7 +1,7 @@
 // The RollupStore production uses (storage.ts), over Firestore: the parent, the lease and the shards of
 // counters/{id}, with every precondition the rollup relies on (a commit on the parent's update time, a
 // claim on the lease's). The emulator tests exercise exactly this module.
-import { FieldValue, Timestamp, type DocumentReference, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
+import { FieldValue, Timestamp, type DocumentReference, type DocumentSnapshot, type Firestore, type WriteResult } from "firebase-admin/firestore";
 import { GRPC, grpcCode } from "../errors";
 import { COUNTERS, counterRef, LEASE_ID, leaseRef, ROLLUP } from "../paths";
 import { MAX_INTERVAL_MS, microsFloor } from "../plan";
@@ -43,8 +43,10 @@ export function firestoreRollupStore(db: Firestore): RollupStore {
     async commitTotal(counterId, parent, sum, fields): Promise<CommitResult> {
       if (parent.version === null) return { kind: "gone" };
       try {
-        await commitTotalAt(counterRef(db, counterId), timestampOf(parent.version), sum.total, timestampOfMicros(sum.readUs), commitExtras(fields));
-        return { kind: "committed" };
+        const ref = counterRef(db, counterId);
+        const readTime = timestampOfMicros(sum.readUs);
+        const result = await commitTotalAt(ref, timestampOf(parent.version), sum.total, readTime, commitExtras(fields));
+        return { kind: "committed", version: versionOf(result.writeTime), commitUs: microsFloor(result.writeTime) };
       } catch (error) {
         const code = grpcCode(error);
         if (code === GRPC.NOT_FOUND) return { kind: "gone" };
@@ -164,8 +166,8 @@ async function commitTotalAt(
   total: number,
   readTime: Timestamp,
   extra: Record<string, unknown>,
-): Promise<void> {
-  await ref.update(
+): Promise<WriteResult> {
+  return await ref.update(
     {
       total,
       "rollup.readTime": readTime,

@@ -17,13 +17,15 @@ import { decide, decideFromParent, type Decision, type WriteFacts } from "../pla
 import { readCount } from "../shards";
 import { COUNTERS, SHARDS } from "../paths";
 import { claimSlot, heldDueMs, holdingClaim, releaseClaim } from "./claim";
-import { finishClaim, sumAndCommit } from "./commit";
+import { finishClaim } from "./commit";
 import type { Invocation, RollupDeps, RollupOutcome, RollupResult, ShardWrite } from "./context";
+import { leadingEdge } from "./lead";
 import { logOps, noOps } from "./ops";
 import type { LeaseRead, ParentRead } from "./storage";
 import { logMalformedCount } from "./sum";
 
 export type { ClaimMemo, RollupDeps, RollupOutcome, RollupResult, RollupStage, ShardWrite } from "./context";
+export type { LeadMemo } from "./lead";
 export type { RollupOps } from "./ops";
 export type { RollupStore } from "./storage";
 export { commitTotal, coveredUntilUs, firestoreRollupStore } from "./firestore";
@@ -57,6 +59,7 @@ function outcomeName(result: RollupResult, inv: Invocation): string {
   if (result.kind === "skip") return inv.coveredAfterLeaseRead === true ? "skip-covered-lease" : `skip-${result.reason}`;
   if (result.kind === "defer" && result.memo === true) return "defer-memo";
   if (result.kind === "committed" && result.dueMs === null) return "committed-lead";
+  if (result.kind === "joined") return "joined-lead";
   return result.kind;
 }
 
@@ -84,10 +87,15 @@ async function handle(inv: Invocation): Promise<RollupResult> {
     return { kind: "defer", toDueMs: held, memo: true };
   }
 
+  let known: ParentRead | undefined; // a parent state learnt without reading it (a joined leading edge)
   for (let round = 0; round < DECIDE_ROUNDS; round++) {
     // The parent first: it alone settles duplicates, deleted counters and idle counters (one read).
-    const parent = await deps.store.readParent(counterId);
-    ops.reads += 1;
+    let parent = known;
+    known = undefined;
+    if (parent === undefined) {
+      parent = await deps.store.readParent(counterId);
+      ops.reads += 1;
+    }
     let decision: Decision | null = decideFromParent(facts, parent.view);
     let lease: LeaseRead | undefined;
     if (decision === null) {
@@ -112,9 +120,10 @@ async function handle(inv: Invocation): Promise<RollupResult> {
         inv.coveredAfterLeaseRead = true;
         return { kind: "skip", reason: "covered" };
       case "lead": {
-        const led = await leadingEdge(inv, parent);
-        if (led !== undefined) return led;
-        continue; // the parent changed since we read it: decide again on a fresh read
+        const step = await leadingEdge(inv, parent);
+        if (step.kind === "done") return step.result;
+        known = step.parent; // decide again: from the parent a joined lead committed, or on a fresh read
+        continue;
       }
       case "rollup": {
         if (decision.reason === "stale-claim") {
@@ -135,25 +144,4 @@ async function handle(inv: Invocation): Promise<RollupResult> {
     }
   }
   throw new Error(`rollup of counter "${counterId}": the lease kept changing; retrying the event`);
-}
-
-/**
- * The leading edge (plan.ts): sums the shards now and commits on condition that the parent is still the
- * one `parent` read, with no lease and no second parent read. Returns undefined if the parent changed
- * meanwhile (another rollup or a reset): the caller decides again on a fresh read.
- */
-async function leadingEdge(inv: Invocation, parent: ParentRead): Promise<RollupResult | undefined> {
-  // The event arrives after its write committed, so a sum read now is read after it; sumAndCommit
-  // checks it anyway, because the whole promise of coverage rests on it.
-  const step = await sumAndCommit(inv, parent, inv.write.writtenAtUs, true);
-  switch (step.kind) {
-    case "committed":
-      return { kind: "committed", dueMs: null, total: step.total, lagMs: step.lagMs };
-    case "overflow":
-    case "gone":
-      return { kind: step.kind, dueMs: null };
-    case "early":
-    case "changed":
-      return undefined;
-  }
 }

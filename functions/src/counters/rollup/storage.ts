@@ -36,7 +36,11 @@ export interface SumRead {
   reads: number;
 }
 
-export type CommitResult = { kind: "committed" } | { kind: "changed" } | { kind: "gone" };
+export type CommitResult =
+  /** Written: the parent's new version and the commit time (which `rollup.committedAt` records). */
+  | { kind: "committed"; version: string; commitUs: number }
+  | { kind: "changed" }
+  | { kind: "gone" };
 
 /** A pending claim found by the sweep: its counter and its lease as read. */
 export interface FoundClaim {

@@ -9,7 +9,7 @@
 //   schedule with dropped events, the writes of dropped events that never got as far as a claim: no one
 //   knows of those (the next increment, or reconcile, covers them);
 // - with an unchanged interval, no window of one interval holds more than two parent writes' read times.
-import { rollupShardWrite, staleAfterMsFor, sweepStaleClaims, type ClaimMemo, type ShardWrite } from "../../../src/counters/rollup";
+import { rollupShardWrite, staleAfterMsFor, sweepStaleClaims, type ClaimMemo, type LeadMemo, type ShardWrite } from "../../../src/counters/rollup";
 import { remoteStore, SimulatedCrash, type Fault, type Network } from "./remote";
 import { between, chance, pick, rngOf, Sim, type Rng } from "./sim";
 import { World } from "./world";
@@ -22,6 +22,7 @@ interface Instance {
   intervalMs: number;
   skewMs: number;
   claims: ClaimMemo;
+  leads: LeadMemo;
 }
 
 /** What a schedule drew: printed with a failure so a reader sees what kind of schedule broke. */
@@ -133,6 +134,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
     intervalMs: shape.intervalMs,
     skewMs: between(rng, -30, 30),
     claims: new Map(),
+    leads: new Map(),
   }));
   world.createCounter(counterId, shape.numShards);
 
@@ -151,6 +153,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
       nowMs: () => Math.floor(sim.now() / 1000) + instance.skewMs,
       sleep: (waitMs) => sim.sleep(waitMs),
       claims: instance.claims,
+      leads: instance.leads,
     })
       .then((outcome) => {
         log(`done    ${label}: ${JSON.stringify({ ...outcome, ops: undefined })}`);

@@ -256,7 +256,7 @@ export class World implements RollupStore {
     p.recordedIntervalMs = fields.intervalMs;
     p.updateUs = at;
     c.commits.push({ atUs: at, readUs: sum.readUs, total: sum.total, intervalMs: fields.intervalMs });
-    return Promise.resolve({ kind: "committed" });
+    return Promise.resolve({ kind: "committed", version: String(at), commitUs: at });
   }
 
   staleClaims(dueBeforeMs: number, limit: number): Promise<StaleClaims> {
