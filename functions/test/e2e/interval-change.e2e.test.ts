@@ -23,7 +23,7 @@ let client: Client;
 const previousEnvLocal = existsSync(ENV_LOCAL) ? readFileSync(ENV_LOCAL, "utf8") : undefined;
 
 /** Sets ROLLUP_INTERVAL_MS for the functions emulator (undefined: back to what it was) and makes it reload. */
-function setInterval(intervalMs: number | undefined): void {
+function setRollupInterval(intervalMs: number | undefined): void {
   if (intervalMs === undefined) {
     if (previousEnvLocal === undefined) rmSync(ENV_LOCAL, { force: true });
     else writeFileSync(ENV_LOCAL, previousEnvLocal);
@@ -77,7 +77,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   try {
-    setInterval(undefined);
+    setRollupInterval(undefined);
     await reloadedWith(DEFAULT_INTERVAL_MS);
   } finally {
     await client?.close();
@@ -90,7 +90,7 @@ describe("changing ROLLUP_INTERVAL_MS while a counter is busy", () => {
     [3000, DEFAULT_INTERVAL_MS],
   ])("keeps the total exact within an interval and a second of the last increment, from %p ms to %p ms", async (fromMs, toMs) => {
     if ((await intervalInUse()) !== fromMs) {
-      setInterval(fromMs === DEFAULT_INTERVAL_MS ? undefined : fromMs);
+      setRollupInterval(fromMs === DEFAULT_INTERVAL_MS ? undefined : fromMs);
       await reloadedWith(fromMs);
     }
     const counterId = `e2e-interval-${fromMs}-${toMs}-${Date.now()}`;
@@ -101,7 +101,7 @@ describe("changing ROLLUP_INTERVAL_MS while a counter is busy", () => {
     const incrementing = keepIncrementing(counterId, 100, () => phase === "after" && Date.now() - afterSince > 2 * toMs + 2000);
     await new Promise((resolve) => setTimeout(resolve, 2 * fromMs + 1000));
     phase = "switching";
-    setInterval(toMs === DEFAULT_INTERVAL_MS ? undefined : toMs);
+    setRollupInterval(toMs === DEFAULT_INTERVAL_MS ? undefined : toMs);
     await reloadedWith(toMs);
     afterSince = Date.now();
     phase = "after";
