@@ -3,7 +3,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["**/node_modules/**", "functions/lib/**", "client/lib/**", ".cache/**", "bench-results/**", "**/*.cjs", "**/*.mjs"] },
+  { ignores: ["**/node_modules/**", "functions/lib/**", "client/lib/**", ".cache/**", "bench-results/**", "scripts/test/fixtures/**", "**/*.cjs", "**/*.mjs"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

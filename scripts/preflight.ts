@@ -1,20 +1,21 @@
-// `npm run preflight`: what `firebase deploy --only functions,firestore` checks before it touches the
-// network, offline, with firebase-tools' own code (scripts/lib/preflight.ts). Run it before a deploy.
+// `npm run preflight`: what `firebase deploy --only functions:counters,firestore` checks before it
+// touches the network, offline, with firebase-tools' own code (scripts/lib/preflight.ts). Run it before a
+// deploy, here or on an app's project that the counters were added to (--dir).
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { runCli, type Parsed } from "./lib/cli";
 import { REPO_ROOT } from "./lib/firebase-cli";
-import { startFirestoreEmulator, type RunningEmulator } from "./lib/firestore-emulator";
+import { withFirestoreEmulator } from "./lib/firestore-emulator";
 import { runPreflight, type CheckResult } from "./lib/preflight";
 
 const HELP = `Usage: npm run preflight -- [--project <id>] [--dir <folder>] [--now <date>]
 
-Checks, offline, what \`firebase deploy --only functions,firestore\` checks before uploading anything:
+Checks, offline, what \`firebase deploy --only functions:counters,firestore\` checks before uploading anything:
   runtime        the functions' runtime (engines.node, or runtime in firebase.json) is supported;
                  fails when decommissioned, warns within 90 days of its deprecation
   functions sdk  firebase-functions is installed, recent enough, and matches package.json
   discovery      the built functions load and the SDK's manifest can be read (run npm run build first)
-  params         every param has a value for the project (functions/.env, .env.<project>): a deploy
+  params         every param has a value for the project (<source>/.env, .env.<project>): a deploy
                  never prompts; memory/CPU/concurrency settings are valid
   settings       every param within its range, DEFAULT_SHARDS <= MAX_SHARDS, and
                  ROLLUP_TIMEOUT_SECONDS >= 2 x ROLLUP_INTERVAL_MS + 10 s
@@ -22,12 +23,17 @@ Checks, offline, what \`firebase deploy --only functions,firestore\` checks befo
                  scheduled rollupSweep
   placement      rollupTotal's region matches firebase.json firestore.location (nam5 -> us-central1,
                  eur3 -> europe-west1, a regional database -> that region); the database ids agree
-  rules          firestore.rules compiles (in a Firestore emulator; FIRESTORE_EMULATOR_HOST if set,
-                 otherwise one started for the check)
+  codebase       the functions are codebase "counters" of firebase.json (found among an app's codebases);
+                 --only functions:counters deploys all of them and no function of another codebase
+                 (warns when it would); no other codebase has a function of the same name
+  rules          firebase.json's rules file compiles (in a Firestore emulator; FIRESTORE_EMULATOR_HOST
+                 if set, otherwise one started for the check); whether it keeps the counters'
+                 guarantees is npm run check-rules
   indexes        firestore.indexes.json passes firebase-tools' validator and keeps the TTL policy
                  and the sweep's collection-group index on rollup.dueAt
 --project  the project whose params are checked (default: .firebaserc's default)
---dir      the folder holding firebase.json (default: this repository)
+--dir      the folder holding firebase.json (default: this repository; an app's project folder
+           once the counters are added to it, docs/existing-app.md)
 --now      check the runtime's support window as of this date (e.g. 2027-03-01)
 Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 on bad arguments.`;
 
@@ -73,23 +79,13 @@ const MARK: Record<CheckResult["status"], string> = { ok: "ok  ", warn: "WARN", 
 async function main(args: Args): Promise<number> {
   const projectId = args.project ?? defaultProject(args.dir);
   console.log(`preflight: ${args.dir} for project ${projectId} on Node ${process.versions.node}`);
-  let emulator: RunningEmulator | undefined;
-  let firestoreHost = process.env.FIRESTORE_EMULATOR_HOST;
-  if (firestoreHost === undefined) {
-    emulator = await startFirestoreEmulator();
-    firestoreHost = emulator.host;
-  }
-  try {
-    const results = await runPreflight({ projectDir: args.dir, projectId, now: args.now, firestoreHost });
-    const width = Math.max(...results.map((r) => r.check.length));
-    for (const r of results) console.log(`  ${MARK[r.status]} ${r.check.padEnd(width)}  ${r.message}`);
-    const failed = results.filter((r) => r.status === "fail").length;
-    const warned = results.filter((r) => r.status === "warn").length;
-    console.log(failed === 0 ? `preflight: passed${warned ? ` with ${warned} warning(s)` : ""}` : `preflight: ${failed} check(s) failed`);
-    return failed === 0 ? 0 : 1;
-  } finally {
-    emulator?.stop();
-  }
+  const results = await withFirestoreEmulator((firestoreHost) => runPreflight({ projectDir: args.dir, projectId, now: args.now, firestoreHost }));
+  const width = Math.max(...results.map((r) => r.check.length));
+  for (const r of results) console.log(`  ${MARK[r.status]} ${r.check.padEnd(width)}  ${r.message}`);
+  const failed = results.filter((r) => r.status === "fail").length;
+  const warned = results.filter((r) => r.status === "warn").length;
+  console.log(failed === 0 ? `preflight: passed${warned ? ` with ${warned} warning(s)` : ""}` : `preflight: ${failed} check(s) failed`);
+  return failed === 0 ? 0 : 1;
 }
 
 runCli(HELP, parseArgs, main);

@@ -60,6 +60,8 @@ export interface Endpoint {
   platform: string;
   entryPoint: string;
   callableTrigger?: Record<string, unknown>;
+  /** Set by a deploy (prepare) after resolving a codebase's build; filters match on it. */
+  codebase?: string;
   eventTrigger?: {
     eventType: string;
     eventFilters?: Record<string, string>;
@@ -118,6 +120,21 @@ export const deployValidate = load<{
   /** Memory, CPU, concurrency and trigger checks a deploy runs on every endpoint. */
   endpointsAreValid(backend: Backend): void;
 }>("deploy/functions/validate");
+
+/** One `--only functions:…` selector as a deploy reads it: a codebase, function id chunks, or both. */
+export interface EndpointFilter {
+  codebase?: string;
+  idChunks?: string[];
+}
+
+export const functionsDeployHelper = load<{
+  /** The filters of `options.only` (e.g. "functions:counters"); undefined when nothing is filtered. */
+  getEndpointFilters(options: { only?: string }): EndpointFilter[] | undefined;
+  /** The codebases of firebase.json a deploy with these filters loads (discovers and builds). */
+  targetCodebases(config: FunctionsCodebaseConfig[], filters?: EndpointFilter[]): string[];
+  /** Whether a deploy with these filters creates, updates or deletes this endpoint. */
+  endpointMatchesAnyFilter(endpoint: Endpoint, filters?: EndpointFilter[]): boolean;
+}>("deploy/functions/functionsDeployHelper");
 
 export const firestoreApi = load<{
   FirestoreApi: new () => { validateSpec(spec: unknown): void };

@@ -1,5 +1,5 @@
 // Starts a bare Firestore emulator (no firebase-tools around it) on a free loopback port, for a script
-// that needs one for a moment: the preflight compiles the rules with it. The binary is the one the
+// that needs one for a moment: the preflight compiles the rules with it, check-rules evaluates them. The binary is the one the
 // emulator suite uses: FIRESTORE_EMULATOR_BINARY_PATH, the launcher for the Debian-installed jar, or
 // firebase-tools' own download.
 import { spawn } from "node:child_process";
@@ -57,5 +57,17 @@ export async function startFirestoreEmulator(timeoutMs = 60_000): Promise<Runnin
   } catch (error) {
     stop();
     throw error;
+  }
+}
+
+/** Runs `use` with the emulator at FIRESTORE_EMULATOR_HOST when set, else with one started for it. */
+export async function withFirestoreEmulator<T>(use: (host: string) => Promise<T>): Promise<T> {
+  const running = process.env.FIRESTORE_EMULATOR_HOST;
+  if (running !== undefined) return use(running);
+  const emulator = await startFirestoreEmulator();
+  try {
+    return await use(emulator.host);
+  } finally {
+    emulator.stop();
   }
 }

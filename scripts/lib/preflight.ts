@@ -1,28 +1,25 @@
-// The deploy preflight: everything `firebase deploy --only functions,firestore` checks before it touches
-// the network, run offline with firebase-tools' own code where it has it (scripts/lib/firebase-tools-
+// The deploy preflight: everything `firebase deploy --only functions:counters,firestore` checks before it
+// touches the network, run offline with firebase-tools' own code where it has it (scripts/lib/firebase-tools-
 // internals.ts), plus the settings a deploy cannot check for us (trigger region vs database location).
 // Each check returns ok / warn / fail with a message that names the problem and the file to change.
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { ROLLUP, SHARD_DOCUMENT_PATTERN } from "../../functions/src/counters/paths";
-import { settingsProblems, type RawValue } from "../../functions/src/settings";
+import { settingsProblems } from "../../functions/src/settings";
+import { checkCodebase, countersCodebase } from "./codebase-check";
+import { discoverBuild, endpointsOf, resolveBuildWithParams, type ProjectRef } from "./codebases";
 import {
-  build as buildApi,
   deployValidate,
   errorMessage,
   firestoreApi,
-  functionsEnv,
   nodeValidate,
-  prepare,
   projectConfig,
   runtimeChoice,
-  runtimes,
   supported,
   versioning,
   type Backend,
   type Build,
-  type Endpoint,
-  type ParamValue,
+  type FunctionsCodebaseConfig,
 } from "./firebase-tools-internals";
 
 export type Status = "ok" | "warn" | "fail";
@@ -77,9 +74,13 @@ interface FirebaseJson {
 interface Context {
   options: PreflightOptions;
   firebaseJson: FirebaseJson;
+  /** Every functions codebase of firebase.json (an app's own next to ours), normalized. */
+  codebases: FunctionsCodebaseConfig[];
+  /** Ours: the codebase named `counters`. */
+  codebase: FunctionsCodebaseConfig;
+  project: ProjectRef;
   sourceDir: string;
   runtimeFromConfig: string | undefined;
-  firebaseConfig: Record<string, unknown>;
 }
 
 export async function runPreflight(options: PreflightOptions): Promise<CheckResult[]> {
@@ -96,8 +97,11 @@ export async function runPreflight(options: PreflightOptions): Promise<CheckResu
   if (discovered.build !== undefined) {
     const resolved = await resolve(ctx, discovered.build);
     results.push(resolved.result);
-    if (resolved.envs !== undefined) results.push(checkSettings(resolved.envs));
-    if (resolved.backend !== undefined) results.push(checkManifest(resolved.backend), ...checkPlacement(ctx, resolved.backend));
+    if (resolved.params !== undefined) results.push(checkSettings(ctx, resolved.params));
+    if (resolved.backend !== undefined) {
+      results.push(checkManifest(resolved.backend), ...checkPlacement(ctx, resolved.backend));
+      results.push(await checkCodebase(ctx.project, ctx.codebases, resolved.backend));
+    }
   }
   results.push(await checkRules(ctx), checkIndexes(ctx));
   return results;
@@ -107,16 +111,18 @@ function context(options: PreflightOptions): Context {
   const path = join(options.projectDir, "firebase.json");
   const firebaseJson = JSON.parse(readFileSync(path, "utf8")) as FirebaseJson;
   const codebases = projectConfig.normalizeAndValidate(firebaseJson.functions);
-  const codebase = codebases.find((c) => (c.codebase ?? "default") === "default");
-  if (codebase?.source === undefined) throw new Error(`${path} has no functions codebase "default" with a source folder`);
-  const { projectId } = options;
+  const codebase = countersCodebase(codebases, path);
+  const { projectId, projectDir } = options;
+  // What a deploy fetches from the project (getFirebaseConfig); only the ids matter offline.
+  const firebaseConfig = { projectId, databaseURL: "", storageBucket: `${projectId}.appspot.com` };
   return {
     options,
     firebaseJson,
-    sourceDir: join(options.projectDir, codebase.source),
+    codebases,
+    codebase,
+    project: { projectId, projectDir, firebaseConfig },
+    sourceDir: join(projectDir, codebase.source!),
     runtimeFromConfig: codebase.runtime,
-    // What a deploy fetches from the project (getFirebaseConfig); only the ids matter offline.
-    firebaseConfig: { projectId, databaseURL: "", storageBucket: `${projectId}.appspot.com` },
   };
 }
 
@@ -202,7 +208,7 @@ function checkFunctionsSdk(ctx: Context): CheckResult {
   if (!satisfiesTildeOrCaret(version, declared)) {
     return { check, status: "fail", message: `installed firebase-functions ${version} does not satisfy "${declared}" in ${relativeDir}/package.json: run npm install` };
   }
-  return { check, status: "ok", message: `firebase-functions ${version} (declared "${declared}"); 6.6 is pinned on purpose, see README Requirements` };
+  return { check, status: "ok", message: `firebase-functions ${version} (declared "${declared}"); 6.6 is pinned on purpose, see docs/development.md, Requirements` };
 }
 
 function parseVersion(version: string): number[] {
@@ -232,11 +238,8 @@ function satisfiesTildeOrCaret(version: string, range: string): boolean {
 
 async function discover(ctx: Context): Promise<{ result: CheckResult; build?: Build }> {
   const check = "discovery";
-  const { projectId, projectDir } = ctx.options;
   try {
-    const delegate = await runtimes.getRuntimeDelegate({ projectId, projectDir, sourceDir: ctx.sourceDir, runtime: ctx.runtimeFromConfig });
-    const env = { ...functionsEnv.loadFirebaseEnvs(ctx.firebaseConfig, projectId), GOOGLE_CLOUD_QUOTA_PROJECT: projectId };
-    const build = await delegate.discoverBuild({ firebase: ctx.firebaseConfig }, env);
+    const build = await discoverBuild(ctx.project, ctx.codebase);
     const names = Object.keys(build.endpoints).sort();
     return {
       result: { check, status: "ok", message: `the functions SDK's manifest lists ${names.length} endpoints and ${build.params.length} params` },
@@ -247,25 +250,24 @@ async function discover(ctx: Context): Promise<{ result: CheckResult; build?: Bu
   }
 }
 
-async function resolve(ctx: Context, build: Build): Promise<{ result: CheckResult; backend?: Backend; envs?: Record<string, ParamValue> }> {
+async function resolve(ctx: Context, build: Build): Promise<{ result: CheckResult; backend?: Backend; params?: Record<string, string> }> {
   const check = "params";
   const { projectId } = ctx.options;
   try {
-    const userEnvs = functionsEnv.loadUserEnvs({ functionsSource: ctx.sourceDir, projectId });
-    const { backend, envs } = await buildApi.resolveBackend({ build, firebaseConfig: ctx.firebaseConfig, userEnvs, nonInteractive: true, isEmulator: false });
-    prepare.resolveCpuAndConcurrency(backend);
-    deployValidate.endpointsAreUnique({ default: backend });
+    const { backend, params } = await resolveBuildWithParams(ctx.project, ctx.codebase, build);
+    deployValidate.endpointsAreUnique({ [ctx.codebase.codebase!]: backend });
     deployValidate.endpointsAreValid(backend);
+    const source = ctx.codebase.source!;
     return {
-      result: { check, status: "ok", message: `all ${build.params.length} params have a value for ${projectId} (functions/.env, .env.${projectId}); endpoint settings valid` },
+      result: { check, status: "ok", message: `all ${build.params.length} params have a value for ${projectId} (${source}/.env, .env.${projectId}); endpoint settings valid` },
       backend,
-      envs,
+      params,
     };
   } catch (error) {
     const text = errorMessage(error);
     const missing = /no value for the following environment variables: ([^\n]*)/.exec(text);
     const message = missing
-      ? `params without a value for ${projectId}: ${missing[1]} — a deploy would prompt for them (and fail without a terminal). Add them to functions/.env or functions/.env.${projectId}`
+      ? `params without a value for ${projectId}: ${missing[1]} — a deploy would prompt for them (and fail without a terminal). Add them to ${ctx.codebase.source!}/.env or ${ctx.codebase.source!}/.env.${projectId}`
       : text;
     return { result: { check, status: "fail", message } };
   }
@@ -275,21 +277,16 @@ async function resolve(ctx: Context, build: Build): Promise<{ result: CheckResul
  * Every param in its range and the params consistent with each other (functions/src/settings.ts, the
  * same rules the functions apply at run time), with the values a deploy to this project would use.
  */
-function checkSettings(envs: Record<string, ParamValue>): CheckResult {
+function checkSettings(ctx: Context, params: Record<string, string>): CheckResult {
   const check = "settings";
-  const values: Record<string, RawValue> = {};
-  for (const [name, value] of Object.entries(envs)) values[name] = value.rawValue;
-  const problems = settingsProblems(values);
-  if (problems.length > 0) return { check, status: "fail", message: `${problems.join("; ")} (functions/.env, or .env.<project>)` };
+  const problems = settingsProblems(params);
+  const source = ctx.codebase.source!;
+  if (problems.length > 0) return { check, status: "fail", message: `${problems.join("; ")} (${source}/.env, or .env.${ctx.options.projectId})` };
   return {
     check,
     status: "ok",
-    message: `every param in range; DEFAULT_SHARDS <= MAX_SHARDS; ROLLUP_TIMEOUT_SECONDS ${values.ROLLUP_TIMEOUT_SECONDS} s >= 2 x ROLLUP_INTERVAL_MS + 10 s`,
+    message: `every param in range; DEFAULT_SHARDS <= MAX_SHARDS; ROLLUP_TIMEOUT_SECONDS ${params.ROLLUP_TIMEOUT_SECONDS} s >= 2 x ROLLUP_INTERVAL_MS + 10 s`,
   };
-}
-
-function endpointsOf(backend: Backend): Endpoint[] {
-  return Object.values(backend.endpoints).flatMap((byId) => Object.values(byId));
 }
 
 function checkManifest(backend: Backend): CheckResult {

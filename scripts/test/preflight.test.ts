@@ -4,7 +4,7 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT } from "../lib/firebase-cli";
-import { runPreflight, type CheckResult } from "../lib/preflight";
+import { CALLABLES, runPreflight, type CheckResult } from "../lib/preflight";
 
 const FIXTURES = join(REPO_ROOT, ".cache", "preflight-fixtures");
 const TODAY = new Date("2026-11-22T12:00:00Z");
@@ -59,6 +59,25 @@ describe("preflight", () => {
     expect(only(results, "runtime")).toMatchObject({ status: "ok", message: expect.stringContaining("nodejs22") as string });
     expect(only(results, "manifest").message).toContain("rollupTotal on google.cloud.firestore.document.v1.written counters/{counterId}/shards/{shardId}, retry on");
     expect(only(results, "manifest").message).toContain("rollupSweep every 5 minutes");
+    expect(only(results, "codebase")).toEqual({
+      check: "codebase",
+      status: "ok",
+      message: `firebase deploy --only functions:counters deploys the ${CALLABLES.length + 2} functions of codebase "counters"`,
+    });
+  });
+
+  it("fails when the functions' codebase is named default, and says what a deploy would then delete", async () => {
+    const dir = brokenCopy((d) => edit(join(d, "firebase.json"), (t) => t.replace('"codebase": "counters"', '"codebase": "default"')));
+    const results = await preflight(dir);
+    expect(results).toEqual([
+      {
+        check: "firebase.json",
+        status: "fail",
+        message: expect.stringMatching(
+          /firebase\.json has no functions codebase "counters" \(it has "default"\): name the counters' codebase "counters"\. Under "default" a deploy of this repository offers to delete every function of the project that is not in its source$/,
+        ) as string,
+      },
+    ]);
   });
 
   it("fails on engines.node 20 and names the decommission date", async () => {
@@ -71,7 +90,7 @@ describe("preflight", () => {
 
   it("fails on a firebase.json runtime override that is decommissioned", async () => {
     const dir = brokenCopy((d) =>
-      edit(join(d, "firebase.json"), (t) => t.replace('"codebase": "default",', '"codebase": "default", "runtime": "nodejs20",')),
+      edit(join(d, "firebase.json"), (t) => t.replace('"codebase": "counters",', '"codebase": "counters", "runtime": "nodejs20",')),
     );
     const runtime = only(await preflight(dir), "runtime");
     expect(runtime.status).toBe("fail");

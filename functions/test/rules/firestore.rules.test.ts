@@ -1,99 +1,58 @@
-// firestore.rules, loaded from the repository, against the Firestore emulator with
-// @firebase/rules-unit-testing: clients may get a counter's parent and nothing else.
+// firestore.rules, loaded from the repository, against the Firestore emulator: every guarantee of the
+// table that `npm run check-rules` runs on any rules file (scripts/lib/rules-guarantees.ts), probe by
+// probe, as a signed-out client, a signed-in client and one with the admin claim. The expectations live
+// in that table only, so these tests and check-rules can never disagree about what the rules must do.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  assertFails,
-  assertSucceeds,
-  initializeTestEnvironment,
-  type RulesTestContext,
-  type RulesTestEnvironment,
-} from "@firebase/rules-unit-testing";
-import {
-  collection,
-  collectionGroup,
-  deleteDoc,
-  doc,
-  getDoc,
-  getDocs,
-  increment,
-  setDoc,
-  updateDoc,
-  type Firestore,
-} from "firebase/firestore";
+import { doc, getDoc } from "firebase/firestore";
+import { openRulesProbes, type RulesProbeEnvironment } from "../../../scripts/lib/rules-check";
+import { CALLERS, GUARANTEES, type Probe } from "../../../scripts/lib/rules-guarantees";
 import { firestoreHost, requireEmulators } from "../helpers/emulators";
 
-let env: RulesTestEnvironment;
+const RULES = readFileSync(join(__dirname, "..", "..", "..", "firestore.rules"), "utf8");
+
+let probes: RulesProbeEnvironment;
 
 beforeAll(async () => {
   await requireEmulators();
-  const [host, port] = firestoreHost().split(":");
-  env = await initializeTestEnvironment({
-    projectId: "demo-rules-test",
-    firestore: { rules: readFileSync(join(__dirname, "..", "..", "..", "firestore.rules"), "utf8"), host: host!, port: Number(port) },
-  });
-  await env.withSecurityRulesDisabled(async (ctx) => {
-    const db = ctx.firestore();
-    await setDoc(doc(db, "counters/likes"), { numShards: 2, total: 7, rollup: { commits: 1 } });
-    await setDoc(doc(db, "counters/likes/shards/0"), { count: 3 });
-    await setDoc(doc(db, "counters/likes/shards/1"), { count: 4 });
-    await setDoc(doc(db, "counters/likes/requests/tap-1"), { shard: 0, delta: 1 });
-    await setDoc(doc(db, "counters/likes/rollup/lease"), { slot: 1, eventId: "e" });
-    await setDoc(doc(db, "profiles/alice"), { name: "Alice" });
-  });
+  probes = await openRulesProbes(RULES, firestoreHost());
 });
 
 afterAll(async () => {
-  await env?.cleanup();
+  await probes?.close();
 });
 
-const callers: [string, () => RulesTestContext][] = [
-  ["an unauthenticated client", () => env.unauthenticatedContext()],
-  ["a signed-in client", () => env.authenticatedContext("alice")],
-  ["a client with the admin claim", () => env.authenticatedContext("root", { admin: true })],
-];
+function name(probe: Probe): string {
+  const state = probe.operation === "get" || probe.operation === "update" || probe.operation === "delete" ? (probe.seed ? " (present)" : " (absent)") : "";
+  const what = probe.operation === "group" ? `a collection-group query on ${probe.target}` : `${probe.operation} ${probe.target}${state}`;
+  return `${CALLERS[probe.caller].label}: ${what}`;
+}
 
-const privatePaths = ["counters/likes/shards/0", "counters/likes/requests/tap-1", "counters/likes/rollup/lease", "profiles/alice"];
-
-describe.each(callers)("%s", (_name, context) => {
-  let db: Firestore;
-  beforeEach(() => {
-    db = context().firestore() as unknown as Firestore;
+describe.each(GUARANTEES.map((g) => [g.statement, g] as const))("%s", (_statement, guarantee) => {
+  const cases = guarantee.probes.map((p) => [name(p), p] as const);
+  it.each(cases)(`${guarantee.allowed ? "allows" : "denies"} %s`, async (_name, probe) => {
+    await expect(probes.allowed(probe)).resolves.toBe(guarantee.allowed);
   });
+});
 
-  it("can get a counter's parent document and its total", async () => {
-    const snap = await assertSucceeds(getDoc(doc(db, "counters/likes")));
+describe("what the allowed reads return", () => {
+  it("a counter's get returns its total to a signed-out client", async () => {
+    const probe = GUARANTEES.flatMap((g) => g.probes).find((p) => p.caller === "signed-out" && p.operation === "get" && p.seed?.total !== undefined)!;
+    const snap = await getDoc(doc(probes.firestore("signed-out"), probe.target));
     expect(snap.get("total")).toBe(7);
   });
 
-  it("cannot list or query the counters collection", async () => {
-    await assertFails(getDocs(collection(db, "counters")));
+  it("a signed-in user's own member document reads as present when they are a member and absent when not", async () => {
+    const own = GUARANTEES.flatMap((g) => g.probes).filter((p) => p.caller === "signed-in" && p.operation === "get" && p.target.endsWith("/members/alice"));
+    const exists = await Promise.all(own.map(async (p) => (await getDoc(doc(probes.firestore("signed-in"), p.target))).exists()));
+    expect(exists).toEqual(own.map((p) => p.seed !== undefined));
+    expect(exists).toEqual(expect.arrayContaining([true, false]));
   });
+});
 
-  it("cannot create, update, increment or delete a counter", async () => {
-    await assertFails(setDoc(doc(db, "counters/new"), { numShards: 1, total: 0 }));
-    await assertFails(updateDoc(doc(db, "counters/likes"), { total: 1_000_000 }));
-    await assertFails(updateDoc(doc(db, "counters/likes"), { total: increment(1) }));
-    await assertFails(deleteDoc(doc(db, "counters/likes")));
-  });
-
-  it.each(privatePaths)("cannot read %s", async (path) => {
-    await assertFails(getDoc(doc(db, path)));
-  });
-
-  it.each(privatePaths)("cannot write or delete %s", async (path) => {
-    await assertFails(setDoc(doc(db, path), { count: 1 }));
-    await assertFails(deleteDoc(doc(db, path)));
-  });
-
-  it("cannot increment a shard directly or create a new one", async () => {
-    await assertFails(updateDoc(doc(db, "counters/likes/shards/0"), { count: increment(1) }));
-    await assertFails(setDoc(doc(db, "counters/likes/shards/99"), { count: 1 }));
-  });
-
-  it("cannot read shards or idempotency records through a collection or collection-group query", async () => {
-    await assertFails(getDocs(collection(db, "counters/likes/shards")));
-    await assertFails(getDocs(collectionGroup(db, "shards")));
-    await assertFails(getDocs(collectionGroup(db, "requests")));
+describe("this repository's own project", () => {
+  it("denies every other document (no rule matches it)", async () => {
+    await expect(probes.allowed({ caller: "signed-in", operation: "get", target: "profiles/alice" })).resolves.toBe(false);
+    await expect(probes.allowed({ caller: "admin", operation: "create", target: "profiles/root", data: { name: "Root" } })).resolves.toBe(false);
   });
 });

@@ -1,0 +1,77 @@
+// `npm run check-rules -- PATH/TO/firestore.rules`: whether a rules file (typically an existing app's,
+// with our block pasted in) keeps the counters' guarantees. Evaluates the file in a Firestore emulator
+// with the table the rules tests use (scripts/lib/rules-guarantees.ts): one line per guarantee, exit 1
+// naming each broken one.
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { runCli, type Parsed } from "./lib/cli";
+import { REPO_ROOT } from "./lib/firebase-cli";
+import { withFirestoreEmulator } from "./lib/firestore-emulator";
+import { errorMessage } from "./lib/firebase-tools-internals";
+import { blockStatus, type BlockStatus } from "./lib/rules-block";
+import { checkGuarantees, type GuaranteeResult } from "./lib/rules-check";
+import { ALL_CALLERS, CALLERS, GUARANTEES } from "./lib/rules-guarantees";
+
+const HELP = `Usage: npm run check-rules -- <path/to/firestore.rules>
+
+Checks whether a Firestore rules file keeps the counters' guarantees, by evaluating it in the Firestore
+emulator with real client requests as ${ALL_CALLERS.map((c) => CALLERS[c].label).join(", ")}:
+${GUARANTEES.map((g) => `  - ${g.statement}`).join("\n")}
+Rules are OR'ed: a rule elsewhere in the file (a catch-all match /{document=**}, a collection-group rule)
+can open what the counters' block denies. Use it on an app's rules after pasting the block marked
+"BEGIN firestore-exact-counter rules" from this repository's firestore.rules (docs/existing-app.md).
+
+Uses the Firestore emulator at FIRESTORE_EMULATOR_HOST when set, else starts one for the check.
+Exit code: 0 when every guarantee holds, 1 when one is broken (each is named) or the file does not
+compile, 2 on bad arguments.`;
+
+interface Args {
+  file: string;
+}
+
+function parseArgs(argv: string[]): Parsed<Args> {
+  if (argv.includes("--help") || argv.includes("-h")) return { help: true };
+  const options = argv.filter((arg) => arg.startsWith("-"));
+  if (options.length > 0) return { error: `unknown option: ${options[0]}` };
+  if (argv.length !== 1) return { error: argv.length === 0 ? "no rules file given" : `one rules file, not ${argv.length}` };
+  return { file: resolve(argv[0]!) };
+}
+
+const BLOCK_NOTE: Record<BlockStatus, string> = {
+  current: "the firestore-exact-counter block is there, the same as this repository's",
+  outdated: "the firestore-exact-counter block differs from this repository's firestore.rules: paste the current one",
+  missing: "no firestore-exact-counter block (BEGIN/END markers) in this file",
+};
+
+async function main({ file }: Args): Promise<number> {
+  let source: string;
+  try {
+    source = readFileSync(file, "utf8");
+  } catch (error) {
+    console.error(`check-rules: cannot read ${file}: ${errorMessage(error)}`);
+    return 1;
+  }
+  console.log(`check-rules: ${file}`);
+  let results: GuaranteeResult[];
+  try {
+    results = await withFirestoreEmulator((host) => checkGuarantees(source, host));
+  } catch (error) {
+    console.error(`check-rules: ${file} could not be evaluated: ${errorMessage(error).replace(/\s*\n\s*/g, " ")}`);
+    return 1;
+  }
+  for (const { guarantee, breakers } of results) {
+    const by = breakers.map((c) => CALLERS[c].label).join(", ");
+    console.log(breakers.length === 0 ? `  ok   ${guarantee.statement}` : `  FAIL ${guarantee.statement} (broken for ${by})`);
+  }
+  console.log(`  note ${BLOCK_NOTE[blockStatus(source, readFileSync(join(REPO_ROOT, "firestore.rules"), "utf8"))]}`);
+  const broken = results.flatMap((r) => r.breaches);
+  if (broken.length === 0) {
+    console.log(`check-rules: all ${results.length} guarantees hold`);
+    return 0;
+  }
+  const failed = results.filter((r) => r.breakers.length > 0).length;
+  console.log(`check-rules: ${failed} of ${results.length} guarantees broken:\n${broken.map((b) => `  ${b}`).join("\n")}`);
+  return 1;
+}
+
+runCli(HELP, parseArgs, main);

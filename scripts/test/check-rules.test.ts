@@ -1,0 +1,130 @@
+// `npm run check-rules`, run as a user runs it on three rules files made from the fixture app's rules:
+// with our block pasted in (passes), the same plus a permissive catch-all (fails, naming the shards), and
+// the app's rules without our block (fails). Plus --help, usage errors, and a file that does not compile.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { REPO_ROOT } from "../lib/firebase-cli";
+import { GUARANTEES } from "../lib/rules-guarantees";
+import { requireEmulators } from "../../functions/test/helpers/emulators";
+import { FIXTURE_APP, pasteRulesBlock, withCatchAll, withNarrowedCatchAll } from "./helpers/existing-app";
+import { runScript, stopAll, type Run } from "./helpers/run";
+
+const DIR = join(REPO_ROOT, ".cache", "check-rules");
+const APP_RULES = readFileSync(join(FIXTURE_APP, "firestore.rules"), "utf8");
+
+function rulesFile(name: string, content: string): string {
+  mkdirSync(DIR, { recursive: true });
+  const path = join(mkdtempSync(join(DIR, `${name}-`)), "firestore.rules");
+  writeFileSync(path, content);
+  return path;
+}
+
+const checkRules = (...args: string[]): Promise<Run> => runScript("check-rules", args);
+
+/** The guarantee lines: "ok" or "FAIL" and the statement. */
+function verdicts(run: Run): string[] {
+  return run.stdout.split("\n").filter((line) => /^ {2}(ok {3}|FAIL )/.test(line)).map((line) => line.trim());
+}
+
+jest.setTimeout(120_000);
+
+beforeAll(() => requireEmulators());
+
+afterAll(() => {
+  stopAll();
+  rmSync(DIR, { recursive: true, force: true });
+});
+
+describe("check-rules", () => {
+  it("passes an app's rules with our block pasted in, one ok line per guarantee", async () => {
+    const run = await checkRules(rulesFile("merged", pasteRulesBlock(APP_RULES)));
+    expect(run.stderr).toBe("");
+    expect(verdicts(run)).toEqual(GUARANTEES.map((g) => `ok   ${g.statement}`));
+    expect(run.stdout).toContain("note the firestore-exact-counter block is there, the same as this repository's");
+    expect(run.stdout).toContain(`check-rules: all ${GUARANTEES.length} guarantees hold`);
+    expect(run.code).toBe(0);
+  });
+
+  it("fails the same rules plus a permissive catch-all, naming the shards and everything else it opens", async () => {
+    const run = await checkRules(rulesFile("catch-all", withCatchAll(pasteRulesBlock(APP_RULES))));
+    expect(run.code).toBe(1);
+    expect(verdicts(run)).toEqual(
+      expect.arrayContaining([
+        "ok   anyone can get counters/{id} (its total), signed in or not",
+        "FAIL clients cannot read counters/{id}/shards/{n} (broken for signed-in users, users with the admin claim)",
+        "FAIL clients cannot write counters/{id}/shards/{n} (broken for signed-in users, users with the admin claim)",
+        "FAIL clients cannot write counters/{id}/requests/{requestId} (broken for signed-in users, users with the admin claim)",
+        "FAIL clients cannot write counters/{id}/rollup/lease (broken for signed-in users, users with the admin claim)",
+        "FAIL nobody can get another user's counters/{id}/members/{uid} (broken for signed-in users, users with the admin claim)",
+      ]),
+    );
+    const summary = run.stdout.slice(run.stdout.indexOf("guarantees broken:"));
+    expect(summary).toContain("\n  signed-in users can write counters/{id}/shards/{n}\n");
+    expect(summary).toContain("\n  signed-in users can read counters/{id}/shards/{n}\n");
+    expect(summary).toContain("\n  users with the admin claim can write counters/{id}/members/{uid}\n");
+    // The catch-all requires sign-in: signed-out clients are still denied, and not named.
+    expect(summary).not.toContain("signed-out clients");
+  });
+
+  it("passes once the catch-all leaves the counters out, as the guide shows", async () => {
+    const run = await checkRules(rulesFile("narrowed", withNarrowedCatchAll(pasteRulesBlock(APP_RULES))));
+    expect(verdicts(run)).toEqual(GUARANTEES.map((g) => `ok   ${g.statement}`));
+    expect(run.code).toBe(0);
+  });
+
+  it("fails an app's rules without our block: nobody can get a counter, and says the block is missing", async () => {
+    const run = await checkRules(rulesFile("app-only", APP_RULES));
+    expect(run.code).toBe(1);
+    expect(verdicts(run)[0]).toBe(
+      "FAIL anyone can get counters/{id} (its total), signed in or not (broken for signed-out clients, signed-in users, users with the admin claim)",
+    );
+    expect(verdicts(run)).toContain("FAIL signed-in users can get their own counters/{id}/members/{uid}, present or absent (broken for signed-in users, users with the admin claim)");
+    expect(run.stdout).toContain("note no firestore-exact-counter block (BEGIN/END markers) in this file");
+    expect(run.stdout).toContain("\n  signed-out clients cannot get counters/{id}\n");
+  });
+
+  it("says when the pasted block is older than this repository's, and still judges by the guarantees", async () => {
+    const older = pasteRulesBlock(APP_RULES).replace("// No listing or querying of the collection: counter ids are not enumerable.", "// (an older comment)");
+    const run = await checkRules(rulesFile("older", older));
+    expect(run.stdout).toContain("note the firestore-exact-counter block differs from this repository's firestore.rules: paste the current one");
+    expect(run.code).toBe(0);
+  });
+
+  it("fails a file that does not compile, with the compiler's line and column", async () => {
+    const run = await checkRules(rulesFile("broken", pasteRulesBlock(APP_RULES).replace("allow get", "allow get(")));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/could not be evaluated: Error compiling rules: L\d+:\d+ /);
+  });
+
+  it("starts a Firestore emulator of its own when FIRESTORE_EMULATOR_HOST is not set", async () => {
+    const env = { ...process.env };
+    delete env.FIRESTORE_EMULATOR_HOST;
+    const run = await runScript("check-rules", [rulesFile("own-emulator", pasteRulesBlock(APP_RULES))], { env });
+    expect(run.stdout).toContain(`check-rules: all ${GUARANTEES.length} guarantees hold`);
+    expect(run.code).toBe(0);
+  });
+
+  it("prints its usage and every guarantee with --help, and exits 0", async () => {
+    const run = await checkRules("--help");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("Usage: npm run check-rules -- <path/to/firestore.rules>");
+    for (const g of GUARANTEES) expect(run.stdout).toContain(`  - ${g.statement}\n`);
+  });
+
+  it.each([
+    [[], "no rules file given"],
+    [["a.rules", "b.rules"], "one rules file, not 2"],
+    [["--fix", "a.rules"], "unknown option: --fix"],
+  ])("exits 2 with the usage on %j", async (args, message) => {
+    const run = await checkRules(...args);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+    expect(run.stderr).toContain("Usage: npm run check-rules");
+  });
+
+  it("exits 1 naming a file it cannot read", async () => {
+    const run = await checkRules(join(DIR, "no-such.rules"));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`check-rules: cannot read ${join(DIR, "no-such.rules")}`);
+  });
+});
