@@ -52,8 +52,8 @@
 // - A claimer's retry never finds its own write idle while the claim is unfulfilled: it claimed because a
 //   commit K > Wc - S_c preceded its write, commits only move forward and S has not shrunk since (below),
 //   so the idle test fails again and the lease is read.
-// - The instance memo (rollup/context.ts, ClaimMemo) is safe for the same reason: an event deferred there without a
-//   read relies on a claim whose claimer, if it fails, is retried and finishes it.
+// - The instance memo (rollup/context.ts, ClaimMemo) is safe for the same reason: an event deferred
+//   there without a read relies on a claim whose claimer, if it fails, is retried and finishes it.
 //
 // WHY Dc - Wc <= S FOR EVERY PENDING UNFULFILLED CLAIM, across interval changes (S as read now): C's
 // interval was min(own, S_c) <= S_c, S_c the value C read, so Dc <= Wc + S_c. The recorded value only
