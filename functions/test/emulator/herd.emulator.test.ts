@@ -2,22 +2,12 @@
 // events concurrently, to several instances. 1,000 increments land on an idle counter, then their events
 // are delivered all at once to the real handler over the emulator, spread over 4 simulated instances
 // (each with its own memos, up to 80 events at once each, as ROLLUP_CONCURRENCY allows).
-import { getFirestore } from "firebase-admin/firestore";
 import { newCounter, readCounter, shardSum, writeShard, type RecordedWrite } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
 import { withConcurrency } from "../helpers/client";
-import { microsCeil } from "../../src/counters/plan";
-import {
-  firestoreRollupStore,
-  rollupShardWrite,
-  staleAfterMsFor,
-  type ClaimMemo,
-  type LeadMemo,
-  type RollupOutcome,
-  type ShardWrite,
-} from "../../src/counters/rollup";
+import { rollupDeps, shardWriteOf } from "../helpers/rollup";
+import { rollupShardWrite, type ClaimMemo, type LeadMemo, type RollupOutcome } from "../../src/counters/rollup";
 
-const INTERVAL_MS = Number(process.env.ROLLUP_INTERVAL_MS);
 const EVENTS = 1000;
 const SHARDS = 50;
 const INSTANCES = 4;
@@ -26,17 +16,6 @@ const PER_INSTANCE = 80;
 jest.setTimeout(300_000);
 
 beforeAll(requireEmulators);
-
-function shardWriteOf(write: RecordedWrite): ShardWrite {
-  return {
-    eventId: write.eventId,
-    counterId: write.counterId,
-    shardId: write.shardId,
-    writtenAtUs: microsCeil(write.after.updateTime!),
-    before: write.before.exists ? write.before.data() : undefined,
-    after: write.after.exists ? write.after.data() : undefined,
-  };
-}
 
 /** `count` increments of +1 spread over the shards, recorded with their events. */
 async function burst(counterId: string, count: number): Promise<RecordedWrite[]> {
@@ -48,23 +27,13 @@ async function burst(counterId: string, count: number): Promise<RecordedWrite[]>
 
 /** Delivers every event at once, round-robin over simulated instances, each running up to PER_INSTANCE at a time. */
 async function deliverConcurrently(writes: RecordedWrite[], memos: boolean): Promise<RollupOutcome[]> {
-  const store = firestoreRollupStore(getFirestore());
   const instances = Array.from({ length: INSTANCES }, () => ({ claims: new Map() as ClaimMemo, leads: new Map() as LeadMemo }));
   const byInstance = instances.map((_, i) => writes.filter((_, j) => j % INSTANCES === i));
   const outcomes = await Promise.all(
     instances.map((instance, i) =>
       withConcurrency(
         PER_INSTANCE,
-        byInstance[i]!.map((w) => () =>
-          rollupShardWrite(shardWriteOf(w), {
-            store,
-            intervalMs: INTERVAL_MS,
-            staleAfterMs: staleAfterMsFor(INTERVAL_MS),
-            nowMs: Date.now,
-            sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-            ...(memos ? instance : {}),
-          }),
-        ),
+        byInstance[i]!.map((w) => () => rollupShardWrite(shardWriteOf(w), rollupDeps(memos ? instance : {}))),
       ),
     ),
   );

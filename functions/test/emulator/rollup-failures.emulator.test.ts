@@ -3,15 +3,15 @@
 // permanent Firestore error is logged at ERROR and the event completes, a transient one throws so the
 // platform retries the event.
 import type { Firestore } from "firebase-admin/firestore";
-import * as logger from "firebase-functions/logger";
 import * as rollupFirestore from "../../src/counters/rollup/firestore";
 import { call, deliver, functions, newCounter, readCounter, uniqueId, writeShard } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
+import { captureErrorLogs } from "../helpers/rollup";
 import type { RollupStore } from "../../src/counters/rollup";
 
 beforeAll(requireEmulators);
 
-let errors: string[] = [];
+const errors = captureErrorLogs();
 const saved: Record<string, string | undefined> = {};
 
 function setParams(values: Record<string, string>): void {
@@ -21,15 +21,7 @@ function setParams(values: Record<string, string>): void {
   }
 }
 
-beforeEach(() => {
-  errors = [];
-  jest.spyOn(logger, "error").mockImplementation((...args: unknown[]) => {
-    errors.push(JSON.stringify(args));
-  });
-});
-
 afterEach(() => {
-  jest.restoreAllMocks();
   for (const [name, value] of Object.entries(saved)) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
@@ -61,7 +53,7 @@ describe("rollupTotal with bad settings", () => {
     setParams({ ROLLUP_INTERVAL_MS: value });
     await deliver(await writeShard(counterId, 0, 4));
     expect((await readCounter(counterId)).total).toBe(4);
-    expect(errors.some((e) => e.includes("ROLLUP_INTERVAL_MS must be an integer from 1 to 60000"))).toBe(true);
+    expect(errors.lines.some((e) => e.includes("ROLLUP_INTERVAL_MS must be an integer from 1 to 60000"))).toBe(true);
   });
 });
 
@@ -71,7 +63,7 @@ describe("rollupTotal failures", () => {
     jest.spyOn(rollupFirestore, "firestoreRollupStore").mockImplementation(failingStore(3));
     const w = await writeShard(counterId, 0, 1);
     await expect(deliver(w)).resolves.toBeUndefined();
-    expect(errors.some((e) => e.includes("rollup failed for good") && e.includes(counterId) && e.includes(w.eventId))).toBe(true);
+    expect(errors.lines.some((e) => e.includes("rollup failed for good") && e.includes(counterId) && e.includes(w.eventId))).toBe(true);
   });
 
   it("throws on a transient error (Firestore UNAVAILABLE), so the platform retries the event", async () => {

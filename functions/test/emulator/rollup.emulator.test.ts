@@ -2,7 +2,7 @@
 // delivers events the way the platform may: twice, out of order, failing half-way and retried, in a
 // burst, or after the counter is gone. "commits" is rollup.commits on the parent: the rollup increments it
 // in the same write that sets total, so it counts parent writes by the rollup exactly.
-import { FieldValue, getFirestore, Timestamp } from "firebase-admin/firestore";
+import { FieldValue, Timestamp } from "firebase-admin/firestore";
 import {
   db,
   deleteShard,
@@ -15,47 +15,18 @@ import {
   type RecordedWrite,
 } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
+import { INTERVAL_MS, rollupDeps, shardWriteOf } from "../helpers/rollup";
 import { counterRef, leaseRef, shardRef } from "../../src/counters/paths";
 import { dueMsFor, microsCeil } from "../../src/counters/plan";
-import {
-  firestoreRollupStore,
-  rollupShardWrite,
-  staleAfterMsFor,
-  type ClaimMemo,
-  type RollupDeps,
-  type ShardWrite,
-} from "../../src/counters/rollup";
-
-const INTERVAL_MS = Number(process.env.ROLLUP_INTERVAL_MS);
+import { rollupShardWrite, staleAfterMsFor, type ClaimMemo, type RollupDeps } from "../../src/counters/rollup";
 
 // Bursts of hundreds of emulator calls: generous, for a shared 2-core machine; assertions count, never time.
 jest.setTimeout(60_000);
 
 beforeAll(requireEmulators);
 
-/** The same write as the trigger sees it, for driving rollupShardWrite with injected failures. */
-function shardWriteOf(write: RecordedWrite): ShardWrite {
-  const updateTime = write.after.updateTime!;
-  return {
-    eventId: write.eventId,
-    counterId: write.counterId,
-    shardId: write.shardId,
-    writtenAtUs: microsCeil(updateTime),
-    before: write.before.exists ? write.before.data() : undefined,
-    after: write.after.exists ? write.after.data() : undefined,
-  };
-}
-
-function deps(overrides: Partial<RollupDeps> = {}): RollupDeps {
-  return {
-    store: firestoreRollupStore(getFirestore()),
-    intervalMs: INTERVAL_MS,
-    staleAfterMs: staleAfterMsFor(INTERVAL_MS),
-    nowMs: Date.now,
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-    ...overrides,
-  };
-}
+/** The rollup's dependencies as the trigger gives them, with overrides. */
+const deps = rollupDeps;
 
 /** Deps whose rollup throws when it reaches `stage`, as a crashing instance would. */
 function crashAt(stage: "claimed" | "summed"): RollupDeps {

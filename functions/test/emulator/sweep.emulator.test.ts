@@ -2,47 +2,19 @@
 // emulator: the emulator never fires schedules, so the tests call the handler. A claim whose claimer
 // failed and whose event the platform gave up on is finished; a claim still in its time is left to its
 // claimer; a fulfilled claim costs no parent write; nothing outside counters/{id}/rollup/lease is touched.
-import { FieldValue, getFirestore, Timestamp } from "firebase-admin/firestore";
-import { db, functions, newCounter, readCounter, writeShard, type RecordedWrite } from "../helpers/functions";
+import { FieldValue, Timestamp } from "firebase-admin/firestore";
+import { db, functions, newCounter, readCounter, writeShard } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
+import { INTERVAL_MS, rollupDeps, shardWriteOf } from "../helpers/rollup";
 import { counterRef, leaseRef } from "../../src/counters/paths";
-import { dueMsFor, microsCeil } from "../../src/counters/plan";
-import {
-  firestoreRollupStore,
-  rollupShardWrite,
-  staleAfterMsFor,
-  sweepStaleClaims,
-  type RollupDeps,
-  type ShardWrite,
-} from "../../src/counters/rollup";
-
-const INTERVAL_MS = Number(process.env.ROLLUP_INTERVAL_MS);
+import { dueMsFor } from "../../src/counters/plan";
+import { rollupShardWrite, staleAfterMsFor, sweepStaleClaims, type RollupDeps } from "../../src/counters/rollup";
 
 jest.setTimeout(60_000);
 
 beforeAll(requireEmulators);
 
-function shardWriteOf(write: RecordedWrite): ShardWrite {
-  return {
-    eventId: write.eventId,
-    counterId: write.counterId,
-    shardId: write.shardId,
-    writtenAtUs: microsCeil(write.after.updateTime!),
-    before: write.before.exists ? write.before.data() : undefined,
-    after: write.after.exists ? write.after.data() : undefined,
-  };
-}
-
-function deps(overrides: Partial<RollupDeps> = {}): RollupDeps {
-  return {
-    store: firestoreRollupStore(getFirestore()),
-    intervalMs: INTERVAL_MS,
-    staleAfterMs: staleAfterMsFor(INTERVAL_MS),
-    nowMs: Date.now,
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-    ...overrides,
-  };
-}
+const deps = rollupDeps;
 
 /** Deps whose clock is `aheadMs` in the future: the sweep run that much later. */
 function later(aheadMs: number): RollupDeps {
