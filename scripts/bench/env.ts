@@ -10,8 +10,9 @@ export const BENCH_EMULATORS = EMULATORS;
 /** The project the functions emulator serves: its triggers fire on this project's writes. */
 export const BENCH_PROJECT = "demo-counter-bench";
 /**
- * Workload 3 drives the handlers itself (firebase-functions-test), on another project of the same
- * Firestore emulator: the emulator's triggers only fire for BENCH_PROJECT, so no event runs twice.
+ * Where the benchmark delivers events itself (production-like delivery, workload 3: firebase-functions-test),
+ * another project of the same Firestore emulator: the emulator's triggers only fire for BENCH_PROJECT,
+ * so no event runs twice.
  */
 export const WRAPPED_PROJECT = "demo-counter-bench-wrapped";
 
@@ -20,7 +21,7 @@ const FUNCTIONS_DIR = join(REPO_ROOT, "functions");
 /**
  * Puts the functions' params into process.env as the functions emulator does (functions/.env, then
  * .env.local on top), without overriding variables already set. Needed by the wrapped handlers
- * (workload 3), whose params are read from process.env, and by the report (the rollup interval).
+ * (delivery/wrapped.ts), whose params are read from process.env, and by the report (the rollup interval).
  */
 export function loadFunctionParams(): void {
   const values: Record<string, string> = {};

@@ -1,8 +1,9 @@
 // Operations and cost per 1,000,000 increments, counted from what the functions did: both rollups log one
-// "rollup ops" line per invocation (the product's in functions/src/counters/rollup.ts, the naive one in
+// "rollup ops" line per invocation (the product's in functions/src/counters/rollup/ops.ts, the naive one in
 // naive/src/naive.ts) with the document reads, writes and aggregation queries it made and the time it
 // spent waiting for a slot. Those lines reach <out>/emulators.log, from the functions emulator's workers
-// and, for workload 3, from this process's own handlers; the benchmark reads them back at the end.
+// and, where the benchmark delivers events itself, from this process's own handlers; the benchmark reads
+// them back at the end.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 

@@ -10,6 +10,8 @@ export interface BenchOptions {
   plotCopy: string | undefined;
   warmupSeconds: number;
   sustainedRate: number;
+  /** Workload 1 again at this rate, under production-like delivery only; 0: not run. */
+  sustainedHighRate: number;
   sustainedSeconds: number;
   sustainedShards: number;
   sparseCounters: number;
@@ -23,6 +25,13 @@ export interface BenchOptions {
   redeliveryConcurrency: number;
   e2eCalls: number;
   e2eConcurrency: number;
+  /** No-op events for measuring the emulator's delivery capacity. */
+  capacityEvents: number;
+  /** Production-like delivery (delivery/deliverer.ts): the model's numbers. */
+  deliveryDelayMs: number;
+  deliveryDuplicatesPercent: number;
+  deliveryInstances: number;
+  deliveryConcurrency: number;
   /** Longest wait for a rollup to settle after its increments, per phase. */
   settleTimeoutSeconds: number;
 }
@@ -40,6 +49,7 @@ interface Flag {
 const FLAGS: Flag[] = [
   { key: "warmupSeconds", flag: "--warmup-seconds", full: 6, quick: 2, min: 0, help: "warm-up writes before measuring" },
   { key: "sustainedRate", flag: "--sustained-rate", full: 100, quick: 20, min: 1, help: "workload 1: increments per second" },
+  { key: "sustainedHighRate", flag: "--sustained-high-rate", full: 300, quick: 0, min: 0, help: "workload 1 again at this rate, production-like delivery only (0: not run)" },
   { key: "sustainedSeconds", flag: "--sustained-seconds", full: 30, quick: 3, min: 1, help: "workload 1: duration" },
   { key: "sustainedShards", flag: "--sustained-shards", full: 50, quick: 10, min: 1, max: HARD_MAX_SHARDS, help: "workload 1: shards of the counter" },
   { key: "sparseCounters", flag: "--sparse-counters", full: 40, quick: 6, min: 1, help: "workload 0: idle counters (10 shards each)" },
@@ -53,6 +63,11 @@ const FLAGS: Flag[] = [
   { key: "redeliveryConcurrency", flag: "--redelivery-concurrency", full: 16, quick: 8, min: 1, help: "workload 3: deliveries in flight" },
   { key: "e2eCalls", flag: "--e2e-calls", full: 200, quick: 16, min: 1, help: "workload 4: calls per path" },
   { key: "e2eConcurrency", flag: "--e2e-concurrency", full: 4, quick: 4, min: 1, help: "workload 4: calls in flight" },
+  { key: "capacityEvents", flag: "--capacity-events", full: 2000, quick: 150, min: 1, help: "no-op events that measure the emulator's delivery capacity" },
+  { key: "deliveryDelayMs", flag: "--delivery-delay-ms", full: 1000, quick: 1000, min: 0, help: "production-like delivery: each delivery a uniform random 0..n ms after its write" },
+  { key: "deliveryDuplicatesPercent", flag: "--delivery-duplicates", full: 1, quick: 10, min: 0, max: 100, help: "production-like delivery: % of events delivered twice" },
+  { key: "deliveryInstances", flag: "--delivery-instances", full: 2, quick: 2, min: 1, help: "production-like delivery: instances (each its own module memory)" },
+  { key: "deliveryConcurrency", flag: "--delivery-concurrency", full: 80, quick: 80, min: 1, help: "production-like delivery: deliveries in flight per instance (ROLLUP_CONCURRENCY)" },
   { key: "settleTimeoutSeconds", flag: "--settle-timeout", full: 180, quick: 60, min: 1, help: "longest wait for a rollup to settle" },
 ];
 
@@ -64,8 +79,10 @@ export function helpText(): string {
        node --import tsx scripts/bench/main.ts [options]
 
 Starts its own emulator suite (auth, firestore, functions on ports 9199, 8180, 5101; hub 4410) with the
-product functions and a benchmark-only naive rollup (scripts/bench/firebase.bench.json), runs five
-workloads through both rollups, prints a table, writes <out>/results.json and <out>/bench-sustained.png.
+product functions and a benchmark-only naive rollup (scripts/bench/firebase.bench.json), measures the
+emulator's delivery capacity, runs five workloads through both rollups (workloads 1 and 2 under the
+emulator's delivery and under production-like delivery), prints tables, writes <out>/results.json and
+<out>/bench-sustained.png.
 
   --quick                       small sizes (seconds of load): a smoke test; fails unless our drift is 0
   --out <dir>                   results folder (default ${DEFAULT_OUT_DIR}/)

@@ -1,5 +1,6 @@
 // Running increments at a target rate with a bound on how many are in flight, so a slow emulator makes
-// the writer fall behind schedule (visible as a lower achieved rate) instead of piling up requests.
+// the writer fall behind schedule (visible as a lower achieved rate) instead of piling up requests; and
+// the seeded randomness that makes a run's delivery order replayable.
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -33,13 +34,27 @@ export async function paced<T>(
   return results;
 }
 
-/** A deterministic shuffle (Fisher–Yates with a small LCG), so a run's delivery order can be replayed. */
+/**
+ * A deterministic source of numbers in [0, 1) (mulberry32), so a run's delivery order, delays and
+ * duplicates can be replayed from its seed.
+ */
+export function seededRandom(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+/** A deterministic shuffle (Fisher–Yates on seededRandom). */
 export function shuffled<T>(items: readonly T[], seed: number): T[] {
   const out = [...items];
-  let s = seed >>> 0;
+  const random = seededRandom(seed);
   for (let i = out.length - 1; i > 0; i--) {
-    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
-    const j = s % (i + 1);
+    const j = Math.floor(random() * (i + 1));
     [out[i], out[j]] = [out[j]!, out[i]!];
   }
   return out;

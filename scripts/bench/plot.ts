@@ -1,46 +1,48 @@
 // The sustained workload's plot: the true sum (Σ shards, from every shard write's commit) and the total on
-// the parent (every state the listener saw), over time, one panel per rollup. Vega-Lite compiles the spec,
+// the parent (every state the listener saw), over time, one panel per rollup and delivery. Vega-Lite compiles the spec,
 // Vega renders SVG without a browser or canvas, resvg turns it into a PNG with the system's fonts.
 import { Resvg } from "@resvg/resvg-js";
 import * as vega from "vega";
 import type { TopLevelSpec } from "vega-lite";
 import { compile } from "vega-lite";
-import type { Rollup } from "./counters";
+import { ROLLUPS, type Rollup } from "./counters";
+import type { DeliveryLabel } from "./recorder";
 import type { TimelinePoint } from "./workloads/sustained";
 
 export interface PlotTitle {
   rate: number;
   seconds: number;
   intervalMs: number;
-  /** Parent writes each rollup made during the workload, shown in its panel's label. */
-  parentWrites: Record<Rollup, number>;
+  /** Parent writes each rollup made during the workload under a delivery, shown in its panel's label. */
+  parentWrites: (rollup: Rollup, delivery: DeliveryLabel) => number;
 }
 
+const ROLLUP_NAMES: Record<Rollup, string> = { ours: "ours (rollupTotal)", naive: "naive (+= after − before)" };
+
 export function sustainedSpec(points: readonly TimelinePoint[], title: PlotTitle): TopLevelSpec {
-  const writes = (rollup: Rollup) => `${title.parentWrites[rollup].toLocaleString("en-US")} parent writes`;
-  const labels: Record<Rollup, string> = {
-    ours: `ours (rollupTotal): ${writes("ours")}`,
-    naive: `naive (+= after − before): ${writes("naive")}`,
-  };
+  const label = (rollup: Rollup, delivery: DeliveryLabel) =>
+    `${ROLLUP_NAMES[rollup]}, ${delivery} delivery: ${title.parentWrites(rollup, delivery).toLocaleString("en-US")} parent writes`;
+  const deliveries = [...new Set(points.map((p) => p.delivery))];
+  const order = ROLLUPS.flatMap((rollup) => deliveries.map((delivery) => label(rollup, delivery)));
   return {
     $schema: "https://vega.github.io/schema/vega-lite/v5.json",
     title: {
       text: `Workload 1: ${title.rate} increments/s for ${title.seconds} s on one counter`,
       subtitle: `true sum of the shards vs the total apps read; our rollup interval ${title.intervalMs} ms`,
     },
-    data: { values: points.map((p) => ({ ...p, rollup: labels[p.rollup] })) },
+    data: { values: points.map((p) => ({ ...p, panel: label(p.rollup, p.delivery) })) },
     facet: {
       row: {
-        field: "rollup",
+        field: "panel",
         type: "nominal",
         title: null,
-        sort: [labels.ours, labels.naive],
-        header: { labelAngle: 0, labelOrient: "top", labelAnchor: "start", labelFontWeight: "bold" },
+        sort: order,
+        header: { labelAngle: 0, labelOrient: "top", labelAnchor: "start", labelFontWeight: "bold", labelLimit: 0 },
       },
     },
     spec: {
       width: 760,
-      height: 220,
+      height: 160,
       mark: { type: "line", interpolate: "step-after", strokeWidth: 1.6 },
       encoding: {
         x: { field: "seconds", type: "quantitative", title: "seconds since the workload started" },

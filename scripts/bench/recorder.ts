@@ -9,11 +9,21 @@
 // Lag of a write W (commit time t): the time from t to the update time of the first parent state that
 // covers W. Ours: the state's `rollup.readTime` ≥ t (the product's own coverage rule). Naive: the
 // state is at or after t and its total ≥ the true sum just after W (every delta is +1, so the true sum
-// only grows). Both times come from the Firestore emulator's clock. Workload 3 delivers the events itself
-// and measures from each event's first delivery instead (this machine's clock, which the emulator shares).
+// only grows). Both times come from the Firestore emulator's clock, under either delivery: production-like
+// delivery's random delay is part of the lag, as Eventarc's would be. Workload 3 measures from each
+// event's first delivery instead (this machine's clock, which the emulator shares).
 import { parentStateOf, readParent, shardSum, type Counter, type ParentState, type Rollup, type ShardWriteRecord } from "./counters";
+import type { DeliveryStats } from "./delivery/deliverer";
 import { sleep } from "./pace";
 import { summarize, type Summary } from "./stats";
+import { phasePrefixOf } from "./workloads/context";
+
+/**
+ * How a phase's events reached the rollups: the emulator's own delivery (one event at a time across
+ * every trigger, ENVIRONMENT.md fact 20), or delivered by the benchmark to the exported handlers:
+ * production-like (delivery/deliverer.ts), or workload 3's every event twice in one shuffled order.
+ */
+export type DeliveryLabel = "emulator" | "production-like" | "all twice, shuffled";
 
 export interface Watch {
   /** Every distinct state seen of this counter's parent, in update-time order. */
@@ -63,6 +73,21 @@ export async function watchParents(counters: readonly Counter[]): Promise<Watch>
   };
 }
 
+/**
+ * Waits until the listeners have seen each parent's current state. A phase whose handlers have all
+ * returned is over, but its last parent write may not have reached the listener yet.
+ */
+export async function caughtUp(counters: readonly Counter[], watch: Watch, timeoutMs = 10_000): Promise<void> {
+  const started = Date.now();
+  for (const counter of counters) {
+    const { atUs } = await readParent(counter);
+    while ((watch.states(counter.id).at(-1)?.atUs ?? 0) < atUs) {
+      if (Date.now() - started > timeoutMs) throw new Error(`the listener on ${counter.parent.path} missed its last state`);
+      await sleep(20);
+    }
+  }
+}
+
 export interface SettleOptions {
   intervalMs: number;
   timeoutMs: number;
@@ -105,6 +130,11 @@ export interface LagSummary extends Summary {
 export interface PhaseResult {
   workload: string;
   rollup: Rollup;
+  delivery: DeliveryLabel;
+  /** What this phase's counter ids start with (their "rollup ops" lines are counted by it). */
+  opsPrefix: string;
+  /** Where the benchmark delivered the events itself: what the delivery did; null for the emulator's. */
+  deliveries: DeliveryStats | null;
   counters: number;
   increments: number;
   /** Exact parent writes by the rollup during the phase (see header). */
@@ -135,6 +165,8 @@ export interface PhaseResult {
 export interface PhaseInput {
   workload: string;
   rollup: Rollup;
+  delivery: DeliveryLabel;
+  deliveries?: DeliveryStats;
   counters: readonly Counter[];
   writes: readonly ShardWriteRecord[];
   /** Increments per counter whose commit times are unknown (callables): counted, not in the lag. */
@@ -185,6 +217,9 @@ export async function measurePhase(input: PhaseInput): Promise<PhaseResult> {
   return {
     workload: input.workload,
     rollup: input.rollup,
+    delivery: input.delivery,
+    opsPrefix: phasePrefixOf(input.counters[0]!.id),
+    deliveries: input.deliveries ?? null,
     counters: input.counters.length,
     increments,
     parentWrites,

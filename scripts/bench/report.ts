@@ -1,12 +1,14 @@
-// The report: Markdown tables (ready for the README), the targets of the issue with what was measured,
-// and the JSON written next to the plot.
+// The report: Markdown tables (ready for the docs) of every phase, labelled with its delivery, the
+// emulator's delivery capacity next to them, the targets (targets.ts), and the JSON written next to the plot.
 import { execFileSync } from "node:child_process";
 import { cpus, totalmem } from "node:os";
+import { dollars, fixed, int, markdownTable, ms } from "./format";
 import type { BenchOptions } from "./options";
 import { PRICES, type CostPerMillion } from "./ops";
-import type { PhaseResult } from "./recorder";
+import type { DeliveryLabel, PhaseResult } from "./recorder";
+import { targetsTable, type Target } from "./targets";
+import type { CapacityResult } from "./workloads/capacity";
 import type { EndToEndResult } from "./workloads/endToEnd";
-import type { RedeliveryResult } from "./workloads/redelivery";
 import type { TimelinePoint } from "./workloads/sustained";
 
 export interface Machine {
@@ -18,12 +20,6 @@ export interface Machine {
   functionsEmulatorParallel: string;
 }
 
-export interface Target {
-  target: string;
-  measured: string;
-  met: boolean;
-}
-
 export interface BenchResults {
   startedAt: string;
   finishedAt: string;
@@ -31,17 +27,22 @@ export interface BenchResults {
   machine: Machine;
   options: BenchOptions;
   intervalMs: number;
-  phases: (PhaseResult | RedeliveryResult)[];
+  /** The emulator's delivery capacity: what every "emulator" row depends on. */
+  capacity: CapacityResult;
+  /** The production-like delivery's model, stated (delivery/direct.ts describeModel). */
+  productionLike: string;
+  phases: PhaseResult[];
   endToEnd: EndToEndResult;
   targets: Target[];
   sustainedTimeline: TimelinePoint[];
-  /** Operations and list-price cost per 1,000,000 increments, per workload and rollup (ops.ts). */
+  /** Operations and list-price cost per 1,000,000 increments, per workload, delivery and rollup (ops.ts). */
   costs: CostRow[];
 }
 
 export interface CostRow {
   workload: string;
   rollup: string;
+  delivery: DeliveryLabel;
   increments: number;
   perMillion: CostPerMillion;
 }
@@ -64,20 +65,11 @@ export function machine(): Machine {
   };
 }
 
-const ms = (value: number | null) => (value === null ? "–" : Math.round(value).toLocaleString("en-US"));
-const int = (value: number) => value.toLocaleString("en-US");
-const fixed = (value: number | null, digits = 1) => (value === null || !Number.isFinite(value) ? "–" : value.toFixed(digits));
-
-/** A Markdown table; the first `textColumns` columns are left-aligned, the (numeric) rest right-aligned. */
-function markdownTable(header: string[], rows: string[][], textColumns: number): string {
-  const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
-  return [line(header), line(header.map((_, i) => (i < textColumns ? "---" : "---:"))), ...rows.map(line)].join("\n");
-}
-
-export function resultsTable(phases: readonly (PhaseResult | RedeliveryResult)[]): string {
+export function resultsTable(phases: readonly PhaseResult[]): string {
   const rows = phases.map((p) => [
     p.workload,
     p.rollup,
+    p.delivery,
     int(p.counters),
     int(p.increments),
     int(p.parentWrites),
@@ -89,11 +81,12 @@ export function resultsTable(phases: readonly (PhaseResult | RedeliveryResult)[]
     fixed(p.incrementsPerSecond),
     p.settleMs === null ? "never" : fixed(p.settleMs / 1000),
   ]);
-  rows.push(["4 end to end", "naive", "–", "–", "–", "–", "–", "–", "–", "–", "–", "n/a: see the latency table"]);
+  rows.push(["4 end to end", "naive", "emulator", "–", "–", "–", "–", "–", "–", "–", "–", "–", "n/a: see the latency table"]);
   return markdownTable(
     [
       "workload",
       "rollup",
+      "delivery",
       "counters",
       "increments",
       "parent writes",
@@ -106,7 +99,7 @@ export function resultsTable(phases: readonly (PhaseResult | RedeliveryResult)[]
       "settle s",
     ],
     rows,
-    2,
+    3,
   );
 }
 
@@ -117,7 +110,7 @@ export function statesNote(phases: readonly PhaseResult[]): string {
   const writes = phases.reduce((n, p) => n + p.parentWrites, 0);
   return skipped.length === 0
     ? `The parent listeners saw every parent write as its own state (${int(seen)} of ${int(writes)}): each lag is measured against the first covering state itself.`
-    : `The parent listeners missed states in ${skipped.map((p) => `${p.workload}/${p.rollup} (${p.statesSeen} of ${p.parentWrites})`).join(", ")}: lags there are upper bounds.`;
+    : `The parent listeners missed states in ${skipped.map((p) => `${p.workload}/${p.rollup}/${p.delivery} (${p.statesSeen} of ${p.parentWrites})`).join(", ")}: lags there are upper bounds.`;
 }
 
 export function endToEndTable(e2e: EndToEndResult): string {
@@ -133,100 +126,14 @@ export function endToEndTable(e2e: EndToEndResult): string {
   return markdownTable(["path", "calls", "failures", "p50 ms", "p99 ms", "max ms", "calls/s"], rows, 1);
 }
 
-function find(phases: readonly PhaseResult[], workload: string, rollup: string): PhaseResult | undefined {
-  return phases.find((p) => p.workload.startsWith(workload) && p.rollup === rollup);
-}
-
-/** Intervals a counter was active in: from the first write to the first exact parent state, rounded up, +1. */
-function intervalsSpanned(p: PhaseResult, intervalMs: number): number {
-  return Math.ceil((p.loadSeconds * 1000 + (p.settleMs ?? 0)) / intervalMs) + 1;
-}
-
-export function targets(phases: readonly (PhaseResult | RedeliveryResult)[], e2e: EndToEndResult, intervalMs: number): Target[] {
-  const out: Target[] = [];
-  const all = [...phases, e2e.rollup];
-  const sparseOurs = find(phases, "0", "ours");
-  const sparseNaive = find(phases, "0", "naive");
-  if (sparseOurs !== undefined && sparseNaive !== undefined) {
-    const bound = (sparseNaive.lagMs.p50 ?? Infinity) + 50;
-    out.push({
-      target: "workload 0: lag p50 on idle counters, ours ≤ naive + 50 ms",
-      measured: `ours ${ms(sparseOurs.lagMs.p50)} ms (p99 ${ms(sparseOurs.lagMs.p99)}), naive ${ms(sparseNaive.lagMs.p50)} ms (p99 ${ms(sparseNaive.lagMs.p99)})`,
-      met: (sparseOurs.lagMs.p50 ?? Infinity) <= bound && sparseOurs.lagMs.uncovered === 0,
-    });
-    out.push({
-      target: "workload 0: an increment on an idle counter is in the total p50 ≤ 100 ms after its commit",
-      measured: `${ms(sparseOurs.lagMs.p50)} ms`,
-      met: (sparseOurs.lagMs.p50 ?? Infinity) <= 100,
-    });
-  }
-  for (const workload of ["1", "2"]) {
-    const ours = find(phases, workload, "ours");
-    if (ours === undefined) continue;
-    const budget = ours.counters * intervalsSpanned(ours, intervalMs);
-    out.push({
-      target: `workload ${workload}: parent writes, ours ≤ 1 per interval per counter`,
-      measured: `${ours.parentWrites} writes for ${ours.increments} increments; budget ${budget} (${ours.counters} counter(s) × ${intervalsSpanned(ours, intervalMs)} intervals of ${intervalMs} ms from first write to exact)`,
-      met: ours.parentWrites <= budget,
-    });
-    const naive = find(phases, workload, "naive");
-    if (naive !== undefined) {
-      const ratio = naive.parentWrites / naive.increments;
-      out.push({
-        target: `workload ${workload}: parent writes, naive ≈ 1 per increment`,
-        measured: `${naive.parentWrites} writes for ${naive.increments} increments (${ratio.toFixed(3)} per increment)`,
-        met: Math.abs(ratio - 1) <= 0.05,
-      });
-    }
-  }
-  const sustainedOurs = find(phases, "1", "ours");
-  if (sustainedOurs !== undefined) {
-    // 30 s of load is 30 intervals; 40 leaves room for the leading edge and the last slot.
-    const limit = Math.ceil((sustainedOurs.loadSeconds * 1000) / intervalMs) + 10;
-    out.push({
-      target: `workload 1: parent writes, ours ≤ load seconds + 10 (${limit})`,
-      measured: `${sustainedOurs.parentWrites}`,
-      met: sustainedOurs.parentWrites <= limit,
-    });
-  }
-  const oursDrift = all.filter((p) => p.rollup === "ours");
-  out.push({
-    target: "drift, ours = 0 in every workload",
-    measured: oursDrift.map((p) => `${p.workload.split(" ")[0]}: ${p.drift}`).join(", "),
-    met: oursDrift.every((p) => p.drift === 0),
-  });
-  const redelivered = phases.find((p): p is RedeliveryResult => "duplicates" in p && p.rollup === "naive");
-  if (redelivered !== undefined) {
-    out.push({
-      target: "workload 3: drift, naive = number of duplicate deliveries",
-      measured: `drift ${int(redelivered.drift)}, duplicates ${int(redelivered.duplicates)}`,
-      met: redelivered.drift === redelivered.duplicates,
-    });
-  }
-  const lagBound = intervalMs + 1000;
-  const lagged = all.filter((p) => p.rollup === "ours" && p.lagFrom === "commit");
-  out.push({
-    target: `lag p99, ours ≤ interval + 1 s = ${lagBound} ms`,
-    measured: lagged.map((p) => `${p.workload.split(" ")[0]}: ${ms(p.lagMs.p99)} ms`).join(", "),
-    met: lagged.every((p) => p.lagMs.p99 !== null && p.lagMs.p99 <= lagBound && p.lagMs.uncovered === 0),
-  });
-  out.push({
-    target: "workload 4: incrementCounter p50 ≤ 1.3× a callable doing one raw increment",
-    measured: `latency p50 ×${fixed(e2e.ratio.p50, 2)}, p99 ×${fixed(e2e.ratio.p99, 2)}, mean ×${fixed(e2e.ratio.mean, 2)} (interleaved calls)`,
-    met: (e2e.ratio.p50 ?? Infinity) <= 1.3,
-  });
-  return out;
-}
-
-const dollars = (value: number) => `$${value < 10 ? value.toFixed(2) : Math.round(value).toLocaleString("en-US")}`;
-
-/** Operations and dollars per 1,000,000 increments, per workload and rollup. */
+/** Operations and dollars per 1,000,000 increments, per workload, rollup and delivery. */
 export function costTable(rows: readonly CostRow[]): string {
   const round = (value: number) => int(Math.round(value));
   return markdownTable(
     [
       "workload",
       "rollup",
+      "delivery",
       "invocations",
       "doc reads",
       "doc writes",
@@ -242,6 +149,7 @@ export function costTable(rows: readonly CostRow[]): string {
       return [
         r.workload,
         r.rollup,
+        r.delivery,
         round(c.invocations),
         round(c.reads),
         round(c.writes),
@@ -253,7 +161,7 @@ export function costTable(rows: readonly CostRow[]): string {
         dollars(c.dollars.total),
       ];
     }),
-    2,
+    3,
   );
 }
 
@@ -261,14 +169,60 @@ export function pricesLine(): string {
   return `Prices (USD, list, looked up 2026-11-23): Firestore nam5 $${(PRICES.read * 100_000).toFixed(2)}/100K reads (aggregations: 1 read each), $${(PRICES.write * 100_000).toFixed(2)}/100K writes; Cloud Run functions Tier 1 $${(PRICES.invocation * 1e6).toFixed(2)}/M invocations, $${PRICES.vcpuSecond}/vCPU-s, $${PRICES.gibSecond}/GiB-s (waiting priced as 1 vCPU + 0.25 GiB per instance-second, an upper bound). The shard write of each increment itself (1 write, $0.18/100K) is the same for both and not in these rows.`;
 }
 
-export function targetsTable(list: readonly Target[]): string {
-  return markdownTable(
-    ["target", "measured", "met"],
-    list.map((t) => [t.target, t.measured, t.met ? "yes" : "**no**"]),
-    3,
+export function machineLine(m: Machine): string {
+  return `${m.cores} cores (${m.cpu}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.java}, FUNCTIONS_EMULATOR_PARALLEL=${m.functionsEmulatorParallel}`;
+}
+
+/** The emulator's delivery capacity, stated next to the rows that depend on it. */
+export function capacityLine(c: CapacityResult): string {
+  // Writes only a little faster than deliveries may have left the queue empty at times.
+  const bound = c.writesPerSecond < 1.5 * c.eventsPerSecond ? " (a lower bound: the events were not written much faster)" : "";
+  return (
+    `Emulator delivery capacity: ${fixed(c.eventsPerSecond, 0)} events/s to a no-op trigger${bound}: ` +
+    `${int(c.events)} events written at ${fixed(c.writesPerSecond, 0)}/s, delivered one at a time in ${fixed(c.seconds)} s. ` +
+    `Every "emulator" row's events went through that one queue.`
   );
 }
 
-export function machineLine(m: Machine): string {
-  return `${m.cores} cores (${m.cpu}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.java}, FUNCTIONS_EMULATOR_PARALLEL=${m.functionsEmulatorParallel}`;
+/** What the benchmark's own deliveries did, per phase that had them. */
+export function deliveriesTable(phases: readonly PhaseResult[]): string {
+  const rows = phases.flatMap((p) =>
+    p.deliveries === null
+      ? []
+      : [[p.workload, p.rollup, p.delivery, int(p.increments), int(p.deliveries.deliveries), int(p.deliveries.duplicates), int(p.deliveries.retries), int(p.deliveries.maxInFlight)]],
+  );
+  return markdownTable(["workload", "rollup", "delivery", "events", "deliveries", "duplicates", "retried", "most in flight"], rows, 3);
+}
+
+/** Everything the run prints after its phases, in order. */
+export function renderReport(r: BenchResults, files: string): string {
+  const failures = r.endToEnd.paths.filter((p) => p.failures > 0).map((p) => `Workload 4, ${p.path}: ${p.failures} calls failed, first: ${p.firstError}`);
+  return [
+    capacityLine(r.capacity),
+    "",
+    `Production-like rows: ${r.productionLike}.`,
+    "",
+    resultsTable(r.phases),
+    "",
+    statesNote(r.phases),
+    "",
+    "Deliveries made by the benchmark itself (a retried delivery counts again):",
+    "",
+    deliveriesTable(r.phases),
+    ...(failures.length > 0 ? ["", ...failures] : []),
+    "",
+    `Workload 4, latency per call at ${r.endToEnd.concurrency} in flight:`,
+    "",
+    endToEndTable(r.endToEnd),
+    "",
+    "Operations and cost per 1,000,000 increments (the rollup side; counted from the functions' logs):",
+    "",
+    costTable(r.costs),
+    "",
+    pricesLine(),
+    "",
+    targetsTable(r.targets, r.capacity.eventsPerSecond),
+    "",
+    `${files}; ${r.seconds.toFixed(0)} s in all`,
+  ].join("\n");
 }

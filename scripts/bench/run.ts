@@ -4,30 +4,22 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { initializeApp } from "firebase-admin/app";
 import { getFirestore } from "firebase-admin/firestore";
-import type { Rollup } from "./counters";
+import { productionLikeDelivery } from "./delivery/direct";
+import { wrappedFunctions } from "./delivery/wrapped";
 import { BENCH_PROJECT, emulatorHost, loadFunctionParams, rollupIntervalMs } from "./env";
 import type { BenchOptions } from "./options";
 import { renderPng, sustainedSpec } from "./plot";
 import { emulatorLogPath, opsOf, perMillion } from "./ops";
-import {
-  costTable,
-  endToEndTable,
-  machine,
-  machineLine,
-  pricesLine,
-  resultsTable,
-  statesNote,
-  targets,
-  targetsTable,
-  type BenchResults,
-  type CostRow,
-} from "./report";
+import type { PhaseResult } from "./recorder";
+import { machine, machineLine, renderReport, type BenchResults, type CostRow } from "./report";
+import { targets } from "./targets";
 import { sleep } from "./pace";
 import { OPTIONS_ENV, say } from "./say";
 import { burst } from "./workloads/burst";
+import { emulatorCapacity } from "./workloads/capacity";
 import type { BenchContext } from "./workloads/context";
 import { endToEnd } from "./workloads/endToEnd";
-import { drainFunctionsQueue } from "./workloads/phase";
+import { drainFunctionsQueue, emulatorDelivery, type Delivery } from "./workloads/phase";
 import { redelivery } from "./workloads/redelivery";
 import { sparse } from "./workloads/sparse";
 import { sustained } from "./workloads/sustained";
@@ -56,7 +48,7 @@ async function main(): Promise<number> {
   loadFunctionParams();
   const startedAt = new Date();
   const ctx: BenchContext = {
-    // A named app: the default app belongs to the wrapped functions of workload 3 (another project).
+    // A named app: the default app belongs to the wrapped functions (another project, delivery/wrapped.ts).
     db: getFirestore(initializeApp({ projectId: BENCH_PROJECT }, "bench")),
     options,
     intervalMs: rollupIntervalMs(),
@@ -66,31 +58,24 @@ async function main(): Promise<number> {
   say(`bench: ${options.quick ? "quick" : "full"} run on ${machineLine(host)}; rollup interval ${ctx.intervalMs} ms`);
 
   await step(`warm-up (${options.warmupSeconds} s of writes per rollup, then a burst)`, () => warmUp(ctx));
+  const capacity = await step(`the emulator's delivery capacity: ${options.capacityEvents} events to a no-op trigger`, () => emulatorCapacity(ctx));
+  say(`  ${capacity.eventsPerSecond.toFixed(0)} events/s`);
+  const emulator = emulatorDelivery(ctx);
   const w0 = await step(
     `workload 0, sparse: ${options.sparseCounters} idle counters, ${options.sparseIncrements} increments each, ${options.sparseGapMs} ms apart, ours then naive`,
-    () => sparse(ctx),
+    () => sparse(ctx, emulator),
   );
-  const w1 = await step(
-    `workload 1, sustained: ${options.sustainedRate}/s for ${options.sustainedSeconds} s on one counter of ${options.sustainedShards} shards, ours then naive`,
-    () => sustained(ctx),
-  );
-  const w2 = await step(
-    `workload 2, burst: ${options.burstIncrements} increments over ${options.burstCounters} counters, ${options.burstConcurrency} in flight, ours then naive`,
-    () => burst(ctx),
-  );
-  const w3 = await step(
-    `workload 3, redelivery: ${options.redeliveryIncrements} increments over ${options.redeliveryCounters} counters, every event delivered twice, shuffled`,
-    () => redelivery(ctx),
-  );
+  const onEmulator = await loadWorkloads(ctx, emulator, [options.sustainedRate]);
+  const direct = await directWorkloads(ctx);
   const w4 = await step(
     `workload 4, end to end: ${options.e2eCalls} calls per path, ${options.e2eConcurrency} in flight`,
     () => endToEnd(ctx),
   );
 
-  const phases = [...w0, ...w1.results, ...w2, ...w3, w4.rollup];
-  const targetList = targets([...w0, ...w1.results, ...w2, ...w3], w4, ctx.intervalMs);
+  const loads = [...onEmulator.sustained, ...direct.sustained, ...onEmulator.burst, ...direct.burst];
+  const phases = [...w0, ...loads, ...direct.redelivery, w4.rollup];
   // Workload 4's naive side is the naive callable; its increments ran the naive trigger like any other.
-  const naiveE2e = { workload: w4.rollup.workload, rollup: "naive" as const, increments: w4.naiveIncrements };
+  const naiveE2e = { ...w4.rollup, rollup: "naive" as const, opsPrefix: w4.naiveOpsPrefix, increments: w4.naiveIncrements };
   const costs = await step("operations per workload, from the functions' \"rollup ops\" log lines", () =>
     costRows(ctx, [...phases, naiveE2e]),
   );
@@ -102,22 +87,25 @@ async function main(): Promise<number> {
     machine: host,
     options,
     intervalMs: ctx.intervalMs,
+    capacity,
+    productionLike: direct.description,
     phases,
     endToEnd: w4,
-    targets: targetList,
-    sustainedTimeline: w1.timeline,
+    targets: targets([...w0, ...loads, ...direct.redelivery], w4, ctx.intervalMs),
+    sustainedTimeline: [...onEmulator.timeline, ...direct.timeline],
     costs,
   };
   mkdirSync(options.outDir, { recursive: true });
   const jsonPath = join(options.outDir, "results.json");
   writeFileSync(jsonPath, `${JSON.stringify(results, null, 2)}\n`);
-  const writesOf = (rollup: Rollup) => w1.results.find((r) => r.rollup === rollup)?.parentWrites ?? 0;
+  // The plot: workload 1 at the base rate under both deliveries.
+  const plotted = loads.filter((p) => p.workload === onEmulator.sustained[0]?.workload);
   const png = await renderPng(
-    sustainedSpec(w1.timeline, {
+    sustainedSpec(results.sustainedTimeline, {
       rate: options.sustainedRate,
       seconds: options.sustainedSeconds,
       intervalMs: ctx.intervalMs,
-      parentWrites: { ours: writesOf("ours"), naive: writesOf("naive") },
+      parentWrites: (rollup, delivery) => plotted.find((r) => r.rollup === rollup && r.delivery === delivery)?.parentWrites ?? 0,
     }),
   );
   const pngPaths = [join(options.outDir, "bench-sustained.png"), ...(options.plotCopy === undefined ? [] : [options.plotCopy])];
@@ -127,52 +115,75 @@ async function main(): Promise<number> {
   }
 
   say("");
-  say(resultsTable(phases));
-  say("");
-  say(statesNote(phases));
-  for (const r of w3.filter((p) => p.retries > 0)) say(`Workload 3, ${r.rollup}: ${r.retries} deliveries threw and were delivered again.`);
-  for (const p of w4.paths.filter((p) => p.failures > 0)) say(`Workload 4, ${p.path}: ${p.failures} calls failed, first: ${p.firstError}`);
-  say("");
-  say(`Workload 4, latency per call at ${w4.concurrency} in flight:`);
-  say("");
-  say(endToEndTable(w4));
-  say("");
-  say("Operations and cost per 1,000,000 increments (the rollup side; counted from the functions' logs):");
-  say("");
-  say(costTable(costs));
-  say("");
-  say(pricesLine());
-  say("");
-  say(targetsTable(targetList));
-  say("");
-  say(`results: ${jsonPath}; plot: ${pngPaths.join(", ")}; ${results.seconds.toFixed(0)} s in all`);
+  say(renderReport(results, `results: ${jsonPath}; plot: ${pngPaths.join(", ")}`));
 
   const oursDrift = phases.filter((p) => p.rollup === "ours" && p.drift !== 0);
   if (oursDrift.length > 0) {
-    say(`FAIL: our rollup's total is not the shard sum in ${oursDrift.map((p) => p.workload).join(", ")}`);
+    say(`FAIL: our rollup's total is not the shard sum in ${oursDrift.map((p) => `${p.workload} (${p.delivery})`).join(", ")}`);
     return 1;
   }
   return 0;
 }
 
-/** Each phase's counters have ids `<workload>-<rollup>-<runId>-<n>` (context.ts): sum their ops lines. */
-const WORKLOAD_KEYS: Record<string, string> = {
-  "0 sparse": "sparse",
-  "1 sustained": "sustained",
-  "2 burst": "burst",
-  "3 redelivery": "redelivery",
-  "4 end to end": "e2e",
-};
+/**
+ * Workloads 1 and 2 (the load workloads) under one delivery: workload 1 at each rate, then workload 2.
+ * Returns the plot's time series of workload 1 at the first rate.
+ */
+async function loadWorkloads(ctx: BenchContext, delivery: Delivery, rates: readonly number[]) {
+  const { options } = ctx;
+  const sustainedRuns = [];
+  for (const rate of rates) {
+    sustainedRuns.push(
+      await step(
+        `workload 1, sustained, ${delivery.label} delivery: ${rate}/s for ${options.sustainedSeconds} s on one counter of ${options.sustainedShards} shards, ours then naive`,
+        () => sustained(ctx, delivery, rate),
+      ),
+    );
+  }
+  const burstResults = await step(
+    `workload 2, burst, ${delivery.label} delivery: ${options.burstIncrements} increments over ${options.burstCounters} counters, ${options.burstConcurrency} writes in flight, ours then naive`,
+    () => burst(ctx, delivery),
+  );
+  return { sustained: sustainedRuns.flatMap((r) => r.results), burst: burstResults, timeline: sustainedRuns[0]?.timeline ?? [] };
+}
 
-async function costRows(ctx: BenchContext, phases: readonly { workload: string; rollup: Rollup; increments: number }[]): Promise<CostRow[]> {
+/**
+ * The workloads whose events the benchmark delivers itself, to handlers in this process
+ * (delivery/wrapped.ts): workloads 1 and 2 under production-like delivery (workload 1 also at the high
+ * rate, which the emulator's one-at-a-time delivery could only queue), and workload 3.
+ */
+async function directWorkloads(ctx: BenchContext) {
+  const { options } = ctx;
+  const wrapped = wrappedFunctions();
+  try {
+    const productionLike = productionLikeDelivery(ctx, wrapped);
+    say(productionLike.description);
+    const rates = [options.sustainedRate, ...(options.sustainedHighRate > 0 ? [options.sustainedHighRate] : [])];
+    const loads = await loadWorkloads(ctx, productionLike, rates);
+    const redeliveryResults = await step(
+      `workload 3, redelivery: ${options.redeliveryIncrements} increments over ${options.redeliveryCounters} counters, every event delivered twice, shuffled`,
+      () => redelivery(ctx, wrapped),
+    );
+    return { ...loads, redelivery: redeliveryResults, description: productionLike.description };
+  } finally {
+    // Restores the environment firebase-functions-test changed, before workload 4's callables.
+    wrapped.cleanup();
+  }
+}
+
+/** Sums each phase's "rollup ops" lines, found by the prefix its counter ids share (context.ts). */
+async function costRows(ctx: BenchContext, phases: readonly Pick<PhaseResult, "workload" | "rollup" | "delivery" | "opsPrefix" | "increments">[]): Promise<CostRow[]> {
   // Every event queued so far has run once the queue is drained; give the last log lines time to arrive.
   await drainFunctionsQueue(ctx);
   await sleep(2000);
   const logPath = emulatorLogPath(ctx.options.outDir);
-  return phases.map((p) => {
-    const prefix = `${WORKLOAD_KEYS[p.workload] ?? p.workload}-${p.rollup}-${ctx.runId}-`;
-    return { workload: p.workload, rollup: p.rollup, increments: p.increments, perMillion: perMillion(opsOf(logPath, prefix), p.increments) };
-  });
+  return phases.map((p) => ({
+    workload: p.workload,
+    rollup: p.rollup,
+    delivery: p.delivery,
+    increments: p.increments,
+    perMillion: perMillion(opsOf(logPath, p.opsPrefix), p.increments),
+  }));
 }
 
 main().then(

@@ -12,21 +12,27 @@ export interface BenchContext {
   runId: string;
 }
 
-export function counterIdFor(ctx: BenchContext, workload: string, rollup: string, index = 0): string {
-  return `${workload}-${rollup}-${ctx.runId}-${index}`;
+/** `<key>-<rollup>-<runId>-<index>`: a phase's counters share everything up to the index. */
+export function counterIdFor(ctx: BenchContext, key: string, rollup: string, index = 0): string {
+  return `${key}-${rollup}-${ctx.runId}-${index}`;
 }
 
-/** Creates `count` counters of `shards` shards for one workload and rollup (ids from `first` on), 8 at a time. */
+/** The part of a counter id its phase's counters share: how the phase's "rollup ops" lines are found. */
+export function phasePrefixOf(counterId: string): string {
+  return counterId.slice(0, counterId.lastIndexOf("-") + 1);
+}
+
+/** Creates `count` counters of `shards` shards for one phase (ids from `first` on), 8 at a time. */
 export function createBenchCounters(
   ctx: BenchContext,
-  workload: string,
+  key: string,
   rollup: Rollup,
   count: number,
   shards: number,
-  first = 0,
+  { db = ctx.db, first = 0 }: { db?: Firestore; first?: number } = {},
 ): Promise<Counter[]> {
   return withConcurrency(
     8,
-    Array.from({ length: count }, (_, i) => () => createBenchCounter(ctx.db, rollup, counterIdFor(ctx, workload, rollup, first + i), shards)),
+    Array.from({ length: count }, (_, i) => () => createBenchCounter(db, rollup, counterIdFor(ctx, key, rollup, first + i), shards)),
   );
 }

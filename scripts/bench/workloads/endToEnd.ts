@@ -16,7 +16,7 @@ import { signedInClient, withConcurrency } from "../../../functions/test/helpers
 import { createBenchCounter, incrementShard, shardSum, type Counter, type ShardWriteRecord } from "../counters";
 import type { PhaseResult } from "../recorder";
 import { summarize, type Summary } from "../stats";
-import { counterIdFor, type BenchContext } from "./context";
+import { counterIdFor, phasePrefixOf, type BenchContext } from "./context";
 import { drainFunctionsQueue, emulatorPhase } from "./phase";
 
 export type PathName =
@@ -47,6 +47,8 @@ export interface EndToEndResult {
   rollup: PhaseResult;
   /** Increments naiveIncrement applied (warm-up included): the naive trigger ran once for each. */
   naiveIncrements: number;
+  /** What the naive counter's id starts with (its "rollup ops" lines are counted by it). */
+  naiveOpsPrefix: string;
 }
 
 /** Shards of the workload's counter: the product's default. */
@@ -129,6 +131,7 @@ export async function endToEnd(ctx: BenchContext): Promise<EndToEndResult> {
       },
       rollup: run.result,
       naiveIncrements: await shardSum(naiveCounter),
+      naiveOpsPrefix: phasePrefixOf(naiveCounter.id),
     };
   } finally {
     await client.close();

@@ -1,10 +1,11 @@
-// One measured phase through the emulators' own triggers: watch the parents, write, wait for the rollup
-// to settle, measure (recorder.ts). Also: making sure the functions emulator's queue is empty before a
-// phase starts, so a phase never pays for the events of the one before.
-import { createBenchCounter, incrementShard, readParent, type Counter, type ParentState, type ShardWriteRecord } from "../counters";
-import { baselineOf, measurePhase, settle, watchParents, type PhaseResult } from "../recorder";
+// A measured phase, and the two ways its events reach the rollups (a Delivery): the emulators' own
+// triggers here (watch the parents, write, wait for the rollup to settle, measure: recorder.ts), or the
+// benchmark's production-like delivery (delivery/productionLike.ts). Also: making sure the functions
+// emulator's queue is empty before a phase starts, so a phase never pays for the events of the one before.
+import { createBenchCounter, incrementShard, readParent, type Counter, type ParentState, type Rollup, type ShardWriteRecord } from "../counters";
+import { baselineOf, measurePhase, settle, watchParents, type DeliveryLabel, type PhaseResult } from "../recorder";
 import { sleep } from "../pace";
-import type { BenchContext } from "./context";
+import { createBenchCounters, type BenchContext } from "./context";
 
 export interface PhaseRun {
   result: PhaseResult;
@@ -18,6 +19,30 @@ export interface PhaseRun {
 export interface DriveResult {
   writes: ShardWriteRecord[];
   untimed?: ReadonlyMap<string, number>;
+}
+
+/** One increment as incrementCounter makes it, on a counter of the phase; resolves with its commit. */
+export type Increment = (counter: Counter) => Promise<ShardWriteRecord>;
+
+/** How a phase's increments are made and how their events reach the rollups. */
+export interface Delivery {
+  label: DeliveryLabel;
+  /** A one-line statement of the delivery, for the run's log. */
+  description: string;
+  /** Creates the phase's counters where this delivery's events come from (`key` names the phase). */
+  createCounters(key: string, rollup: Rollup, count: number, shards: number): Promise<Counter[]>;
+  /** Runs `drive` with this delivery's increment, lets every event reach the rollup, measures. */
+  run(workload: string, counters: readonly Counter[], drive: (increment: Increment) => Promise<DriveResult>): Promise<PhaseRun>;
+}
+
+/** The functions emulator's own delivery: writes on the project its triggers serve. */
+export function emulatorDelivery(ctx: BenchContext): Delivery {
+  return {
+    label: "emulator",
+    description: "the emulator's own delivery (one event at a time, across every trigger)",
+    createCounters: (key, rollup, count, shards) => createBenchCounters(ctx, key, rollup, count, shards),
+    run: (workload, counters, drive) => emulatorPhase(ctx, workload, counters, () => drive((counter) => incrementShard(ctx.db, counter))),
+  };
 }
 
 export async function emulatorPhase(
@@ -45,6 +70,7 @@ export async function emulatorPhase(
     const result = await measurePhase({
       workload,
       rollup,
+      delivery: "emulator",
       counters,
       writes,
       untimed,

@@ -1,39 +1,47 @@
-// Workload 1: one counter per rollup, increments at a steady rate, shard writes made as incrementCounter
-// makes them. The rollups run one after the other on the same emulator, so neither competes with the
-// other's events for the functions emulator's workers. Also returns the plot's time series.
-import { createBenchCounter, incrementShard, ROLLUPS, type Rollup } from "../counters";
+// Workload 1: one counter per rollup, increments at a steady rate under a given delivery, shard writes
+// made as incrementCounter makes them. The rollups run one after the other on the same emulator, so
+// neither competes with the other's events. Also returns the plot's time series.
+import { ROLLUPS, type Rollup } from "../counters";
 import { paced } from "../pace";
-import type { PhaseResult } from "../recorder";
-import { counterIdFor, type BenchContext } from "./context";
-import { emulatorPhase, type PhaseRun } from "./phase";
+import type { DeliveryLabel, PhaseResult } from "../recorder";
+import type { BenchContext } from "./context";
+import type { Delivery, PhaseRun } from "./phase";
 
-/** Requests in flight at most: far above what 50/s needs, low enough not to swamp a stalled emulator. */
+/**
+ * Increments in flight at most: a write (or a recorded one: three requests) takes about 10–30 ms here,
+ * so 32 allow well over 300/s, and are few enough not to swamp a stalled emulator.
+ */
 const MAX_IN_FLIGHT = 32;
 
 export interface TimelinePoint {
   rollup: Rollup;
+  delivery: DeliveryLabel;
   series: "true sum (Σ shards)" | "total on the parent";
   seconds: number;
   value: number;
 }
 
-export async function sustained(ctx: BenchContext): Promise<{ results: PhaseResult[]; timeline: TimelinePoint[] }> {
-  const { sustainedRate: rate, sustainedSeconds: seconds, sustainedShards: shards } = ctx.options;
+export async function sustained(
+  ctx: BenchContext,
+  delivery: Delivery,
+  rate: number,
+): Promise<{ results: PhaseResult[]; timeline: TimelinePoint[] }> {
+  const { sustainedSeconds: seconds, sustainedShards: shards } = ctx.options;
   const results: PhaseResult[] = [];
   const timeline: TimelinePoint[] = [];
   for (const rollup of ROLLUPS) {
-    const counter = await createBenchCounter(ctx.db, rollup, counterIdFor(ctx, "sustained", rollup), shards);
-    const run = await emulatorPhase(ctx, "1 sustained", [counter], async () => ({
-      writes: await paced(rate * seconds, rate, MAX_IN_FLIGHT, () => incrementShard(ctx.db, counter)),
+    const counter = (await delivery.createCounters(`sustained${rate}`, rollup, 1, shards))[0]!;
+    const run = await delivery.run(`1 sustained ${rate}/s`, [counter], async (increment) => ({
+      writes: await paced(rate * seconds, rate, MAX_IN_FLIGHT, () => increment(counter)),
     }));
     results.push(run.result);
-    timeline.push(...timelineOf(rollup, run, counter.id));
+    timeline.push(...timelineOf(rollup, delivery.label, run, counter.id));
   }
   return { results, timeline };
 }
 
 /** The plot's two step lines for one rollup, in seconds since the phase's writer started. */
-function timelineOf(rollup: Rollup, run: PhaseRun, counterId: string): TimelinePoint[] {
+function timelineOf(rollup: Rollup, delivery: DeliveryLabel, run: PhaseRun, counterId: string): TimelinePoint[] {
   const originUs = run.startedAtMs * 1000;
   const at = (us: number) => Math.round((us - originUs) / 1000) / 1000;
   const truth: { seconds: number; value: number }[] = [{ seconds: 0, value: 0 }];
@@ -49,7 +57,7 @@ function timelineOf(rollup: Rollup, run: PhaseRun, counterId: string): TimelineP
   truth.push({ seconds: end, value: truth[truth.length - 1]!.value });
   totals.push({ seconds: end, value: totals[totals.length - 1]!.value });
   return [
-    ...truth.map((p) => ({ rollup, series: "true sum (Σ shards)" as const, ...p })),
-    ...totals.map((p) => ({ rollup, series: "total on the parent" as const, ...p })),
+    ...truth.map((p) => ({ rollup, delivery, series: "true sum (Σ shards)" as const, ...p })),
+    ...totals.map((p) => ({ rollup, delivery, series: "total on the parent" as const, ...p })),
   ];
 }

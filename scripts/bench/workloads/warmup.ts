@@ -16,7 +16,7 @@ export async function warmUp(ctx: BenchContext): Promise<void> {
   for (const rollup of ROLLUPS) {
     const steady = await createBenchCounter(ctx.db, rollup, counterIdFor(ctx, "warmup", rollup), 10);
     await paced(sustainedRate * warmupSeconds, sustainedRate, 32, () => incrementShard(ctx.db, steady));
-    const many = await createBenchCounters(ctx, "warmup", rollup, BURST_COUNTERS, 10, 1);
+    const many = await createBenchCounters(ctx, "warmup", rollup, BURST_COUNTERS, 10, { first: 1 });
     await withConcurrency(
       burstConcurrency,
       Array.from({ length: BURST_COUNTERS * 3 }, (_, i) => () => incrementShard(ctx.db, many[i % BURST_COUNTERS]!)),

@@ -2,22 +2,12 @@
 // `parent.total += after.count - before.count`. It counts a redelivered event twice and writes the
 // parent once per increment; the benchmark measures both. `writes` is incremented in the same update
 // as `total`, so it counts this trigger's parent writes exactly.
-import { getApps, initializeApp } from "firebase-admin/app";
-import { FieldValue, getFirestore, type Firestore } from "firebase-admin/firestore";
+import { FieldValue } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
 import { onDocumentWritten } from "firebase-functions/v2/firestore";
 import { onCall } from "firebase-functions/v2/https";
+import { naiveDb } from "./db";
 import { NAIVE_SHARD_PATTERN, naiveCounterRef, naiveShardRef } from "./paths";
-
-/**
- * The default app's Firestore, initialized lazily, and only the default app (firebase-functions adds a
- * named app of its own before this runs): the benchmark also imports this module into a process that
- * has its own default app.
- */
-function naiveDb(): Firestore {
-  if (!getApps().some((app) => app.name === "[DEFAULT]")) initializeApp();
-  return getFirestore();
-}
 
 function countOf(data: Record<string, unknown> | undefined): number {
   const count = data?.count;

@@ -1,0 +1,66 @@
+// The event recorder: makes an increment as incrementCounter makes it (one batch, `increment(1)` on a
+// random shard) and records the event a trigger would get for it: the shard's real before and after
+// snapshots (with their real update times), an event id and the event time. Used wherever the benchmark
+// delivers events itself (workload 3, production-like delivery), on a project whose writes the
+// emulator's own triggers do not serve, so no event runs twice.
+import { randomUUID } from "node:crypto";
+import { FieldValue, type DocumentSnapshot, type Timestamp } from "firebase-admin/firestore";
+import { microsCeil } from "../../../functions/src/counters/plan";
+import { pickShard } from "../../../functions/src/counters/shards";
+import type { Counter, ShardWriteRecord } from "../counters";
+
+export interface RecordedEvent {
+  record: ShardWriteRecord;
+  before: DocumentSnapshot;
+  after: DocumentSnapshot;
+  eventId: string;
+  /** RFC 3339 with nanoseconds: the write's commit time, as CloudEvents carry it. */
+  time: string;
+}
+
+export type RecordIncrement = (counter: Counter) => Promise<RecordedEvent>;
+
+/**
+ * A recorder for increments on `counters`. Writes to one shard are made one at a time, so each event's
+ * before and after are exactly its own write's; the after snapshot of one write is the before snapshot
+ * of the next. Every shard is read once up front, so an increment costs two requests (the write and the
+ * read of its after snapshot), not three.
+ */
+export async function eventRecorder(counters: readonly Counter[]): Promise<RecordIncrement> {
+  const queues = new Map<string, Promise<DocumentSnapshot | undefined>>();
+  for (const counter of counters) {
+    for (const shard of (await counter.shards.get()).docs) queues.set(shard.ref.path, Promise.resolve(shard));
+  }
+  return (counter) => {
+    const shard = pickShard(counter.numShards);
+    const ref = counter.shards.doc(String(shard));
+    let recorded: RecordedEvent | undefined;
+    const task = async (last: DocumentSnapshot | undefined): Promise<DocumentSnapshot> => {
+      const before = last ?? (await ref.get());
+      const batch = ref.firestore.batch();
+      batch.update(ref, { count: FieldValue.increment(1) });
+      const [result] = await batch.commit();
+      const after = await ref.get();
+      if (after.updateTime?.isEqual(result!.writeTime) !== true) {
+        throw new Error(`shard ${ref.path} was written by someone else during the benchmark`);
+      }
+      recorded = {
+        record: { counterId: counter.id, shard, delta: 1, writtenAtUs: microsCeil(result!.writeTime) },
+        before,
+        after,
+        eventId: randomUUID(),
+        time: rfc3339(result!.writeTime),
+      };
+      return after;
+    };
+    const next = (queues.get(ref.path) ?? Promise.resolve(undefined)).then(task);
+    // After a failed write, the next one reads its own before snapshot.
+    queues.set(ref.path, next.catch(() => undefined));
+    return next.then(() => recorded!);
+  };
+}
+
+/** RFC 3339 with nanoseconds, as CloudEvents carry the event time. */
+function rfc3339(ts: Timestamp): string {
+  return `${new Date(ts.seconds * 1000).toISOString().slice(0, 19)}.${String(ts.nanoseconds).padStart(9, "0")}Z`;
+}
