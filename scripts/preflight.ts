@@ -19,13 +19,15 @@ Checks, offline, what \`firebase deploy --only functions:counters,firestore\` ch
                  never prompts; memory/CPU/concurrency settings are valid
   settings       every param within its range, DEFAULT_SHARDS <= MAX_SHARDS, and
                  ROLLUP_TIMEOUT_SECONDS >= 2 x ROLLUP_INTERVAL_MS + 10 s
-  manifest       the 5 callables, rollupTotal (v2, event type, document pattern, retry) and the
+  manifest       the 6 callables, rollupTotal (v2, event type, document pattern, retry) and the
                  scheduled rollupSweep
   placement      rollupTotal's region matches firebase.json firestore.location (nam5 -> us-central1,
                  eur3 -> europe-west1, a regional database -> that region); the database ids agree
   codebase       the functions are codebase "counters" of firebase.json (found among an app's codebases);
                  --only functions:counters deploys all of them and no function of another codebase
                  (warns when it would); no other codebase has a function of the same name
+  unique counters  UNIQUE_COUNTERS parses: comma-separated counter-id patterns, each with at most one
+                 {name} placeholder (the message names a bad pattern)
   rules          firebase.json's rules file compiles (in a Firestore emulator; FIRESTORE_EMULATOR_HOST
                  if set, otherwise one started for the check); whether it keeps the counters'
                  guarantees is npm run check-rules

@@ -1,4 +1,5 @@
-// Compares every counter's total with the sum of its shards; reports drift; fixes it with --fix.
+// Compares every counter's total with the sum of its shards (and a unique counter's shard sum with its
+// members); reports drift; fixes it with --fix.
 import { initializeApp } from "firebase-admin/app";
 import { getFirestore } from "firebase-admin/firestore";
 import { runCli, type Parsed } from "./lib/cli";
@@ -17,10 +18,14 @@ per counter whose status is not ok (all of them with --json), then a summary.
   ok        total equals the shard sum
   lagging   it differs, but a shard changed after the sum the total holds: a rollup is due (normal
             for about one rollup interval under load)
-  drift     it differs although the total claims to cover every shard write
+  drift     it differs although the total claims to cover every shard write; or, for a unique
+            counter, the shard sum differs from the number of member documents (read at one time)
   overflow  the shard sum is beyond 2^53 - 1
-Also lists shard documents outside 0..numShards-1 (stray) and missing shards.
+Also lists shard documents outside 0..numShards-1 (stray) and missing shards, and for unique counters
+members= (member documents) and member-drift= (shard sum - members).
 --fix writes the shard sum as the total (a rollup commit, conditioned on the parent being unchanged).
+For a unique counter whose shard sum differs from its members, --fix first adds the difference to
+shard 0 (exact while setMember calls run: see scripts/lib/reconcile.ts), then commits the new sum.
 Many counters: --concurrency checks that many at once (default 16; reports stay in id order). Progress
 goes to stderr (done of a total taken with one count() aggregation, rate, time left, and the id to
 resume from); --quiet turns it off. --start-after <id> resumes after that counter id.
@@ -78,6 +83,8 @@ function parseArgs(argv: string[]): Parsed<Args> {
 function line(r: CounterReport): string {
   const parts = [`${r.status.padEnd(8)} ${r.counterId}`, `total=${String(r.total)}`, `sum=${String(r.sum)}`];
   if (r.drift !== null && r.drift !== 0) parts.push(`drift=${r.drift}`);
+  if (r.unique) parts.push(`members=${String(r.members)}`);
+  if (r.memberDrift !== null && r.memberDrift !== 0) parts.push(`member-drift=${r.memberDrift}`);
   if (r.strayShards.length > 0) parts.push(`stray shards: ${r.strayShards.join(",")}`);
   if (r.missingShards.length > 0) parts.push(`missing shards: ${r.missingShards.join(",")}`);
   if (r.fixed) parts.push("FIXED");

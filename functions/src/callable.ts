@@ -20,6 +20,8 @@ export interface CallableSpec<S extends z.ZodType, R> {
   schema: (limits: Limits) => S;
   /** Requires the custom claim `admin: true`. */
   admin?: boolean;
+  /** Requires a signed-in user even when ALLOW_UNAUTHENTICATED is true: the caller's uid is the data. */
+  signedIn?: boolean;
   handler: (input: z.infer<S>, context: CallContext) => Promise<R>;
 }
 
@@ -44,7 +46,7 @@ export async function handleCall<S extends z.ZodType, R>(
   if (settings.enforceAppCheck && request.app === undefined) {
     throw new HttpsError("unauthenticated", `${spec.name} requires a valid App Check token`);
   }
-  if (request.auth === undefined && !(settings.allowUnauthenticated && !spec.admin)) {
+  if (request.auth === undefined && !(settings.allowUnauthenticated && !spec.admin && !spec.signedIn)) {
     throw new HttpsError("unauthenticated", `${spec.name} requires a signed-in user`);
   }
   if (spec.admin && request.auth?.token?.admin !== true) {

@@ -1,14 +1,28 @@
-// The callable functions: each one names its input schema and delegates to the counter store.
+// The callable functions: each one names its input schema and delegates to the counter store (or, for
+// membership of unique counters, to counters/members.ts).
 import { validatedOnCall } from "./callable";
+import { uniqueCounterPatterns } from "./config";
 import { countersDb } from "./firestore";
-import { counterOnlyInput, createCounterInput, incrementCounterInput, reshardCounterInput } from "./counters/schema";
+import {
+  counterOnlyInput,
+  createCounterInput,
+  incrementCounterInput,
+  reshardCounterInput,
+  setMemberInput,
+} from "./counters/schema";
+import * as members from "./counters/members";
 import * as store from "./counters/store";
 
 export const createCounter = validatedOnCall({
   name: "createCounter",
   schema: createCounterInput,
-  handler: (input, { config }) =>
-    store.createCounter(countersDb(), input.counterId, input.numShards ?? config.defaultShards),
+  handler: (input, { config }) => {
+    const db = countersDb();
+    // The id is chosen here, not in the store, because UNIQUE_COUNTERS applies to auto ids too.
+    const counterId = input.counterId ?? store.newCounterId(db);
+    const unique = members.uniqueFor(counterId, input.unique, uniqueCounterPatterns());
+    return store.createCounter(db, counterId, input.numShards ?? config.defaultShards, { unique });
+  },
 });
 
 export const incrementCounter = validatedOnCall({
@@ -19,6 +33,16 @@ export const incrementCounter = validatedOnCall({
       requestId: input.requestId,
       requestTtlMs: config.requestTtlMs,
     }),
+});
+
+export const setMember = validatedOnCall({
+  name: "setMember",
+  schema: setMemberInput,
+  signedIn: true,
+  handler: (input, { uid }) => {
+    if (uid === null) throw new Error("setMember ran without a signed-in user"); // validatedOnCall refuses that first
+    return members.setMember(countersDb(), input.counterId, uid, input.member);
+  },
 });
 
 export const resetCounter = validatedOnCall({

@@ -4,7 +4,17 @@
 // stop the rollup, and a bad rollup setting must not stop the callables.
 import * as logger from "firebase-functions/logger";
 import { staleAfterMsFor } from "./counters/rollup";
-import { allowUnauthenticated, defaultShards, enforceAppCheck, maxDelta, maxShards, requestTtlHours, rollupIntervalMs } from "./params";
+import { parseCounterIdPatterns, type Template } from "./counters/patterns";
+import {
+  allowUnauthenticated,
+  defaultShards,
+  enforceAppCheck,
+  maxDelta,
+  maxShards,
+  requestTtlHours,
+  rollupIntervalMs,
+  uniqueCounters,
+} from "./params";
 import { paramProblem, relationProblems, type RawValue } from "./settings";
 
 export { HARD_MAX_SHARDS } from "./settings";
@@ -70,4 +80,14 @@ export function rollupConfig(): RollupConfig {
     intervalMs = FALLBACK_INTERVAL_MS;
   }
   return { intervalMs, staleAfterMs: staleAfterMsFor(intervalMs) };
+}
+
+/**
+ * The UNIQUE_COUNTERS patterns (parsed once per value). A bad value throws, naming the pattern, so
+ * createCounter fails loudly (logged, `internal`) instead of creating counters as if it were empty. Read
+ * only by createCounter, the one operation it decides: the rollup and the other callables never stop
+ * over it.
+ */
+export function uniqueCounterPatterns(): Template[] {
+  return parseCounterIdPatterns("UNIQUE_COUNTERS", uniqueCounters.value());
 }

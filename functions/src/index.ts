@@ -8,6 +8,6 @@ import { maxInstances, region } from "./params";
 initializeApp();
 setGlobalOptions({ region, maxInstances });
 
-export { createCounter, deleteCounter, incrementCounter, reshardCounter, resetCounter } from "./callables";
+export { createCounter, deleteCounter, incrementCounter, reshardCounter, resetCounter, setMember } from "./callables";
 export { rollupTotal } from "./triggers";
 export { rollupSweep } from "./sweep";

@@ -37,6 +37,13 @@ export const enforceAppCheck = defineBoolean("ENFORCE_APP_CHECK", {
   description: "Reject callable requests without a valid App Check token. Turn on in production.",
 });
 
+export const uniqueCounters = defineString("UNIQUE_COUNTERS", {
+  default: "",
+  description:
+    "Counter-id patterns, comma-separated, with one optional {name} placeholder (e.g. post-{id}-likes): every " +
+    "counter whose id matches is a unique counter (setMember only); createCounter refuses unique: false for it.",
+});
+
 export const maxInstances = defineInt("MAX_INSTANCES", {
   default: 100,
   description: "Upper bound on instances per function (cost cap).",

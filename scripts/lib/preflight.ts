@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { ROLLUP, SHARD_DOCUMENT_PATTERN } from "../../functions/src/counters/paths";
+import { parseCounterIdPatterns } from "../../functions/src/counters/patterns";
 import { settingsProblems } from "../../functions/src/settings";
 import { checkCodebase, countersCodebase } from "./codebase-check";
 import { discoverBuild, endpointsOf, resolveBuildWithParams, type ProjectRef } from "./codebases";
@@ -12,6 +13,7 @@ import {
   deployValidate,
   errorMessage,
   firestoreApi,
+  functionsEnv,
   nodeValidate,
   projectConfig,
   runtimeChoice,
@@ -40,8 +42,8 @@ export interface PreflightOptions {
   firestoreHost: string;
 }
 
-/** The contract's functions (DESIGN.md): five callables and the rollup trigger; and the rollup's sweep. */
-export const CALLABLES = ["createCounter", "incrementCounter", "resetCounter", "reshardCounter", "deleteCounter"];
+/** The contract's functions (DESIGN.md): six callables and the rollup trigger; and the rollup's sweep. */
+export const CALLABLES = ["createCounter", "incrementCounter", "setMember", "resetCounter", "reshardCounter", "deleteCounter"];
 export const TRIGGER = "rollupTotal";
 export const SWEEP = "rollupSweep";
 export const WRITTEN_EVENT = "google.cloud.firestore.document.v1.written";
@@ -103,6 +105,7 @@ export async function runPreflight(options: PreflightOptions): Promise<CheckResu
       results.push(await checkCodebase(ctx.project, ctx.codebases, resolved.backend));
     }
   }
+  results.push(checkUniqueCounters(ctx));
   results.push(await checkRules(ctx), checkIndexes(ctx));
   return results;
 }
@@ -363,6 +366,31 @@ function checkPlacement(ctx: Context, backend: Backend): CheckResult[] {
     });
   }
   return results;
+}
+
+// --- counter-id patterns ---------------------------------------------------------------------------
+
+/**
+ * UNIQUE_COUNTERS, parsed by the functions' own parser (counters/patterns.ts) from the values a deploy
+ * would use: a bad pattern fails here, naming it, instead of making createCounter refuse every call.
+ */
+function checkUniqueCounters(ctx: Context): CheckResult {
+  const check = "unique counters";
+  const { projectId } = ctx.options;
+  const source = relative(ctx.options.projectDir, ctx.sourceDir);
+  let value: string;
+  try {
+    value = functionsEnv.loadUserEnvs({ functionsSource: ctx.sourceDir, projectId }).UNIQUE_COUNTERS ?? "";
+  } catch (error) {
+    return { check, status: "fail", message: `reading ${source}/.env for ${projectId}: ${errorMessage(error)}` };
+  }
+  try {
+    const patterns = parseCounterIdPatterns("UNIQUE_COUNTERS", value);
+    if (patterns.length === 0) return { check, status: "ok", message: "UNIQUE_COUNTERS is empty: no counter id is reserved for unique counters" };
+    return { check, status: "ok", message: `UNIQUE_COUNTERS: ids matching ${patterns.map((p) => p.source).join(", ")} are always unique counters` };
+  } catch (error) {
+    return { check, status: "fail", message: `${errorMessage(error)}; fix it in ${source}/.env or ${source}/.env.${projectId}` };
+  }
 }
 
 // --- rules and indexes -----------------------------------------------------------------------------

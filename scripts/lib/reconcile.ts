@@ -1,16 +1,20 @@
 // Reconcile: compares every counter's total with the sum of its shards and, with `fix`, writes the sum
-// (a regular rollup commit, conditioned on the parent being unchanged). Used by scripts/reconcile.ts.
-import { FieldPath, FieldValue, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
+// (a regular rollup commit, conditioned on the parent being unchanged). For unique counters it also
+// compares the shard sum with the number of member documents and, with `fix`, repairs the shards from the
+// members first. Used by scripts/reconcile.ts.
+import { AggregateField, FieldPath, FieldValue, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
 import { GRPC, grpcCode } from "../../functions/src/counters/errors";
-import { COUNTERS, counterRef, shardsRef } from "../../functions/src/counters/paths";
+import { COUNTERS, counterRef, membersRef, shardRef, shardsRef } from "../../functions/src/counters/paths";
 import { microsCeil } from "../../functions/src/counters/plan";
 import { commitTotal, coveredUntilUs, sumShards } from "../../functions/src/counters/rollup";
 import { shardIds } from "../../functions/src/counters/shards";
 
 /**
- * ok: total equals the shard sum. lagging: it does not, but a shard was written after the sum the total
- * holds, so a rollup is still due (normal for about one interval). drift: it does not although the total
- * claims to cover every shard write: a real inconsistency. overflow: the sum is beyond 2^53 - 1.
+ * ok: total equals the shard sum (and, for a unique counter, the shard sum equals the members). lagging:
+ * total differs, but a shard was written after the sum the total holds, so a rollup is still due (normal
+ * for about one interval). drift: total differs although it claims to cover every shard write, or a
+ * unique counter's shard sum differs from its members: a real inconsistency. overflow: the sum is beyond
+ * 2^53 - 1.
  */
 export type Status = "ok" | "lagging" | "drift" | "overflow" | "missing";
 
@@ -26,6 +30,13 @@ export interface CounterReport {
   strayShards: string[];
   /** Shard ids 0 … numShards-1 without a document. */
   missingShards: string[];
+  unique: boolean;
+  /** Unique counters: the number of member documents, read at the same time as memberSum; else null. */
+  members: number | null;
+  /** Unique counters: the shard sum read with `members`; null for plain counters or a malformed sum. */
+  memberSum: number | null;
+  /** memberSum − members (0 when exact: every join and leave moves both in one commit); else null. */
+  memberDrift: number | null;
   fixed: boolean;
 }
 
@@ -76,9 +87,14 @@ export async function reconcileCounter(db: Firestore, parent: DocumentSnapshot, 
     numShards: null,
     strayShards: [],
     missingShards: [],
+    unique: false,
+    members: null,
+    memberSum: null,
+    memberDrift: null,
     fixed: false,
   };
   if (!parent.exists) return report;
+  report.unique = parent.get("unique") === true;
   const total = parent.get("total") as unknown;
   const numShards = parent.get("numShards") as unknown;
   report.total = typeof total === "number" ? total : null;
@@ -98,16 +114,32 @@ export async function reconcileCounter(db: Firestore, parent: DocumentSnapshot, 
   }
   report.sum = sum.total;
   report.drift = report.total === null ? null : report.total - sum.total;
-  if (report.drift === 0) {
+  if (report.unique) {
+    const read = await membersAndSum(db, counterId);
+    report.members = read.members;
+    report.memberSum = read.sum;
+    report.memberDrift = read.sum === null ? null : read.sum - read.members;
+  }
+  const memberDrift = report.memberDrift !== null && report.memberDrift !== 0;
+  if (report.drift === 0 && !memberDrift) {
     report.status = "ok";
     return report;
   }
   const coveredUs = coveredUntilUs(parent);
-  report.status = coveredUs !== null && coveredUs >= lastShardWriteUs ? "drift" : "lagging";
+  report.status = memberDrift || (coveredUs !== null && coveredUs >= lastShardWriteUs) ? "drift" : "lagging";
 
   if (fix) {
     try {
-      await commitTotal(parent, sum, { "rollup.reconciledAt": FieldValue.serverTimestamp() });
+      if (memberDrift) {
+        // Shards first, then the total from a sum read after the repair, on the parent as it is now.
+        if (!(await repairFromMembers(db, counterId))) return report;
+        const fresh = await counterRef(db, counterId).get();
+        const repaired = await sumShards(db, counterId);
+        if (!fresh.exists || repaired.overflow) return report;
+        await commitTotal(fresh, repaired, { "rollup.reconciledAt": FieldValue.serverTimestamp() });
+      } else {
+        await commitTotal(parent, sum, { "rollup.reconciledAt": FieldValue.serverTimestamp() });
+      }
       report.fixed = true;
     } catch (error) {
       const code = grpcCode(error);
@@ -116,6 +148,61 @@ export async function reconcileCounter(db: Firestore, parent: DocumentSnapshot, 
     }
   }
   return report;
+}
+
+interface MembersAndSum {
+  /** Σ count over the shards; null if it is not a safe integer (malformed or beyond 2^53). */
+  sum: number | null;
+  members: number;
+  /** Shard "0" as of the same read: where a repair goes, conditioned on it being unchanged. */
+  shard0: DocumentSnapshot;
+}
+
+/**
+ * The shard sum, the number of member documents and shard "0", read at one time: one read-only
+ * transaction is one consistent snapshot and takes no locks, so setMember calls keep going meanwhile.
+ * Aggregations: one read per 1,000 shards and one per 1,000 members.
+ */
+async function membersAndSum(db: Firestore, counterId: string): Promise<MembersAndSum> {
+  return db.runTransaction(
+    async (tx) => {
+      const sum = (await tx.get(shardsRef(db, counterId).aggregate({ total: AggregateField.sum("count") }))).data().total;
+      const members = (await tx.get(membersRef(db, counterId).count())).data().count;
+      const shard0 = await tx.get(shardRef(db, counterId, 0));
+      return { sum: typeof sum === "number" && Number.isSafeInteger(sum) ? sum : null, members, shard0 };
+    },
+    { readOnly: true },
+  );
+}
+
+/** Attempts of the repair when setMember calls keep writing shard "0" between the read and the repair. */
+const REPAIR_ATTEMPTS = 10;
+
+/**
+ * Makes a unique counter's shard sum equal its number of members: adds (members − sum), both read at the
+ * same time T, to shard "0", on condition that shard "0" is unchanged since T. Why that is exact while
+ * setMember calls run: every join or leave committed after T moves the sum and the members together (one
+ * batch), so members − sum is the same at the repair's commit as at T. The one write that could change
+ * it without moving the members, a second repair (or a stale-cache increment on shard "0"), changes shard
+ * "0", so the precondition fails and the repair reads again. Returns false if the counter or its shard
+ * "0" is gone, the sum is malformed, or it kept losing the race.
+ */
+async function repairFromMembers(db: Firestore, counterId: string): Promise<boolean> {
+  for (let attempt = 0; attempt < REPAIR_ATTEMPTS; attempt++) {
+    const read = await membersAndSum(db, counterId);
+    if (read.sum === null || !read.shard0.exists) return false;
+    const correction = read.members - read.sum;
+    if (correction === 0) return true;
+    try {
+      await read.shard0.ref.update({ count: FieldValue.increment(correction) }, { lastUpdateTime: read.shard0.updateTime! });
+      return true;
+    } catch (error) {
+      const code = grpcCode(error);
+      if (code === GRPC.NOT_FOUND) return false;
+      if (code !== GRPC.FAILED_PRECONDITION) throw error;
+    }
+  }
+  return false;
 }
 
 /**

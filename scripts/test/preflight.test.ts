@@ -53,9 +53,11 @@ describe("preflight", () => {
     const results = await preflight(REPO_ROOT);
     expect(failures(results)).toEqual([]);
     expect(results.map((r) => r.check)).toEqual(
-      expect.arrayContaining(["runtime", "functions sdk", "discovery", "params", "settings", "manifest", "placement", "rules", "indexes"]),
+      expect.arrayContaining(["runtime", "functions sdk", "discovery", "params", "settings", "manifest", "placement", "unique counters", "rules", "indexes"]),
     );
     expect(only(results, "settings").status).toBe("ok");
+    expect(only(results, "manifest").message).toMatch(/^8 v2 endpoints in us-central1: 6 callables/);
+    expect(only(results, "unique counters")).toMatchObject({ status: "ok", message: expect.stringContaining("UNIQUE_COUNTERS is empty") as string });
     expect(only(results, "runtime")).toMatchObject({ status: "ok", message: expect.stringContaining("nodejs22") as string });
     expect(only(results, "manifest").message).toContain("rollupTotal on google.cloud.firestore.document.v1.written counters/{counterId}/shards/{shardId}, retry on");
     expect(only(results, "manifest").message).toContain("rollupSweep every 5 minutes");
@@ -131,6 +133,44 @@ describe("preflight", () => {
     const settings = only(await preflight(dir), "settings");
     expect(settings.status).toBe("fail");
     expect(settings.message).toContain(message);
+  });
+
+  it("fails when UNIQUE_COUNTERS has no value, so a deploy would prompt", async () => {
+    const dir = brokenCopy((d) => edit(join(d, "functions", ".env"), (t) => t.replace(/^UNIQUE_COUNTERS=.*$/m, "")));
+    const params = only(await preflight(dir), "params");
+    expect(params.status).toBe("fail");
+    expect(params.message).toContain("params without a value for demo-counter: UNIQUE_COUNTERS");
+  });
+
+  it("accepts UNIQUE_COUNTERS patterns and lists them", async () => {
+    const dir = brokenCopy((d) =>
+      edit(join(d, "functions", ".env"), (t) => t.replace(/^UNIQUE_COUNTERS=.*$/m, "UNIQUE_COUNTERS=post-{id}-likes, poll-{p}-votes")),
+    );
+    expect(only(await preflight(dir), "unique counters")).toEqual({
+      check: "unique counters",
+      status: "ok",
+      message: "UNIQUE_COUNTERS: ids matching post-{id}-likes, poll-{p}-votes are always unique counters",
+    });
+  });
+
+  it.each([
+    ["a path in a pattern", "post-{id}-likes,posts/{id}", 'UNIQUE_COUNTERS: pattern 2 "posts/{id}" has "/", which is not a counter-id character'],
+    ["an unclosed placeholder", "post-{id-likes", 'UNIQUE_COUNTERS: pattern 1 "post-{id-likes" has a "{" that is never closed'],
+    ["two placeholders", "{a}-{b}", 'UNIQUE_COUNTERS: pattern 1 "{a}-{b}" has more than one placeholder'],
+    ["an empty pattern", "a,,b", 'UNIQUE_COUNTERS: pattern 2 "" is empty'],
+  ])("fails on UNIQUE_COUNTERS with %s, naming the pattern", async (_name, value, message) => {
+    const dir = brokenCopy((d) => edit(join(d, "functions", ".env"), (t) => t.replace(/^UNIQUE_COUNTERS=.*$/m, `UNIQUE_COUNTERS=${value}`)));
+    const check = only(await preflight(dir), "unique counters");
+    expect(check.status).toBe("fail");
+    expect(check.message).toContain(message);
+    expect(check.message).toContain("fix it in functions/.env or functions/.env.demo-counter");
+  });
+
+  it("reads UNIQUE_COUNTERS from .env.<project> over functions/.env", async () => {
+    const dir = brokenCopy((d) => writeFileSync(join(d, "functions", ".env.demo-counter"), "UNIQUE_COUNTERS=likes-{id}/x\n"));
+    const check = only(await preflight(dir), "unique counters");
+    expect(check.status).toBe("fail");
+    expect(check.message).toContain('pattern 1 "likes-{id}/x" has "/"');
   });
 
   it("fails on an invalid endpoint setting (concurrency with less than one CPU)", async () => {

@@ -1,12 +1,10 @@
 // `npm run reconcile` over a few thousand counters in the Firestore emulator, run as an operator runs it:
 // bounded concurrency, progress on stderr with a count() total, resuming with --start-after, exit codes.
-import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { deleteApp, initializeApp } from "firebase-admin/app";
 import { Timestamp, getFirestore } from "firebase-admin/firestore";
-import { REPO_ROOT } from "../lib/firebase-cli";
 import { progressLine } from "../lib/progress";
 import { requireEmulators } from "../../functions/test/helpers/emulators";
+import { runReconcile, type Run } from "./helpers/reconcile-cli";
 
 // A project of its own: reconcile walks the whole `counters` collection.
 const PROJECT = "demo-reconcile-scale";
@@ -16,28 +14,6 @@ const app = initializeApp({ projectId: PROJECT }, PROJECT);
 const db = getFirestore(app);
 
 const idOf = (i: number) => `c-${String(i).padStart(4, "0")}`;
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function runReconcile(args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "scripts", "reconcile.ts"), "--project", PROJECT, ...args], {
-      cwd: REPO_ROOT,
-      env: process.env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
-    child.on("error", reject);
-    child.on("exit", (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
-}
 
 function reportsOf(run: Run): { counterId: string; status: string; fixed: boolean }[] {
   return run.stdout
@@ -77,7 +53,7 @@ beforeAll(async () => {
 
 describe("reconcile at scale", () => {
   it("checks every counter at bounded concurrency, in id order, with progress on stderr, and exits 1 on drift", async () => {
-    const run = await runReconcile(["--json", "--concurrency", "32"]);
+    const run = await runReconcile(PROJECT, ["--json", "--concurrency", "32"]);
     expect(run.code).toBe(1);
     const reports = reportsOf(run);
     expect(reports.map((r) => r.counterId)).toEqual(Array.from({ length: COUNTERS }, (_, i) => idOf(i)));
@@ -88,7 +64,7 @@ describe("reconcile at scale", () => {
   });
 
   it("resumes after a counter id, fixes what it visits, and leaves the rest for the next run", async () => {
-    const resumed = await runReconcile(["--json", "--fix", "--start-after", "c-1499"]);
+    const resumed = await runReconcile(PROJECT, ["--json", "--fix", "--start-after", "c-1499"]);
     expect(resumed.code).toBe(0);
     const visited = reportsOf(resumed);
     expect(visited).toHaveLength(1500);
@@ -96,7 +72,7 @@ describe("reconcile at scale", () => {
     expect(visited.filter((r) => r.fixed).map((r) => r.counterId)).toEqual(["c-2000", "c-2999"]);
     expect(resumed.stderr).toContain("1500/1500 counters (100%)");
 
-    const again = await runReconcile(["--quiet", ...DRIFTED.flatMap((id) => ["--counter", id])]);
+    const again = await runReconcile(PROJECT, ["--quiet", ...DRIFTED.flatMap((id) => ["--counter", id])]);
     expect(again.code).toBe(1);
     expect(again.stdout.trim().split("\n").map((l) => l.split(/\s+/).slice(0, 2).join(" "))).toEqual(["drift c-0100", "drift c-1200"]);
     expect(again.stderr).toContain(`${PROJECT}: 2 drift, 2 ok`);
@@ -104,7 +80,7 @@ describe("reconcile at scale", () => {
   });
 
   it("refuses a bad --concurrency with exit code 2", async () => {
-    const run = await runReconcile(["--concurrency", "0"]);
+    const run = await runReconcile(PROJECT, ["--concurrency", "0"]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("--concurrency must be an integer from 1 to 500");
   });

@@ -9,6 +9,15 @@ export const REQUESTS = "requests";
 /** Rollup coordination: counters/{id}/rollup/lease holds the pending claim, if any (counters/rollup/claim.ts). */
 export const ROLLUP = "rollup";
 export const LEASE_ID = "lease";
+/** Members of a unique counter, one document per member: counters/{id}/members/{uid}. */
+export const MEMBERS = "members";
+/**
+ * The deletion marker: counters/{id}/cleanup/pending exists from the transaction that deletes a counter
+ * until its members and idempotency records are gone (store.ts, deleteCounter). Not under `rollup`, whose
+ * documents are rollup leases (and may be queried as such).
+ */
+export const CLEANUP = "cleanup";
+export const PENDING_ID = "pending";
 
 /** The trigger's document pattern (DESIGN.md). */
 export const SHARD_DOCUMENT_PATTERN = `${COUNTERS}/{counterId}/${SHARDS}/{shardId}`;
@@ -35,4 +44,16 @@ export function requestRef(db: Firestore, counterId: string, requestId: string):
 
 export function leaseRef(db: Firestore, counterId: string): DocumentReference {
   return counterRef(db, counterId).collection(ROLLUP).doc(LEASE_ID);
+}
+
+export function membersRef(db: Firestore, counterId: string): CollectionReference {
+  return counterRef(db, counterId).collection(MEMBERS);
+}
+
+export function memberRef(db: Firestore, counterId: string, uid: string): DocumentReference {
+  return membersRef(db, counterId).doc(uid);
+}
+
+export function cleanupRef(db: Firestore, counterId: string): DocumentReference {
+  return counterRef(db, counterId).collection(CLEANUP).doc(PENDING_ID);
 }

@@ -41,10 +41,22 @@ function request<T extends z.ZodRawShape>(shape: T) {
   return z.strictObject(shape, { error: "data must be an object" });
 }
 
+function booleanField(name: string) {
+  return z.boolean({ error: `${name} must be a boolean` });
+}
+
 export function createCounterInput(limits: Limits) {
   return request({
     counterId: idField("counterId").optional(),
     numShards: intField("numShards", 1, limits.maxShards).optional(),
+    unique: booleanField("unique").optional(),
+  });
+}
+
+export function setMemberInput() {
+  return request({
+    counterId: idField("counterId"),
+    member: booleanField("member"),
   });
 }
 
@@ -71,11 +83,14 @@ export type CreateCounterInput = z.infer<ReturnType<typeof createCounterInput>>;
 export type IncrementCounterInput = z.infer<ReturnType<typeof incrementCounterInput>>;
 export type CounterOnlyInput = z.infer<ReturnType<typeof counterOnlyInput>>;
 export type ReshardCounterInput = z.infer<ReturnType<typeof reshardCounterInput>>;
+export type SetMemberInput = z.infer<ReturnType<typeof setMemberInput>>;
 
 /** The fixed part of a stored counter parent (DESIGN.md); bookkeeping lives under `rollup`. */
 export const storedCounter = z.object({
   numShards: z.int().min(1),
   total: z.number(),
+  /** Absent on counters created before unique counters existed: plain. */
+  unique: z.boolean().optional(),
 });
 export type StoredCounter = z.infer<typeof storedCounter>;
 

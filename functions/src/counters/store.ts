@@ -1,92 +1,73 @@
 // The only module that writes counters on behalf of callers: create, increment (with idempotency keys),
 // reset, reshard and delete. Every change is one atomic batch or transaction, so a failed call leaves
-// nothing behind and a concurrent increment lands either wholly before or wholly after it.
-import { FieldValue, Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
+// nothing behind and a concurrent increment lands either wholly before or wholly after it. Membership of
+// unique counters is written by members.ts; what a deleted counter leaves behind, by cleanup.ts.
+import { FieldValue, Timestamp, type Firestore, type Transaction } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
+import { finishDeletion, markDeleted } from "./cleanup";
 import { CounterError, GRPC, grpcCode } from "./errors";
-import { counterRef, leaseRef, requestRef, requestsRef, shardRef } from "./paths";
-import { storedCounter } from "./schema";
+import { cleanupRef, COUNTERS, counterRef, leaseRef, requestRef, shardRef } from "./paths";
+import { forgetShape, rememberShape, shapeIn, shapeOf } from "./shape";
 import { pickShard, readCount, removedShardIds, shardIds, spread, type Random } from "./shards";
+
+/** Transactions here lock at most the parent and the shards being removed; contention retries them. */
+const ADMIN_TRANSACTION_ATTEMPTS = 20;
 
 export interface CreateResult {
   counterId: string;
   numShards: number;
+  unique: boolean;
+}
+
+/** A new auto id (20 characters), as Firestore makes them: createCounter without a counterId. */
+export function newCounterId(db: Firestore): string {
+  return db.collection(COUNTERS).doc().id;
 }
 
 /**
- * Creates the parent (`numShards`, `total: 0`) and all its shards (`count: 0`) in one batch. Shards exist
- * from the start because increments use `update()`, which fails on a missing shard: that is what keeps an
- * increment from recreating a shard removed by a reshard or a deleted counter.
+ * Creates the parent (`numShards`, `unique`, `total: 0`) and all its shards (`count: 0`) in one short
+ * transaction. Shards exist from the start because increments use `update()`, which fails on a missing
+ * shard: that is what keeps an increment from recreating a shard removed by a reshard or a deleted counter.
+ *
+ * The transaction reads the parent and the deletion marker (cleanup.ts) and refuses while the marker
+ * exists: a counter deleted moments ago may still have members and idempotency records being removed, and
+ * a new counter with the same id must start with none of them. Reading the marker in the transaction
+ * serializes the create with the cleanup's last step, which removes the marker only once nothing is left.
  */
 export async function createCounter(
   db: Firestore,
   counterId: string | undefined,
   numShards: number,
+  options: { unique?: boolean } = {},
 ): Promise<CreateResult> {
-  const parent = counterId === undefined ? db.collection("counters").doc() : counterRef(db, counterId);
-  const batch = db.batch();
-  batch.create(parent, {
-    numShards,
-    total: 0,
-    createdAt: FieldValue.serverTimestamp(),
-    rollup: { commits: 0 },
-  });
-  for (const id of shardIds(numShards)) batch.set(shardRef(db, parent.id, id), { count: 0 });
+  const unique = options.unique ?? false;
+  const id = counterId ?? newCounterId(db);
+  const parent = counterRef(db, id);
   try {
-    await batch.commit();
+    await db.runTransaction(
+      async (tx) => {
+        const [existing, marker] = await tx.getAll(parent, cleanupRef(db, id));
+        if (existing!.exists) throw new CounterError("already-exists", `counter "${id}" already exists`);
+        if (marker!.exists) {
+          throw new CounterError("failed-precondition", `counter "${id}" is still being deleted; try again shortly`);
+        }
+        tx.create(parent, {
+          numShards,
+          total: 0,
+          unique,
+          createdAt: FieldValue.serverTimestamp(),
+          rollup: { commits: 0 },
+        });
+        for (const shardId of shardIds(numShards)) tx.set(shardRef(db, id, shardId), { count: 0 });
+      },
+      { maxAttempts: ADMIN_TRANSACTION_ATTEMPTS },
+    );
   } catch (error) {
-    if (grpcCode(error) === GRPC.ALREADY_EXISTS) {
-      throw new CounterError("already-exists", `counter "${parent.id}" already exists`);
-    }
+    if (grpcCode(error) === GRPC.ALREADY_EXISTS) throw new CounterError("already-exists", `counter "${id}" already exists`);
     throw error;
   }
-  rememberShards(parent.id, numShards);
-  return { counterId: parent.id, numShards };
-}
-
-// ---------------------------------------------------------------------------------------------------
-// numShards cache. Increments would otherwise read the parent every time. Staleness is harmless for
-// correctness: an increment to a shard that no longer exists fails (update() on a missing document) and
-// is retried with a fresh read; a cache that misses newly added shards only spreads load less evenly
-// until it expires.
-
-export const SHARDS_CACHE_TTL_MS = 5_000;
-const SHARDS_CACHE_MAX_ENTRIES = 10_000;
-const shardsCache = new Map<string, { numShards: number; expiresAt: number }>();
-
-function rememberShards(counterId: string, numShards: number): void {
-  if (shardsCache.size >= SHARDS_CACHE_MAX_ENTRIES) shardsCache.clear();
-  shardsCache.set(counterId, { numShards, expiresAt: Date.now() + SHARDS_CACHE_TTL_MS });
-}
-
-export function forgetShards(counterId: string): void {
-  shardsCache.delete(counterId);
-}
-
-/** numShards of an existing counter (cached), or `not-found`. */
-export async function numShardsOf(db: Firestore, counterId: string, fresh = false): Promise<number> {
-  const cached = shardsCache.get(counterId);
-  if (!fresh && cached !== undefined && cached.expiresAt > Date.now()) return cached.numShards;
-  let numShards: number;
-  try {
-    numShards = numShardsIn(counterId, await counterRef(db, counterId).get());
-  } catch (error) {
-    forgetShards(counterId);
-    throw error;
-  }
-  rememberShards(counterId, numShards);
-  return numShards;
-}
-
-/** numShards of a read parent: `not-found` if it does not exist, an internal error if it is malformed. */
-function numShardsIn(counterId: string, snap: DocumentSnapshot): number {
-  if (!snap.exists) throw new CounterError("not-found", `counter "${counterId}" does not exist`);
-  const parsed = storedCounter.safeParse(snap.data());
-  if (!parsed.success) {
-    // Only the functions write parents; a malformed one is a bug or a manual edit, not bad input.
-    throw new Error(`counter "${counterId}" has a malformed parent document: ${parsed.error.message}`);
-  }
-  return parsed.data.numShards;
+  rememberShape(id, { numShards, unique });
+  return { counterId: id, numShards, unique };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -108,7 +89,7 @@ export interface IncrementResult {
   writeTime: WriteTime;
 }
 
-function writeTimeOf(time: Timestamp): WriteTime {
+export function writeTimeOf(time: Timestamp): WriteTime {
   return { seconds: time.seconds, nanoseconds: time.nanoseconds };
 }
 
@@ -136,7 +117,8 @@ export async function incrementCounter(
   const random = options.random ?? Math.random;
   const now = options.now ?? Date.now;
   for (let attempt = 0; attempt < INCREMENT_ATTEMPTS; attempt++) {
-    const numShards = await numShardsOf(db, counterId, attempt > 0);
+    const { numShards, unique } = await shapeOf(db, counterId, attempt > 0);
+    if (unique) throw notForUnique(counterId, "incrementCounter", "only setMember moves its total");
     const shard = pickShard(numShards, random);
     const batch = db.batch();
     if (options.requestId !== undefined) {
@@ -160,7 +142,7 @@ export async function incrementCounter(
       }
       if (code === GRPC.NOT_FOUND) {
         // The shard is gone: the counter was deleted or resharded down. Re-read and try again.
-        forgetShards(counterId);
+        forgetShape(counterId);
         logger.debug("increment hit a missing shard; retrying", { counterId, shard, attempt });
         continue;
       }
@@ -237,12 +219,14 @@ async function replayRequest(
 // Admin operations. Each runs in a transaction that reads the parent, so they serialize with each other;
 // increments are plain batched writes and land before or after the commit, never half-way.
 
-/** Transactions here lock at most the parent and the shards being removed; contention retries them. */
-const ADMIN_TRANSACTION_ATTEMPTS = 20;
-
 /** numShards of the parent, read inside the transaction (which locks it). */
 async function readNumShards(tx: Transaction, db: Firestore, counterId: string): Promise<number> {
-  return numShardsIn(counterId, await tx.get(counterRef(db, counterId)));
+  return shapeIn(counterId, await tx.get(counterRef(db, counterId))).numShards;
+}
+
+/** The refusal of an operation that would let a unique counter's total differ from its members. */
+function notForUnique(counterId: string, operation: string, why: string): CounterError {
+  return new CounterError("failed-precondition", `${operation}: counter "${counterId}" is a unique counter; ${why}`);
 }
 
 /**
@@ -264,7 +248,8 @@ export async function resetCounter(db: Firestore, counterId: string): Promise<{ 
   await db.runTransaction(
     async (tx) => {
       const parent = await tx.get(counterRef(db, counterId));
-      const numShards = numShardsIn(counterId, parent);
+      const { numShards, unique } = shapeIn(counterId, parent);
+      if (unique) throw notForUnique(counterId, "resetCounter", "its total is its number of members (delete it to start again)");
       const shards = await tx.getAll(...shardIds(numShards).map((id) => shardRef(db, counterId, id)));
       let coveredUntil = parent.updateTime!;
       for (const shard of shards) {
@@ -318,26 +303,34 @@ export async function reshardCounter(
     },
     { maxAttempts: ADMIN_TRANSACTION_ATTEMPTS },
   );
-  forgetShards(counterId);
+  forgetShape(counterId);
   return { counterId, numShards };
 }
 
 /**
- * Deletes the parent, its shards and the rollup lease in one transaction: from then on increments fail
- * with not-found and write nothing (their shard update fails, taking the idempotency record with it), and
- * trigger events find no parent. The idempotency records are deleted next; nothing can add to them anymore.
+ * Deletes the parent, its shards and the rollup lease in one transaction, which also writes the deletion
+ * marker: from then on increments and setMember calls fail with not-found and write nothing (their shard
+ * update fails, taking the idempotency record or member document with it), trigger events find no parent,
+ * and createCounter refuses the id. Then cleanup.ts removes the members and idempotency records (nothing
+ * can add to them anymore) and, last, the marker.
+ *
+ * A counter whose parent is gone but whose marker remains (a cleanup cut off by a timeout or a crash) is
+ * still being deleted: deleting it again finishes the cleanup instead of answering not-found.
  */
 export async function deleteCounter(db: Firestore, counterId: string): Promise<{ counterId: string }> {
   await db.runTransaction(
     async (tx) => {
-      const numShards = await readNumShards(tx, db, counterId);
+      const [parent, marker] = await tx.getAll(counterRef(db, counterId), cleanupRef(db, counterId));
+      if (!parent!.exists && marker!.exists) return;
+      const { numShards } = shapeIn(counterId, parent!);
       for (const id of shardIds(numShards)) tx.delete(shardRef(db, counterId, id));
       tx.delete(leaseRef(db, counterId));
       tx.delete(counterRef(db, counterId));
+      markDeleted(tx, db, counterId);
     },
     { maxAttempts: ADMIN_TRANSACTION_ATTEMPTS },
   );
-  forgetShards(counterId);
-  await db.recursiveDelete(requestsRef(db, counterId));
+  forgetShape(counterId);
+  await finishDeletion(db, counterId);
   return { counterId };
 }

@@ -1,8 +1,8 @@
 // The lifecycle end to end: an admin user (custom claim admin: true set through the Auth emulator) resets,
 // reshards and deletes counters that a plain user cannot touch, and 200 increments race each operation
 // with the real rollup trigger running; totals are then checked against the shards exactly.
-import { FunctionsError } from "firebase/functions";
-import { signedInClient, withConcurrency, type Client } from "../helpers/client";
+import type { FunctionsError } from "firebase/functions";
+import { functionsErrorCode, signedInClient, withConcurrency, type Client } from "../helpers/client";
 import { e2eAdminDb, waitFor } from "../helpers/admin";
 import { pathsUnderIn, shardSumIn } from "../helpers/documents";
 import { counterRef } from "../../src/counters/paths";
@@ -21,15 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([admin?.close(), user?.close()]);
 });
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(FunctionsError);
-  return (error as FunctionsError).code;
-}
 
 async function totalOf(counterId: string): Promise<unknown> {
   return (await user.readCounter(counterId))?.total;
@@ -80,9 +71,9 @@ describe("admin callables from the JS SDK", () => {
     const counterId = `e2e-acl-${Date.now()}`;
     await user.call("createCounter", { counterId, numShards: 2 });
     await user.call("incrementCounter", { counterId, delta: 3 });
-    expect(await codeOf(user.call("resetCounter", { counterId }))).toBe("functions/permission-denied");
-    expect(await codeOf(user.call("reshardCounter", { counterId, numShards: 5 }))).toBe("functions/permission-denied");
-    expect(await codeOf(user.call("deleteCounter", { counterId }))).toBe("functions/permission-denied");
+    expect(await functionsErrorCode(user.call("resetCounter", { counterId }))).toBe("functions/permission-denied");
+    expect(await functionsErrorCode(user.call("reshardCounter", { counterId, numShards: 5 }))).toBe("functions/permission-denied");
+    expect(await functionsErrorCode(user.call("deleteCounter", { counterId }))).toBe("functions/permission-denied");
     expect(await settled(counterId)).toEqual({ total: 3, sum: 3 });
     expect((await user.readCounter(counterId))?.numShards).toBe(2);
   });
@@ -103,7 +94,7 @@ describe("admin callables from the JS SDK", () => {
 
     await expect(admin.call("deleteCounter", { counterId })).resolves.toEqual({ counterId });
     expect(await user.readCounter(counterId)).toBeUndefined();
-    expect(await codeOf(user.call("incrementCounter", { counterId }))).toBe("functions/not-found");
+    expect(await functionsErrorCode(user.call("incrementCounter", { counterId }))).toBe("functions/not-found");
   });
 });
 

@@ -1,4 +1,4 @@
-// Hostile input against all five callables: every case must fail with the exact error code, a message
+// Hostile input against all six callables: every case must fail with the exact error code, a message
 // that names the field and echoes at most a short prefix of the bad value, and leave every document
 // under the counter exactly as it was.
 import type { CallableFunction } from "firebase-functions/v2/https";
@@ -15,13 +15,13 @@ const LONG_PREFIX = "x".repeat(41);
 interface Case {
   name: string;
   fn: Fn;
-  caller: Caller;
+  caller: Caller | null;
   data: (counterId: string) => unknown;
   code: string;
   message: RegExp;
 }
 
-const { createCounter, incrementCounter, resetCounter, reshardCounter, deleteCounter } = functions;
+const { createCounter, incrementCounter, setMember, resetCounter, reshardCounter, deleteCounter } = functions;
 
 /** A request body as the callable decoder leaves it: a "__proto__" key becomes the prototype. */
 function decodedWithProto(own: Record<string, unknown>, proto: Record<string, unknown>): unknown {
@@ -48,6 +48,10 @@ const cases: Case[] = [
   { name: "data missing", fn: createCounter, caller: USER, data: () => undefined, code: "invalid-argument", message: /data must be an object/ },
   { name: "data a string", fn: createCounter, caller: USER, data: (id) => id, code: "invalid-argument", message: /data must be an object/ },
   { name: "data a number", fn: createCounter, caller: USER, data: () => 42, code: "invalid-argument", message: /data must be an object/ },
+  { name: "unique a string", fn: createCounter, caller: USER, data: (id) => ({ counterId: id, unique: "true" }), code: "invalid-argument", message: /unique must be a boolean/ },
+  { name: "unique a number", fn: createCounter, caller: USER, data: (id) => ({ counterId: id, unique: 1 }), code: "invalid-argument", message: /unique must be a boolean/ },
+  { name: "unique null", fn: createCounter, caller: USER, data: (id) => ({ counterId: id, unique: null }), code: "invalid-argument", message: /unique must be a boolean/ },
+  { name: "unique an object", fn: createCounter, caller: USER, data: (id) => ({ counterId: id, unique: { value: true } }), code: "invalid-argument", message: /unique must be a boolean/ },
   // incrementCounter
   { name: "delta a nested object", fn: incrementCounter, caller: USER, data: (id) => ({ counterId: id, delta: { value: 1 } }), code: "invalid-argument", message: /delta must be a number/ },
   { name: "delta an array", fn: incrementCounter, caller: USER, data: (id) => ({ counterId: id, delta: [1] }), code: "invalid-argument", message: /delta must be a number/ },
@@ -60,6 +64,19 @@ const cases: Case[] = [
   { name: "a __proto__ key on increment", fn: incrementCounter, caller: USER, data: (id) => JSON.parse(`{"counterId":"${id}","__proto__":{"delta":1000}}`) as unknown, code: "invalid-argument", message: /unknown field "__proto__"/ },
   { name: "data null", fn: incrementCounter, caller: USER, data: () => null, code: "invalid-argument", message: /data must be an object/ },
   { name: "data an array of payloads", fn: incrementCounter, caller: USER, data: (id) => [{ counterId: id }], code: "invalid-argument", message: /data must be an object/ },
+  // setMember
+  { name: "member missing", fn: setMember, caller: USER, data: (id) => ({ counterId: id }), code: "invalid-argument", message: /member must be a boolean/ },
+  { name: "member a string", fn: setMember, caller: USER, data: (id) => ({ counterId: id, member: "true" }), code: "invalid-argument", message: /member must be a boolean/ },
+  { name: "member a number", fn: setMember, caller: USER, data: (id) => ({ counterId: id, member: 1 }), code: "invalid-argument", message: /member must be a boolean/ },
+  { name: "member null", fn: setMember, caller: USER, data: (id) => ({ counterId: id, member: null }), code: "invalid-argument", message: /member must be a boolean/ },
+  { name: "member an array", fn: setMember, caller: USER, data: (id) => ({ counterId: id, member: [true] }), code: "invalid-argument", message: /member must be a boolean/ },
+  { name: "setMember: counterId missing", fn: setMember, caller: USER, data: () => ({ member: true }), code: "invalid-argument", message: /counterId/ },
+  { name: "setMember: counterId a path", fn: setMember, caller: USER, data: (id) => ({ counterId: `${id}/members/x`, member: true }), code: "invalid-argument", message: /counterId must be 1-128 characters/ },
+  { name: "setMember: another user's uid as a field", fn: setMember, caller: USER, data: (id) => ({ counterId: id, member: true, uid: "someone-else" }), code: "invalid-argument", message: /unknown field "uid"/ },
+  { name: "setMember: a delta", fn: setMember, caller: USER, data: (id) => ({ counterId: id, member: true, delta: 1000 }), code: "invalid-argument", message: /unknown field "delta"/ },
+  { name: "setMember: a __proto__ key", fn: setMember, caller: USER, data: (id) => JSON.parse(`{"counterId":"${id}","member":true,"__proto__":{"member":false}}`) as unknown, code: "invalid-argument", message: /unknown field "__proto__"/ },
+  { name: "setMember: data null", fn: setMember, caller: USER, data: () => null, code: "invalid-argument", message: /data must be an object/ },
+  { name: "setMember: signed out, even with hostile data", fn: setMember, caller: null, data: (id) => ({ counterId: id, member: "yes", extra: 1 }), code: "unauthenticated", message: /signed-in user/ },
   // resetCounter
   { name: "reset: counterId missing", fn: resetCounter, caller: ADMIN, data: () => ({}), code: "invalid-argument", message: /counterId/ },
   { name: "reset: an extra field", fn: resetCounter, caller: ADMIN, data: (id) => ({ counterId: id, total: 5 }), code: "invalid-argument", message: /unknown field "total"/ },
@@ -89,9 +106,9 @@ async function snapshotOf(counterId: string): Promise<Record<string, unknown>> {
 }
 
 describe("hostile input", () => {
-  it("has at least 30 cases covering all five callables", () => {
-    expect(cases.length).toBeGreaterThanOrEqual(30);
-    expect(new Set(cases.map((c) => c.fn)).size).toBe(5);
+  it("has at least 45 cases covering all six callables", () => {
+    expect(cases.length).toBeGreaterThanOrEqual(45);
+    expect(new Set(cases.map((c) => c.fn)).size).toBe(6);
   });
 
   it.each(cases.map((c) => [c.name, c] as const))("%s", async (_name, c) => {

@@ -2,7 +2,6 @@
 // Firestore emulator. Races run 200 increments at bounded concurrency against each admin operation and
 // then check the invariants on the shards exactly. (The same races with the real trigger and totals run
 // end to end in test/e2e/lifecycle.e2e.test.ts.)
-import { type HttpsError } from "firebase-functions/v2/https";
 import { Timestamp } from "firebase-admin/firestore";
 import {
   ADMIN,
@@ -13,6 +12,7 @@ import {
   functions,
   httpsErrorOf as errorOf,
   newCounter,
+  raceWithDelete,
   readCounter,
   shardSum,
   uniqueId,
@@ -367,22 +367,10 @@ describe("deleteCounter", () => {
 
   it("leaves nothing behind when 200 increments race it", async () => {
     const counterId = await newCounter("delete-race", 8);
-    let deleted: Promise<unknown> | undefined;
-    let deletedAt = Number.POSITIVE_INFINITY;
-    const outcomes = await withConcurrency(
-      8,
-      Array.from({ length: 200 }, (_, i) => async () => {
-        if (i === 80) deleted = call(deleteCounter, { counterId }, ADMIN).then(() => (deletedAt = Date.now()));
-        const startedAt = Date.now();
-        try {
-          await increment(counterId, 1, `x-${i}`);
-          return { startedAt, outcome: "applied" };
-        } catch (error) {
-          return { startedAt, outcome: (error as HttpsError).code };
-        }
-      }),
-    );
-    await deleted;
+    const { outcomes, deletedAt } = await raceWithDelete(counterId, 200, 80, async (i) => {
+      await increment(counterId, 1, `x-${i}`);
+      return "applied";
+    });
     expect(outcomes.every((o) => o.outcome === "applied" || o.outcome === "not-found")).toBe(true);
     expect(outcomes.filter((o) => o.startedAt > deletedAt).every((o) => o.outcome === "not-found")).toBe(true);
     expect(outcomes.filter((o) => o.outcome === "not-found").length).toBeGreaterThan(0);

@@ -1,25 +1,12 @@
 // The security params switch behaviour at request time: ENFORCE_APP_CHECK and ALLOW_UNAUTHENTICATED.
 import { getFirestore } from "firebase-admin/firestore";
 import { HttpsError } from "firebase-functions/v2/https";
-import { ADMIN, USER, call, documentsUnder, functions, uniqueId } from "../helpers/functions";
+import { ADMIN, USER, call, documentsUnder, functions, uniqueId, withParam } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
 
 const { createCounter, incrementCounter, resetCounter } = functions;
 
 beforeAll(requireEmulators);
-
-/** Sets a param for each test of the enclosing describe (params are read at request time). */
-function withParam(name: string, value: string): void {
-  let previous: string | undefined;
-  beforeEach(() => {
-    previous = process.env[name];
-    process.env[name] = value;
-  });
-  afterEach(() => {
-    if (previous === undefined) delete process.env[name];
-    else process.env[name] = previous;
-  });
-}
 
 async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
   return promise.then(

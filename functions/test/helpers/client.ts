@@ -3,7 +3,7 @@
 import { deleteApp, initializeApp, type FirebaseApp } from "firebase/app";
 import { connectAuthEmulator, createUserWithEmailAndPassword, getAuth, type User } from "firebase/auth";
 import { connectFirestoreEmulator, doc, getDoc, getFirestore, type Firestore } from "firebase/firestore";
-import { connectFunctionsEmulator, getFunctions, httpsCallable, type Functions } from "firebase/functions";
+import { connectFunctionsEmulator, FunctionsError, getFunctions, httpsCallable, type Functions } from "firebase/functions";
 import { randomUUID } from "node:crypto";
 import { authHost, firestoreHost, requireEmulators, requireFunctionsEmulator } from "./emulators";
 
@@ -85,4 +85,14 @@ export async function withConcurrency<T>(limit: number, tasks: (() => Promise<T>
     }),
   );
   return results;
+}
+
+/** The code ("functions/not-found", …) a call was rejected with; fails the test if it resolved. */
+export async function functionsErrorCode(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(FunctionsError);
+  return (error as FunctionsError).code;
 }

@@ -9,6 +9,7 @@ import { fft } from "./wrapped";
 import * as functions from "../../src/index";
 import { counterRef, shardRef } from "../../src/counters/paths";
 import { pathsUnderIn, shardSumIn } from "./documents";
+import { withConcurrency } from "./client";
 
 export { functions };
 export const db = getFirestore();
@@ -138,4 +139,52 @@ export async function httpsErrorOf(promise: Promise<unknown>): Promise<HttpsErro
   );
   expect(error).toBeInstanceOf(HttpsError);
   return error as HttpsError;
+}
+
+/** Sets a param for each test of the enclosing describe (params are read at request time). */
+export function withParam(name: string, value: string): void {
+  let previous: string | undefined;
+  beforeEach(() => {
+    previous = process.env[name];
+    process.env[name] = value;
+  });
+  afterEach(() => {
+    if (previous === undefined) delete process.env[name];
+    else process.env[name] = previous;
+  });
+}
+
+/** One call of a race: when it started and how it ended (its outcome, or its HttpsError code). */
+export interface RaceOutcome {
+  startedAt: number;
+  outcome: string;
+}
+
+/**
+ * Runs `count` calls of `operation`, 8 at a time, and starts deleteCounter (as an admin) just before call
+ * number `deleteAt`. Answers every call's outcome and when the delete returned.
+ */
+export async function raceWithDelete(
+  counterId: string,
+  count: number,
+  deleteAt: number,
+  operation: (i: number) => Promise<string>,
+): Promise<{ outcomes: RaceOutcome[]; deletedAt: number }> {
+  let deleted: Promise<unknown> | undefined;
+  let deletedAt = Number.POSITIVE_INFINITY;
+  const outcomes = await withConcurrency(
+    8,
+    Array.from({ length: count }, (_, i) => async (): Promise<RaceOutcome> => {
+      if (i === deleteAt) deleted = call(functions.deleteCounter, { counterId }, ADMIN).then(() => (deletedAt = Date.now()));
+      const startedAt = Date.now();
+      try {
+        return { startedAt, outcome: await operation(i) };
+      } catch (error) {
+        if (!(error instanceof HttpsError)) throw error;
+        return { startedAt, outcome: error.code };
+      }
+    }),
+  );
+  await deleted;
+  return { outcomes, deletedAt };
 }

@@ -1,0 +1,145 @@
+// Counter-id patterns: the one parser and matcher for params that name counters by their id
+// (UNIQUE_COUNTERS, and the counter-id side of MIRRORS rules). A pattern is literal id characters with at
+// most one placeholder `{name}` that matches 1+ characters of [A-Za-z0-9_-] (DESIGN.md, "Mirrors").
+// Pure, no Firebase import: the functions and `npm run preflight` share it, so a pattern means the same
+// thing at deploy time and at run time.
+
+/** What a placeholder matches, and what every literal character of a counter-id pattern must be. */
+const ID_CHARS = /^[A-Za-z0-9_-]+$/;
+/** A placeholder's name: an identifier, so `{id}`, `{postId}`, `{post_id}`. */
+const PLACEHOLDER_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** counterId is at most 128 characters (DESIGN.md): a pattern that needs more can never match. */
+const MAX_ID_LENGTH = 128;
+
+/** A parsed template: `prefix{placeholder}suffix`, or a literal (placeholder null, suffix ""). */
+export interface Template {
+  /** The text as written (trimmed). */
+  source: string;
+  prefix: string;
+  placeholder: string | null;
+  suffix: string;
+}
+
+/** The placeholder's value in a matched id, by the placeholder's name; `{}` for a literal pattern. */
+export type Binding = Record<string, string>;
+
+/** A pattern list that does not parse. The message names the param and the offending pattern. */
+export class PatternError extends Error {
+  constructor(
+    message: string,
+    /** 1-based position of the offending pattern in the list. */
+    readonly position: number,
+  ) {
+    super(message);
+    this.name = "PatternError";
+  }
+}
+
+/**
+ * Splits `text` at its placeholder. Every literal character must match `literal` (one character class,
+ * e.g. id characters); the placeholder must be `{name}` with an identifier name, at most once. Throws an
+ * Error whose message says what is wrong (without context: callers add which rule).
+ */
+export function parseTemplate(text: string, literal: RegExp, literalName: string): Template {
+  const open = text.indexOf("{");
+  const close = text.indexOf("}");
+  if (open === -1 && close === -1) {
+    checkLiteral(text, literal, literalName);
+    return { source: text, prefix: text, placeholder: null, suffix: "" };
+  }
+  if (close === -1) throw new Error('has a "{" that is never closed');
+  if (open === -1 || close < open) throw new Error('has a "}" without a "{" before it');
+  const placeholder = text.slice(open + 1, close);
+  if (placeholder.includes("{")) throw new Error('has a "{" inside a placeholder');
+  if (!PLACEHOLDER_NAME.test(placeholder)) {
+    throw new Error(`has a placeholder "{${placeholder.slice(0, 40)}}" whose name is not an identifier (letters, digits, _)`);
+  }
+  const prefix = text.slice(0, open);
+  const suffix = text.slice(close + 1);
+  if (suffix.includes("{") || suffix.includes("}")) throw new Error("has more than one placeholder (at most one {name} is allowed)");
+  checkLiteral(prefix, literal, literalName);
+  checkLiteral(suffix, literal, literalName);
+  return { source: text, prefix, placeholder, suffix };
+}
+
+function checkLiteral(part: string, literal: RegExp, literalName: string): void {
+  for (const char of part) {
+    if (!literal.test(char)) throw new Error(`has ${JSON.stringify(char)}, which is not ${literalName}`);
+  }
+}
+
+/** Parses one counter-id pattern (e.g. `post-{id}-likes`); throws an Error saying what is wrong. */
+export function parseCounterIdPattern(text: string): Template {
+  if (text === "") throw new Error("is empty");
+  const template = parseTemplate(text, /^[A-Za-z0-9_-]$/, "a counter-id character (A-Z, a-z, 0-9, _ or -)");
+  const shortest = template.prefix.length + template.suffix.length + (template.placeholder === null ? 0 : 1);
+  if (shortest > MAX_ID_LENGTH) {
+    throw new Error(`can never match: it needs ${shortest} characters and a counterId has at most ${MAX_ID_LENGTH}`);
+  }
+  return template;
+}
+
+/** The binding if `value` matches `template`, else null. A placeholder matches 1+ id characters. */
+export function matchTemplate(template: Template, value: string): Binding | null {
+  if (template.placeholder === null) return value === template.prefix ? {} : null;
+  const { prefix, suffix } = template;
+  if (value.length <= prefix.length + suffix.length) return null;
+  if (!value.startsWith(prefix) || !value.endsWith(suffix)) return null;
+  const middle = value.slice(prefix.length, value.length - suffix.length);
+  return ID_CHARS.test(middle) ? { [template.placeholder]: middle } : null;
+}
+
+/** `template` with its placeholder replaced by the binding's value (a literal template is returned as is). */
+export function fillTemplate(template: Template, binding: Binding): string {
+  if (template.placeholder === null) return template.prefix;
+  const value = binding[template.placeholder];
+  if (value === undefined) throw new Error(`no value for the placeholder {${template.placeholder}}`);
+  return `${template.prefix}${value}${template.suffix}`;
+}
+
+/**
+ * Splits a comma-separated param value into its entries, trimmed. An empty (or blank) value is an empty
+ * list; an empty entry between commas is kept as "" so that the parser reports it with its position.
+ */
+export function splitList(value: string): string[] {
+  if (value.trim() === "") return [];
+  return value.split(",").map((entry) => entry.trim());
+}
+
+const memo = new Map<string, Template[] | PatternError>();
+const MEMO_MAX_ENTRIES = 64;
+
+/**
+ * Parses a param holding comma-separated counter-id patterns (e.g. UNIQUE_COUNTERS). Memoized per value:
+ * a param's value is fixed for an instance's lifetime, so it is parsed once, not once per request. Throws
+ * a PatternError naming the param and the first bad pattern with its position.
+ */
+export function parseCounterIdPatterns(param: string, value: string): Template[] {
+  const key = `${param}\u0000${value}`;
+  let parsed = memo.get(key);
+  if (parsed === undefined) {
+    parsed = parseList(param, value);
+    if (memo.size >= MEMO_MAX_ENTRIES) memo.clear();
+    memo.set(key, parsed);
+  }
+  if (parsed instanceof PatternError) throw parsed;
+  return parsed;
+}
+
+function parseList(param: string, value: string): Template[] | PatternError {
+  const patterns: Template[] = [];
+  for (const [i, entry] of splitList(value).entries()) {
+    try {
+      patterns.push(parseCounterIdPattern(entry));
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      return new PatternError(`${param}: pattern ${i + 1} ${JSON.stringify(entry.slice(0, 80))} ${reason}`, i + 1);
+    }
+  }
+  return patterns;
+}
+
+/** Whether `counterId` matches any of `patterns`. */
+export function matchesAny(patterns: readonly Template[], counterId: string): boolean {
+  return patterns.some((pattern) => matchTemplate(pattern, counterId) !== null);
+}

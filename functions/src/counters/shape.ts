@@ -1,0 +1,69 @@
+// A counter's shape: its parent's `numShards` and `unique`, read from the parent document, fresh or from a
+// small per-instance cache. incrementCounter reads it through the cache so that an increment costs no
+// parent read; setMember and the admin operations read the parent themselves.
+import type { DocumentSnapshot, Firestore } from "firebase-admin/firestore";
+import { CounterError } from "./errors";
+import { counterRef } from "./paths";
+import { storedCounter } from "./schema";
+
+export interface CounterShape {
+  numShards: number;
+  /** A unique counter counts members (setMember), never increments (DESIGN.md, "Unique counters"). */
+  unique: boolean;
+}
+
+/**
+ * The shape of a read parent: `not-found` if it does not exist, an internal error if it is malformed.
+ * `unique` is false when absent (counters created before unique counters existed).
+ */
+export function shapeIn(counterId: string, snap: DocumentSnapshot): CounterShape {
+  if (!snap.exists) throw new CounterError("not-found", `counter "${counterId}" does not exist`);
+  const parsed = storedCounter.safeParse(snap.data());
+  if (!parsed.success) {
+    // Only the functions write parents; a malformed one is a bug or a manual edit, not bad input.
+    throw new Error(`counter "${counterId}" has a malformed parent document: ${parsed.error.message}`);
+  }
+  return { numShards: parsed.data.numShards, unique: parsed.data.unique ?? false };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The cache. Increments would otherwise read the parent every time. What staleness it allows, for at
+// most SHAPE_CACHE_TTL_MS after another instance changed the counter:
+// - numShards: harmless for correctness. An increment to a shard that no longer exists fails (update()
+//   on a missing document) and is retried with a fresh read; a cache that misses newly added shards
+//   only spreads load less evenly until it expires.
+// - unique: a counter deleted and created again as the other kind (plain ↔ unique) within the TTL, on
+//   another instance, can still take incrementCounter calls on this one (a stale "plain"), which then
+//   land on the new unique counter's shards: its total then exceeds its members until reconcile --fix
+//   repairs it from the members. A stale "unique" only refuses increments for the rest of the TTL.
+//   UNIQUE_COUNTERS removes the first case for every id it matches: such an id can never be plain.
+
+export const SHAPE_CACHE_TTL_MS = 5_000;
+const SHAPE_CACHE_MAX_ENTRIES = 10_000;
+const shapeCache = new Map<string, CounterShape & { expiresAt: number }>();
+
+export function rememberShape(counterId: string, shape: CounterShape): void {
+  if (shapeCache.size >= SHAPE_CACHE_MAX_ENTRIES) shapeCache.clear();
+  shapeCache.set(counterId, { ...shape, expiresAt: Date.now() + SHAPE_CACHE_TTL_MS });
+}
+
+export function forgetShape(counterId: string): void {
+  shapeCache.delete(counterId);
+}
+
+/** The shape of an existing counter (cached unless `fresh`), or `not-found`. */
+export async function shapeOf(db: Firestore, counterId: string, fresh = false): Promise<CounterShape> {
+  const cached = shapeCache.get(counterId);
+  if (!fresh && cached !== undefined && cached.expiresAt > Date.now()) {
+    return { numShards: cached.numShards, unique: cached.unique };
+  }
+  let shape: CounterShape;
+  try {
+    shape = shapeIn(counterId, await counterRef(db, counterId).get());
+  } catch (error) {
+    forgetShape(counterId);
+    throw error;
+  }
+  rememberShape(counterId, shape);
+  return shape;
+}

@@ -1,0 +1,27 @@
+// Runs `npm run reconcile` as an operator would (a child process with the project's Node and tsx), for
+// the scripts tier's tests of its output and exit codes.
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { REPO_ROOT } from "../../lib/firebase-cli";
+
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function runReconcile(project: string, args: string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "scripts", "reconcile.ts"), "--project", project, ...args], {
+      cwd: REPO_ROOT,
+      env: process.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
+    child.on("error", reject);
+    child.on("exit", (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
