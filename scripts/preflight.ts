@@ -17,7 +17,10 @@ Checks, offline, what \`firebase deploy --only functions:counters,firestore\` ch
   discovery      the built functions load and the SDK's manifest can be read (run npm run build first)
   params         every param has a value for the project (<source>/.env, .env.<project>): a deploy
                  never prompts; memory/CPU/concurrency settings are valid
-  manifest       the 6 callables and rollupTotal (v2, event type, document pattern, retry)
+  settings       every param within its range, DEFAULT_SHARDS <= MAX_SHARDS, and
+                 ROLLUP_TIMEOUT_SECONDS >= 2 x ROLLUP_INTERVAL_MS + 10 s
+  manifest       the 6 callables, rollupTotal (v2, event type, document pattern, retry) and the
+                 scheduled rollupSweep
   placement      rollupTotal's region matches firebase.json firestore.location (nam5 -> us-central1,
                  eur3 -> europe-west1, a regional database -> that region); the database ids agree
   codebase       the functions are codebase "counters" of firebase.json (found among an app's codebases);
@@ -29,6 +32,7 @@ Checks, offline, what \`firebase deploy --only functions:counters,firestore\` ch
                  if set, otherwise one started for the check); whether it keeps the counters'
                  guarantees is npm run check-rules
   indexes        firestore.indexes.json passes firebase-tools' validator and keeps the TTL policy
+                 and the sweep's collection-group index on rollup.dueAt
 --project  the project whose params are checked (default: .firebaserc's default)
 --dir      the folder holding firebase.json (default: this repository; an app's project folder
            once the counters are added to it, docs/existing-app.md)

@@ -1,5 +1,10 @@
-// Reads the params (src/params.ts) at request time and checks them once, so a missing or absurd value
-// fails loudly with its name instead of silently becoming 0 (firebase-functions' fallback).
+// Reads the params (src/params.ts) at request time and checks them against their ranges (settings.ts),
+// so a missing or absurd value fails loudly with its name instead of silently becoming 0 (firebase-
+// functions' fallback). Each function reads only the params it uses: a bad callable setting must not
+// stop the rollup, and a bad rollup setting must not stop the callables.
+import * as logger from "firebase-functions/logger";
+import { staleAfterMsFor } from "./counters/rollup";
+import { parseCounterIdPatterns, type Template } from "./counters/patterns";
 import {
   allowUnauthenticated,
   defaultShards,
@@ -10,39 +15,71 @@ import {
   rollupIntervalMs,
   uniqueCounters,
 } from "./params";
-import { parseCounterIdPatterns, type Template } from "./counters/patterns";
+import { paramProblem, relationProblems, type RawValue } from "./settings";
+
+export { HARD_MAX_SHARDS } from "./settings";
 
 export interface Config {
   defaultShards: number;
   maxShards: number;
   maxDelta: number;
-  rollupIntervalMs: number;
   requestTtlMs: number;
   allowUnauthenticated: boolean;
   enforceAppCheck: boolean;
 }
 
-/** One batch holds 500 writes: create/reshard write the parent plus every shard in one batch. */
-export const HARD_MAX_SHARDS = 200;
-
-function positiveInt(name: string, value: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (!Number.isSafeInteger(value) || value < 1 || value > max) {
-    throw new Error(`param ${name} must be an integer from 1 to ${max} (got ${value}); set it in functions/.env`);
-  }
-  return value;
-}
-
+/** The callables' settings; throws, naming the param, if one is out of range or they contradict each other. */
 export function config(): Config {
-  const max = positiveInt("MAX_SHARDS", maxShards.value(), HARD_MAX_SHARDS);
+  const values = {
+    DEFAULT_SHARDS: defaultShards.value(),
+    MAX_SHARDS: maxShards.value(),
+    MAX_DELTA: maxDelta.value(),
+    REQUEST_TTL_HOURS: requestTtlHours.value(),
+  };
+  const problems = [...Object.entries(values).map(([name, value]) => paramProblem(name, value)), ...relationProblems(values)];
+  const problem = problems.find((p) => p !== undefined);
+  if (problem !== undefined) throw new Error(`${problem}; set it in functions/.env`);
   return {
-    defaultShards: positiveInt("DEFAULT_SHARDS", defaultShards.value(), max),
-    maxShards: max,
-    maxDelta: positiveInt("MAX_DELTA", maxDelta.value()),
-    rollupIntervalMs: positiveInt("ROLLUP_INTERVAL_MS", rollupIntervalMs.value(), 60_000),
-    requestTtlMs: positiveInt("REQUEST_TTL_HOURS", requestTtlHours.value(), 24 * 365) * 3_600_000,
+    defaultShards: values.DEFAULT_SHARDS,
+    maxShards: values.MAX_SHARDS,
+    maxDelta: values.MAX_DELTA,
+    requestTtlMs: values.REQUEST_TTL_HOURS * 3_600_000,
     allowUnauthenticated: allowUnauthenticated.value(),
     enforceAppCheck: enforceAppCheck.value(),
   };
+}
+
+export interface RollupConfig {
+  intervalMs: number;
+  staleAfterMs: number;
+}
+
+/** The interval the rollup falls back to when ROLLUP_INTERVAL_MS is invalid (params.ts default). */
+export const FALLBACK_INTERVAL_MS = 1000;
+
+let reportedBadInterval: RawValue = undefined;
+
+/**
+ * The rollup's settings: ROLLUP_INTERVAL_MS alone. An invalid value does not stop the rollup: the
+ * interval only trades parent writes for lag and no value of it can make a total wrong, so the rollup
+ * keeps running with the default and logs an error (once per instance and value) naming the param.
+ * `npm run preflight` refuses such a value before a deploy.
+ */
+export function rollupConfig(): RollupConfig {
+  const value = rollupIntervalMs.value();
+  const problem = paramProblem("ROLLUP_INTERVAL_MS", value);
+  let intervalMs = value;
+  if (problem !== undefined) {
+    if (reportedBadInterval !== value) {
+      reportedBadInterval = value;
+      logger.error(`${problem}; the rollup runs with ${FALLBACK_INTERVAL_MS} ms until it is fixed in functions/.env`, {
+        param: "ROLLUP_INTERVAL_MS",
+        value: String(value),
+      });
+    }
+    intervalMs = FALLBACK_INTERVAL_MS;
+  }
+  return { intervalMs, staleAfterMs: staleAfterMsFor(intervalMs) };
 }
 
 /**

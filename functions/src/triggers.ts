@@ -1,15 +1,21 @@
-// The rollup trigger: turns a shard write event into a ShardWrite and hands it to counters/rollup.ts.
+// The rollup trigger: turns a shard write event into a ShardWrite and hands it to counters/rollup.
+// It reads only what the rollup uses (ROLLUP_INTERVAL_MS, the database), so a bad callable setting
+// never stops totals. Failures: a transient one (Firestore unavailable, contention that did not settle)
+// throws, and the platform retries the event; a permanent one (config.ts falls back on a bad interval;
+// a Firestore INVALID_ARGUMENT) is logged at ERROR with the event's context and the event completes,
+// since a retry could only fail again, for 24 h.
 import { onDocumentWritten, type DocumentSnapshot } from "firebase-functions/v2/firestore";
 import * as logger from "firebase-functions/logger";
-import { config } from "./config";
+import { rollupConfig } from "./config";
 import { countersDb } from "./firestore";
+import { isPermanentError } from "./counters/errors";
 import { SHARD_DOCUMENT_PATTERN } from "./counters/paths";
 import { databaseId, ROLLUP_CPU, rollupConcurrency, rollupMemoryMb, rollupTimeoutSeconds } from "./params";
 import { microsCeil, parseRfc3339Micros } from "./counters/plan";
-import { rollupShardWrite, staleAfterMsFor, type ClaimMemo, type ShardWrite } from "./counters/rollup";
+import { firestoreRollupStore, rollupShardWrite, type ClaimMemo, type LeadMemo, type ShardWrite } from "./counters/rollup";
 
 // Sizing (params.ts): a claiming invocation waits up to one rollup interval, so concurrency and
-// maxInstances bound how many counters can be rolled up at once; see README, "Deploying".
+// maxInstances bound how many counters can be rolled up at once; see docs/deploying.md.
 const SIZING = {
   database: databaseId,
   timeoutSeconds: rollupTimeoutSeconds,
@@ -18,8 +24,10 @@ const SIZING = {
   concurrency: rollupConcurrency,
 };
 
-/** Claims held by this instance's running invocations (rollup.ts, ClaimMemo). */
+/** Claims held by this instance's running invocations (counters/rollup/context.ts, ClaimMemo). */
 const claims: ClaimMemo = new Map();
+/** This instance's leading edges, which concurrent events of an idle counter join (counters/rollup/lead.ts). */
+const leads: LeadMemo = new Map();
 
 export const rollupTotal = onDocumentWritten({ document: SHARD_DOCUMENT_PATTERN, retry: true, ...SIZING }, async (event) => {
   const { counterId, shardId } = event.params;
@@ -36,15 +44,26 @@ export const rollupTotal = onDocumentWritten({ document: SHARD_DOCUMENT_PATTERN,
     before: change.before.exists ? change.before.data() : undefined,
     after: change.after.exists ? change.after.data() : undefined,
   };
-  const intervalMs = config().rollupIntervalMs;
-  await rollupShardWrite(write, {
-    db: countersDb(),
-    intervalMs,
-    staleAfterMs: staleAfterMsFor(intervalMs),
-    nowMs: Date.now,
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-    claims,
-  });
+  const { intervalMs, staleAfterMs } = rollupConfig();
+  try {
+    await rollupShardWrite(write, {
+      store: firestoreRollupStore(countersDb()),
+      intervalMs,
+      staleAfterMs,
+      nowMs: Date.now,
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      claims,
+      leads,
+    });
+  } catch (error) {
+    if (!isPermanentError(error)) throw error;
+    logger.error("rollup failed for good; the event is not retried", {
+      counterId,
+      shardId,
+      eventId: event.id,
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
 });
 
 /**

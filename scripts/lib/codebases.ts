@@ -42,12 +42,23 @@ export async function discoverBuild(project: ProjectRef, codebase: FunctionsCode
  * codebase as a deploy labels it (its `--only` filters match on that label).
  */
 export async function resolveBuild(project: ProjectRef, codebase: FunctionsCodebaseConfig, build: Build): Promise<Backend> {
+  return (await resolveBuildWithParams(project, codebase, build)).backend;
+}
+
+/** resolveBuild, and the value each param resolved to (as the text it came from: .env, or its default). */
+export async function resolveBuildWithParams(
+  project: ProjectRef,
+  codebase: FunctionsCodebaseConfig,
+  build: Build,
+): Promise<{ backend: Backend; params: Record<string, string> }> {
   const { projectId, firebaseConfig } = project;
   const userEnvs = functionsEnv.loadUserEnvs({ functionsSource: sourceDirOf(project, codebase), projectId });
-  const { backend } = await buildApi.resolveBackend({ build, firebaseConfig, userEnvs, nonInteractive: true, isEmulator: false });
+  const { backend, envs } = await buildApi.resolveBackend({ build, firebaseConfig, userEnvs, nonInteractive: true, isEmulator: false });
   prepare.resolveCpuAndConcurrency(backend);
   for (const endpoint of endpointsOf(backend)) endpoint.codebase = codebase.codebase ?? "default";
-  return backend;
+  const params: Record<string, string> = {};
+  for (const [name, value] of Object.entries(envs)) params[name] = value.rawValue;
+  return { backend, params };
 }
 
 export function endpointsOf(backend: Backend): Endpoint[] {

@@ -68,11 +68,17 @@ export interface Endpoint {
     eventFilterPathPatterns?: Record<string, string>;
     retry: boolean;
   };
+  scheduleTrigger?: { schedule: string; retryConfig?: Record<string, unknown> };
   availableMemoryMb?: number;
   timeoutSeconds?: number;
   concurrency?: number;
   cpu?: number | "gcf_gen1";
   maxInstances?: number;
+}
+
+/** A param's resolved value (deploy/functions/params.js): the text it came from. */
+export interface ParamValue {
+  rawValue: string;
 }
 
 /** A resolved backend: endpoints by region and id, params substituted. */
@@ -101,7 +107,7 @@ export const build = load<{
     userEnvs: Record<string, string>;
     nonInteractive: boolean;
     isEmulator: boolean;
-  }): Promise<{ backend: Backend }>;
+  }): Promise<{ backend: Backend; envs: Record<string, ParamValue> }>;
 }>("deploy/functions/build");
 
 export const prepare = load<{

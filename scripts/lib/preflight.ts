@@ -4,10 +4,11 @@
 // Each check returns ok / warn / fail with a message that names the problem and the file to change.
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { SHARD_DOCUMENT_PATTERN } from "../../functions/src/counters/paths";
+import { ROLLUP, SHARD_DOCUMENT_PATTERN } from "../../functions/src/counters/paths";
 import { parseCounterIdPatterns } from "../../functions/src/counters/patterns";
+import { settingsProblems } from "../../functions/src/settings";
 import { checkCodebase, countersCodebase } from "./codebase-check";
-import { discoverBuild, endpointsOf, resolveBuild, type ProjectRef } from "./codebases";
+import { discoverBuild, endpointsOf, resolveBuildWithParams, type ProjectRef } from "./codebases";
 import {
   deployValidate,
   errorMessage,
@@ -41,9 +42,10 @@ export interface PreflightOptions {
   firestoreHost: string;
 }
 
-/** The contract's functions (DESIGN.md): six callables and the rollup trigger. */
+/** The contract's functions (DESIGN.md): six callables and the rollup trigger; and the rollup's sweep. */
 export const CALLABLES = ["createCounter", "incrementCounter", "setMember", "resetCounter", "reshardCounter", "deleteCounter"];
 export const TRIGGER = "rollupTotal";
+export const SWEEP = "rollupSweep";
 export const WRITTEN_EVENT = "google.cloud.firestore.document.v1.written";
 /** firebase-tools reads a manifest only from firebase-functions >= 3.20.0 (runtimes/node/index.js). */
 const MIN_FUNCTIONS_SDK = [3, 20, 0];
@@ -97,6 +99,7 @@ export async function runPreflight(options: PreflightOptions): Promise<CheckResu
   if (discovered.build !== undefined) {
     const resolved = await resolve(ctx, discovered.build);
     results.push(resolved.result);
+    if (resolved.params !== undefined) results.push(checkSettings(ctx, resolved.params));
     if (resolved.backend !== undefined) {
       results.push(checkManifest(resolved.backend), ...checkPlacement(ctx, resolved.backend));
       results.push(await checkCodebase(ctx.project, ctx.codebases, resolved.backend));
@@ -250,17 +253,18 @@ async function discover(ctx: Context): Promise<{ result: CheckResult; build?: Bu
   }
 }
 
-async function resolve(ctx: Context, build: Build): Promise<{ result: CheckResult; backend?: Backend }> {
+async function resolve(ctx: Context, build: Build): Promise<{ result: CheckResult; backend?: Backend; params?: Record<string, string> }> {
   const check = "params";
   const { projectId } = ctx.options;
   try {
-    const backend = await resolveBuild(ctx.project, ctx.codebase, build);
+    const { backend, params } = await resolveBuildWithParams(ctx.project, ctx.codebase, build);
     deployValidate.endpointsAreUnique({ [ctx.codebase.codebase!]: backend });
     deployValidate.endpointsAreValid(backend);
     const source = ctx.codebase.source!;
     return {
       result: { check, status: "ok", message: `all ${build.params.length} params have a value for ${projectId} (${source}/.env, .env.${projectId}); endpoint settings valid` },
       backend,
+      params,
     };
   } catch (error) {
     const text = errorMessage(error);
@@ -272,14 +276,31 @@ async function resolve(ctx: Context, build: Build): Promise<{ result: CheckResul
   }
 }
 
+/**
+ * Every param in its range and the params consistent with each other (functions/src/settings.ts, the
+ * same rules the functions apply at run time), with the values a deploy to this project would use.
+ */
+function checkSettings(ctx: Context, params: Record<string, string>): CheckResult {
+  const check = "settings";
+  const problems = settingsProblems(params);
+  const source = ctx.codebase.source!;
+  if (problems.length > 0) return { check, status: "fail", message: `${problems.join("; ")} (${source}/.env, or .env.${ctx.options.projectId})` };
+  return {
+    check,
+    status: "ok",
+    message: `every param in range; DEFAULT_SHARDS <= MAX_SHARDS; ROLLUP_TIMEOUT_SECONDS ${params.ROLLUP_TIMEOUT_SECONDS} s >= 2 x ROLLUP_INTERVAL_MS + 10 s`,
+  };
+}
+
 function checkManifest(backend: Backend): CheckResult {
   const check = "manifest";
   const endpoints = endpointsOf(backend);
   const problems: string[] = [];
   const byId = new Map(endpoints.map((e) => [e.id, e]));
-  for (const name of [...CALLABLES, TRIGGER]) if (!byId.has(name)) problems.push(`${name} is not exported by functions/src/index.ts`);
+  const expected = [...CALLABLES, TRIGGER, SWEEP];
+  for (const name of expected) if (!byId.has(name)) problems.push(`${name} is not exported by functions/src/index.ts`);
   for (const e of endpoints) {
-    if (![...CALLABLES, TRIGGER].includes(e.id)) problems.push(`unexpected endpoint ${e.id}`);
+    if (!expected.includes(e.id)) problems.push(`unexpected endpoint ${e.id}`);
     if (e.platform !== "gcfv2") problems.push(`${e.id} is ${e.platform}, not a 2nd-gen function`);
   }
   for (const name of CALLABLES) {
@@ -297,6 +318,8 @@ function checkManifest(backend: Backend): CheckResult {
       if (event.retry !== true) problems.push(`${TRIGGER} has retries off: a failed rollup would be dropped, not retried`);
     }
   }
+  const sweep = byId.get(SWEEP);
+  if (sweep !== undefined && sweep.scheduleTrigger === undefined) problems.push(`${SWEEP} is not a scheduled (onSchedule) function`);
   if (problems.length > 0) return { check, status: "fail", message: problems.join("; ") };
   const regions = [...new Set(endpoints.map((e) => e.region))].join(", ");
   const t = trigger!;
@@ -304,7 +327,9 @@ function checkManifest(backend: Backend): CheckResult {
   return {
     check,
     status: "ok",
-    message: `${endpoints.length} v2 endpoints in ${regions}: ${CALLABLES.length} callables; ${TRIGGER} on ${WRITTEN_EVENT} ${SHARD_DOCUMENT_PATTERN}, retry on, ${sizing}`,
+    message:
+      `${endpoints.length} v2 endpoints in ${regions}: ${CALLABLES.length} callables; ${TRIGGER} on ${WRITTEN_EVENT} ${SHARD_DOCUMENT_PATTERN}, retry on, ${sizing}; ` +
+      `${SWEEP} ${sweep!.scheduleTrigger!.schedule}`,
   };
 }
 
@@ -412,7 +437,7 @@ async function checkRules(ctx: Context): Promise<CheckResult> {
 }
 
 interface IndexSpec {
-  fieldOverrides?: { collectionGroup?: string; fieldPath?: string; ttl?: boolean }[];
+  fieldOverrides?: { collectionGroup?: string; fieldPath?: string; ttl?: boolean; indexes?: { order?: string; queryScope?: string }[] }[];
 }
 
 function checkIndexes(ctx: Context): CheckResult {
@@ -426,7 +451,20 @@ function checkIndexes(ctx: Context): CheckResult {
     if (!ttl) {
       return { check, status: "fail", message: `${file} has no TTL override on requests.expireAt: idempotency records would never expire` };
     }
-    return { check, status: "ok", message: `${file} is valid, with the TTL policy on requests.expireAt` };
+    const sweepIndex = spec.fieldOverrides?.some(
+      (o) =>
+        o.collectionGroup === ROLLUP &&
+        o.fieldPath === "dueAt" &&
+        (o.indexes ?? []).some((i) => i.order === "ASCENDING" && i.queryScope === "COLLECTION_GROUP"),
+    );
+    if (!sweepIndex) {
+      return {
+        check,
+        status: "fail",
+        message: `${file} has no collection-group index on ${ROLLUP}.dueAt: ${SWEEP}'s query would fail, and claims orphaned when retries run out would never be finished`,
+      };
+    }
+    return { check, status: "ok", message: `${file} is valid, with the TTL policy on requests.expireAt and ${SWEEP}'s index on ${ROLLUP}.dueAt` };
   } catch (error) {
     return { check, status: "fail", message: `firestore indexes: ${errorMessage(error)}` };
   }

@@ -53,16 +53,18 @@ describe("preflight", () => {
     const results = await preflight(REPO_ROOT);
     expect(failures(results)).toEqual([]);
     expect(results.map((r) => r.check)).toEqual(
-      expect.arrayContaining(["runtime", "functions sdk", "discovery", "params", "manifest", "placement", "unique counters", "rules", "indexes"]),
+      expect.arrayContaining(["runtime", "functions sdk", "discovery", "params", "settings", "manifest", "placement", "unique counters", "rules", "indexes"]),
     );
-    expect(only(results, "manifest").message).toMatch(/^7 v2 endpoints in us-central1: 6 callables/);
+    expect(only(results, "settings").status).toBe("ok");
+    expect(only(results, "manifest").message).toMatch(/^8 v2 endpoints in us-central1: 6 callables/);
     expect(only(results, "unique counters")).toMatchObject({ status: "ok", message: expect.stringContaining("UNIQUE_COUNTERS is empty") as string });
     expect(only(results, "runtime")).toMatchObject({ status: "ok", message: expect.stringContaining("nodejs22") as string });
     expect(only(results, "manifest").message).toContain("rollupTotal on google.cloud.firestore.document.v1.written counters/{counterId}/shards/{shardId}, retry on");
+    expect(only(results, "manifest").message).toContain("rollupSweep every 5 minutes");
     expect(only(results, "codebase")).toEqual({
       check: "codebase",
       status: "ok",
-      message: `firebase deploy --only functions:counters deploys the ${CALLABLES.length + 1} functions of codebase "counters"`,
+      message: `firebase deploy --only functions:counters deploys the ${CALLABLES.length + 2} functions of codebase "counters"`,
     });
   });
 
@@ -108,6 +110,29 @@ describe("preflight", () => {
     const params = only(await preflight(dir), "params");
     expect(params.status).toBe("fail");
     expect(params.message).toContain("params without a value for demo-counter: MAX_DELTA");
+  });
+
+  it.each([
+    ["DEFAULT_SHARDS above MAX_SHARDS", { DEFAULT_SHARDS: "20", MAX_SHARDS: "10" }, "DEFAULT_SHARDS (20) must not exceed MAX_SHARDS (10)"],
+    [
+      "ROLLUP_TIMEOUT_SECONDS below 2 x ROLLUP_INTERVAL_MS + 10 s",
+      { ROLLUP_INTERVAL_MS: "30000", ROLLUP_TIMEOUT_SECONDS: "60" },
+      "ROLLUP_TIMEOUT_SECONDS (60) must be at least 2 x ROLLUP_INTERVAL_MS + 10 s = 70 s",
+    ],
+    ["ROLLUP_INTERVAL_MS of 0", { ROLLUP_INTERVAL_MS: "0" }, "ROLLUP_INTERVAL_MS must be an integer from 1 to 60000"],
+    ["ROLLUP_INTERVAL_MS above a minute", { ROLLUP_INTERVAL_MS: "61000", ROLLUP_TIMEOUT_SECONDS: "200" }, "ROLLUP_INTERVAL_MS must be an integer from 1 to 60000"],
+    ["MAX_SHARDS above one batch", { MAX_SHARDS: "201" }, "MAX_SHARDS must be an integer from 1 to 200"],
+    ["REQUEST_TTL_HOURS of 0", { REQUEST_TTL_HOURS: "0" }, "REQUEST_TTL_HOURS must be an integer from 1 to 8760"],
+    ["ROLLUP_TIMEOUT_SECONDS above 540", { ROLLUP_TIMEOUT_SECONDS: "600" }, "ROLLUP_TIMEOUT_SECONDS must be an integer from 1 to 540"],
+  ])("refuses %s, naming the param", async (_name, values, message) => {
+    const dir = brokenCopy((d) =>
+      edit(join(d, "functions", ".env"), (t) =>
+        Object.entries(values).reduce((text, [name, value]) => text.replace(new RegExp(`^${name}=.*$`, "m"), `${name}=${value}`), t),
+      ),
+    );
+    const settings = only(await preflight(dir), "settings");
+    expect(settings.status).toBe("fail");
+    expect(settings.message).toContain(message);
   });
 
   it("fails when UNIQUE_COUNTERS has no value, so a deploy would prompt", async () => {
@@ -171,6 +196,13 @@ describe("preflight", () => {
     expect(database.message).toContain('listens to database "counters-db" (DATABASE_ID) but firebase.json deploys rules and indexes to "(default)"');
   });
 
+  it("fails when the manifest lacks the rollup sweep", async () => {
+    const dir = brokenCopy((d) => edit(join(d, "functions", "lib", "index.js"), (t) => t.replace(/^.*rollupSweep.*$/gm, "")));
+    const manifest = only(await preflight(dir), "manifest");
+    expect(manifest.status).toBe("fail");
+    expect(manifest.message).toContain("rollupSweep is not exported");
+  });
+
   it("fails when the manifest lacks the rollup trigger", async () => {
     const dir = brokenCopy((d) => edit(join(d, "functions", "lib", "index.js"), (t) => t.replace(/^.*rollupTotal.*$/gm, "")));
     const manifest = only(await preflight(dir), "manifest");
@@ -190,6 +222,13 @@ describe("preflight", () => {
     const noTtl = brokenCopy((d) => edit(join(d, "firestore.indexes.json"), (t) => t.replace('"ttl": true', '"ttl": false')));
     expect(only(await preflight(invalid), "indexes")).toMatchObject({ status: "fail" });
     expect(only(await preflight(noTtl), "indexes").message).toContain("no TTL override on requests.expireAt");
+  });
+
+  it("fails when the sweep's collection-group index on rollup.dueAt is gone", async () => {
+    const dir = brokenCopy((d) => edit(join(d, "firestore.indexes.json"), (t) => t.replace('"queryScope": "COLLECTION_GROUP"', '"queryScope": "COLLECTION"')));
+    const indexes = only(await preflight(dir), "indexes");
+    expect(indexes.status).toBe("fail");
+    expect(indexes.message).toContain("no collection-group index on rollup.dueAt");
   });
 
   it("fails when firebase-functions does not satisfy functions/package.json", async () => {

@@ -6,7 +6,7 @@ export const COUNTERS = "counters";
 export const SHARDS = "shards";
 /** Idempotency records of incrementCounter, one per requestId: counters/{id}/requests/{requestId}. */
 export const REQUESTS = "requests";
-/** Rollup coordination: counters/{id}/rollup/lease holds the most recently claimed slot. */
+/** Rollup coordination: counters/{id}/rollup/lease holds the pending claim, if any (counters/rollup/claim.ts). */
 export const ROLLUP = "rollup";
 export const LEASE_ID = "lease";
 /** Members of a unique counter, one document per member: counters/{id}/members/{uid}. */

@@ -1,42 +1,88 @@
-// Pure decisions of the rollup: is a shard write already covered by the parent's total, and if not,
-// who rolls up and when. No Firebase import: times are plain numbers so unit tests can pin each case.
+// Pure decisions of the rollup: is a shard write already covered by the parent's total, and if not, who
+// rolls it up and when. No Firebase import: times are plain numbers, so unit tests pin each case and the
+// model check (functions/test/unit/model.test.ts) drives these very functions under random schedules.
 //
 // Times: Firestore commit/read times in whole MICROseconds since the epoch (exact in a JS number until
 // the year 2255). A write time is rounded UP and a read time DOWN, so "covered" can only err towards
-// one extra rollup, never towards a missed write.
+// one extra rollup, never towards a missed write. Due times are whole milliseconds.
 //
-// Coalescing: time is cut into slots of `intervalMs`, shifted by a per-counter offset so counters do not
-// all roll up on the same instant. A shard write at time U belongs to the slot that ends first after U;
-// the slot's end is its due time. One invocation per slot claims it (a lease document), waits until the
-// due time, sums the shards at a read time >= due, and commits the total once. Every other write of that
-// slot is covered by that sum, so its invocation returns at once (it "defers").
+// THE MOVING PARTS
+// - Coverage: `rollup.readTime` (coveredUntil) is the read time of the sum the parent's total holds. A
+//   write committed at W <= coveredUntil is in the total; its event returns after one parent read.
+// - Leading edge: a write on an idle counter (no rollup commit, `rollup.committedAt`, during the S before
+//   the write; S below) is rolled up at once: sum now, commit with a precondition on the parent's update
+//   time, no lease. Judged from the parent alone, so an idle increment costs one read, one sum, one write.
+// - Claims: on a busy counter, time is cut into slots (an interval long, offset per counter); a write's
+//   slot is the first that ends after it, its end is the claim's due time, so due - write <= the claim's
+//   interval. The first event of a slot claims it: it writes the lease {eventId, dueAt} (compare-and-set
+//   on the lease's version), waits until dueAt, sums at a read time >= dueAt and commits. The lease means
+//   "a claim is pending": whoever finishes it (its claimer, a takeover, the sweep) deletes it, on
+//   condition that it is still that claim, so a newer claim is never deleted.
+// - Deferring: an event neither covered nor idle reads the lease and returns ("defers") iff a claim is
+//   pending with dueAt >= its write: that claim's sum is read at or after dueAt, so after the write.
+//   Owning ("the lease names my event") and staleness (now >= dueAt + staleAfter) are judged on the same
+//   stored dueAt. Slots and offsets only choose the dueAt of a new claim, so a lease means the same thing
+//   whatever interval or offset its reader runs with (bug 2 of issue 18: a slot index read with another
+//   interval put a pending claim in the year 2254 and stalled every busy counter).
+// - The recorded interval S: every commit records `rollup.intervalMs` = max(its own ROLLUP_INTERVAL_MS,
+//   the recorded one), except a leading edge after the counter rested 2 x S, which records its own. New
+//   claims use min(own, S) as their interval, idleness is judged with S, and a parent without a recorded
+//   interval (written before it existed) counts as S = 60 s, the param's cap, until a commit records one.
 //
-// Leading edge: waiting for the slot to end only pays off when more writes are coming. A write on an
-// idle counter (the rollup has not written the parent during the interval before the write) is rolled up
-// at once instead: sum now, commit with a precondition on the parent's update time, no lease. Idleness is
-// judged by `rollup.committedAt` (the rollup's last parent commit), not by `rollup.readTime`: a reset
-// moves the read time without being a rollup write. It is judged from the parent alone, so an idle
-// increment costs one document read, not two: the lease is read only when the parent cannot decide.
-// - A claimer's retry never finds its own write idle (it was not idle when it claimed, and the last
-//   commit only moves forward), so it always finishes the slot others deferred to.
-// - An idle write may find a claim pending for its slot (a claim made just under one interval after the
-//   last commit). Leading anyway costs at most one extra parent write in that interval, within the bound
-//   below, and saves a lease read on every idle increment.
+// INVARIANT (exactness). For every write W whose event has completed a delivery, at every moment:
+//   W <= coveredUntil, or the lease holds a claim with dueAt >= W.
+// - coveredUntil only grows: a commit's precondition means its sum was read after the version it replaces;
+// - a claim is replaced only by one due later: a new claim is made only for a write after the pending
+//   dueAt, and is due after that write;
+// - a lease is deleted only once coveredUntil >= its dueAt, or when the counter is gone (or its sum
+//   overflowed: the total is frozen then anyway);
+// - a delivery completes only by skipping a covered write, deferring to dueAt >= W, or a commit whose sum
+//   was read at or after W (a claim's sum at or after max(dueAt, W)).
+// And every pending claim is finished: by its claimer (the platform retries a failed event, and the retry
+// honours the claim, below), by an event that finds it stale, or by the sweep when retries run out
+// (rollup/sweep.ts). So once events stop and claims are finished, every write is covered: total = Σ shards.
 //
-// Why the parent is still written at most twice within any one interval:
-// - leading-edge commits: say one commits at t1 and another at t2, t1 < t2 < t1 + interval. The second
-//   one's commit carries a precondition on the parent it read, so it read the parent after t1 and saw a
-//   last commit at t1 or later. It decided "idle", so its write is at t1 + interval or later, after t2:
-//   but a write is always before the rollup that sums it. So at most one per interval;
-// - slot commits: one per slot at most (the lease names one claimer, its commit carries the parent
-//   precondition and is skipped when another sum already covers the slot), and slots are due one
-//   interval apart, so one due time falls in any interval.
-// Under sustained load every write finds a commit within the interval before it, so the leading edge
-// never fires and the rollup writes once per slot, as without it. (A commit delayed past its due time —
-// a slow or retried invocation — can land closer to the next one; that holds with or without it.)
+// A CLAIMER'S RETRY HONOURS ITS CLAIM (bug 1 of issue 18). A claimer C (write Wc, due Dc) can fail and be
+// retried after something covered Wc but not Dc: a leading edge, a late commit of an earlier slot, a
+// stale takeover, a reset, reconcile. Events deferred to Dc, so "my write is covered" must not end it.
+// - A covered event reads the lease when coveredUntil < W + S, and finishes the claim if the lease names
+//   its event with dueAt > coveredUntil. When coveredUntil >= W + S it skips without reading: Dc - Wc <= S
+//   for every pending claim (below), so coveredUntil >= Dc and the claim is fulfilled. Cost: one lease
+//   read, only for covered events whose covering sum was read less than S after their write.
+// - A claimer's retry never finds its own write idle while the claim is unfulfilled: it claimed because a
+//   commit K > Wc - S_c preceded its write, commits only move forward and S has not shrunk since (below),
+//   so the idle test fails again and the lease is read.
+// - The instance memo (rollup/context.ts, ClaimMemo) is safe for the same reason: an event deferred
+//   there without a read relies on a claim whose claimer, if it fails, is retried and finishes it.
+//
+// WHY Dc - Wc <= S FOR EVERY PENDING UNFULFILLED CLAIM, across interval changes (S as read now): C's
+// interval was min(own, S_c) <= S_c, S_c the value C read, so Dc <= Wc + S_c. The recorded value only
+// grows (max), except at a rested leading edge L; take the first one after C read the parent. C was not
+// idle: a commit K > Wc - S_c; L rested: L's previous commit K_L <= W_L - 2·S_L, with K <= K_L and
+// S_c <= S_L (no lowering in between). So Dc <= Wc + S_c < K + 2·S_c <= W_L <= L's read time: L's sum
+// fulfils C before anyone reads the lowered value. Without a recorded value S is 60 s, above every claim.
+// One gap is left, on purpose: the first commit on a parent without a recorded value records its own
+// interval. A deploy that upgrades from a version without `rollup.intervalMs` AND lowers the interval can
+// so record less than a claim made by the previous version, still pending; if that claimer then fails
+// and its retry comes within its slot, the sweep finishes the claim instead. (Change the interval in a
+// deploy of its own: between two versions that record it, every change is covered by the argument.)
+//
+// AT MOST TWO PARENT WRITES PER INTERVAL (unchanged interval I = S), counted on the read times commits
+// record (commit times trail them by the time a commit takes):
+// - a leading edge L commits onto the parent it read (precondition), whose last commit is at most W_L - I:
+//   every earlier commit's sum was read at or before W_L - I <= R_L - I;
+// - every other commit is a claim's, made only for a due time later than the read time already on the
+//   parent: D_(k+1) > R_k and R_(k+1) >= D_(k+1); due times lie on the slot grid, so
+//   R_(k+2) >= D_(k+2) >= D_(k+1) + I > R_k + I.
+// So no window of one interval holds three. Under sustained load every write finds a commit less than an
+// interval before it, the leading edge never fires, and the parent is written once per slot.
+
+/** The largest ROLLUP_INTERVAL_MS (config.ts): bounds every claim when the parent recorded no interval. */
+export const MAX_INTERVAL_MS = 60_000;
 
 /** What the trigger knows about one shard write. */
 export interface WriteFacts {
+  counterId: string;
   /** Event id; the same on every delivery of one event. */
   eventId: string;
   /** Commit time of the write, microseconds, rounded up. */
@@ -52,18 +98,21 @@ export interface ParentView {
   coveredUntilUs: number | null;
   /** When the rollup last wrote the parent (`rollup.committedAt`), microseconds; null if never. */
   lastCommitUs: number | null;
+  /** `rollup.intervalMs`, the interval the commits recorded; null if none (or not a valid interval). */
+  recordedIntervalMs: number | null;
 }
 
-/** What the trigger reads before deciding: the parent's bookkeeping and the current lease. */
-export interface RollupView extends ParentView {
-  /** The slot most recently claimed for this counter, and by which event. */
-  lease: { slot: number; eventId: string } | null;
+/** A pending claim, as the lease stores it. */
+export interface Claim {
+  eventId: string;
+  /** When the claimer sums (at or after), milliseconds since the epoch. */
+  dueMs: number;
 }
 
+/** The rollup's settings and the instance's clock. */
 export interface Timing {
+  /** This instance's ROLLUP_INTERVAL_MS. */
   intervalMs: number;
-  /** This counter's slot offset in [0, intervalMs). */
-  offsetMs: number;
   nowMs: number;
   /** A claim whose due time passed this long ago without a covering rollup is taken over. */
   staleAfterMs: number;
@@ -71,9 +120,11 @@ export interface Timing {
 
 export type Decision =
   | { kind: "skip"; reason: "unchanged" | "no-parent" | "covered" }
-  | { kind: "defer"; toSlot: number }
-  | { kind: "claim"; slot: number; dueMs: number }
-  | { kind: "rollup"; slot: number; dueMs: number; reason: "own-claim" | "stale-claim" }
+  /** Covered, and the lease names this event with a due time already covered: delete it, it is done. */
+  | { kind: "release" }
+  | { kind: "defer"; toDueMs: number }
+  | { kind: "claim"; dueMs: number; intervalMs: number }
+  | { kind: "rollup"; dueMs: number; reason: "own-claim" | "stale-claim" }
   | { kind: "lead" };
 
 /** The slot a write at `writtenAtUs` belongs to: the one whose due time is the first after the write. */
@@ -98,13 +149,19 @@ export function offsetMsOf(counterId: string, intervalMs: number): number {
   return hash % intervalMs;
 }
 
+/** The due time of a new claim for a write: the end of its slot, with slots of `intervalMs`. */
+export function dueMsFor(counterId: string, writtenAtUs: number, intervalMs: number): number {
+  const offsetMs = offsetMsOf(counterId, intervalMs);
+  return dueMsOf(slotOf(writtenAtUs, intervalMs, offsetMs), intervalMs, offsetMs);
+}
+
 /** True when the parent's total already includes a write committed at `writtenAtUs`. */
 export function isCovered(coveredUntilUs: number | null, writtenAtUs: number): boolean {
   return coveredUntilUs !== null && coveredUntilUs >= writtenAtUs;
 }
 
 /**
- * True when the rollup has not written the parent during the interval before the write (or never):
+ * True when the rollup has not written the parent during the `intervalMs` before the write (or never):
  * the counter is idle, and summing at once cannot add a second commit to a busy interval. Both times
  * come from Firestore's clock (a commit time and a server timestamp), never from an instance's.
  */
@@ -112,41 +169,77 @@ export function isIdle(lastCommitUs: number | null, writtenAtUs: number, interva
   return lastCommitUs === null || lastCommitUs <= writtenAtUs - intervalMs * 1000;
 }
 
+/** S: the recorded interval, or the cap when none is recorded. Bounds due - write of any pending claim. */
+export function claimSpanMs(view: ParentView): number {
+  return view.recordedIntervalMs ?? MAX_INTERVAL_MS;
+}
+
+/** The interval a new claim uses: never more than the recorded one, so S keeps bounding every claim. */
+export function claimIntervalMs(ownIntervalMs: number, view: ParentView): number {
+  return Math.min(ownIntervalMs, view.recordedIntervalMs ?? ownIntervalMs);
+}
+
 /**
- * What the parent alone decides: skip, or lead on an idle counter; null when the lease must be read.
- * The trigger reads the parent first and the lease only when this returns null.
+ * The interval a commit records: at least what is recorded (a claim made under it may be pending),
+ * except on a leading edge after a rest of two recorded intervals, when no claim can be pending that its
+ * sum does not fulfil (see the header), so its own interval may replace a larger one.
  */
-export function decideFromParent(write: WriteFacts, view: ParentView, intervalMs: number): Decision | null {
+export function intervalToRecord(ownIntervalMs: number, view: ParentView, leadWrittenAtUs: number | null): number {
+  const recorded = view.recordedIntervalMs;
+  if (recorded === null) return ownIntervalMs;
+  const rested = leadWrittenAtUs !== null && isIdle(view.lastCommitUs, leadWrittenAtUs, 2 * recorded);
+  return rested ? ownIntervalMs : Math.max(ownIntervalMs, recorded);
+}
+
+/**
+ * What the parent alone decides: skip, or lead on an idle counter; null when the lease must be read —
+ * for a busy write, and for a covered one whose covering sum might be earlier than a claim it could hold.
+ */
+export function decideFromParent(write: WriteFacts, view: ParentView): Decision | null {
   if (!write.countChanged) return { kind: "skip", reason: "unchanged" };
   if (!view.parentExists) return { kind: "skip", reason: "no-parent" };
-  if (isCovered(view.coveredUntilUs, write.writtenAtUs)) return { kind: "skip", reason: "covered" };
-  if (isIdle(view.lastCommitUs, write.writtenAtUs, intervalMs)) return { kind: "lead" };
+  const spanMs = claimSpanMs(view);
+  if (isCovered(view.coveredUntilUs, write.writtenAtUs)) {
+    return isCovered(view.coveredUntilUs, write.writtenAtUs + spanMs * 1000) ? { kind: "skip", reason: "covered" } : null;
+  }
+  if (isIdle(view.lastCommitUs, write.writtenAtUs, spanMs)) return { kind: "lead" };
   return null;
 }
 
-/** Decides what one delivery of a shard write event must do. */
-export function decide(write: WriteFacts, view: RollupView, timing: Timing): Decision {
-  const fromParent = decideFromParent(write, view, timing.intervalMs);
+/**
+ * A lease with a due time further ahead than any claim can be (a hand edit, a broken clock) would make
+ * every event defer to it for ever: it is treated as unreadable, and claimed over.
+ */
+export function isPlausibleClaim(claim: Claim, nowMs: number): boolean {
+  return claim.dueMs <= nowMs + 2 * MAX_INTERVAL_MS;
+}
+
+/** Decides what one delivery of a shard write event must do, given the parent and the lease. */
+export function decide(write: WriteFacts, view: ParentView, lease: Claim | null, timing: Timing): Decision {
+  const fromParent = decideFromParent(write, view);
   if (fromParent !== null) return fromParent;
 
-  const { intervalMs, offsetMs, nowMs, staleAfterMs } = timing;
-  const slot = slotOf(write.writtenAtUs, intervalMs, offsetMs);
-  const lease = view.lease;
-  if (lease !== null && lease.slot >= slot) {
-    if (lease.slot === slot && lease.eventId === write.eventId) {
-      // A redelivery (or retry) of the event that claimed this slot: it still owes the rollup.
-      return { kind: "rollup", slot, dueMs: dueMsOf(slot, intervalMs, offsetMs), reason: "own-claim" };
-    }
-    const leaseDueMs = dueMsOf(lease.slot, intervalMs, offsetMs);
-    if (nowMs >= leaseDueMs + staleAfterMs) {
-      // The claimer should have committed long ago and has not: its sum would have covered us, so
-      // do its work (at the claimed slot, so the coverage promised to everyone who deferred holds).
-      return { kind: "rollup", slot: lease.slot, dueMs: leaseDueMs, reason: "stale-claim" };
-    }
-    // A claimed slot due at or after ours will sum the shards after our write: nothing to do.
-    return { kind: "defer", toSlot: lease.slot };
+  const claim = lease !== null && isPlausibleClaim(lease, timing.nowMs) ? lease : null;
+  const covered = isCovered(view.coveredUntilUs, write.writtenAtUs);
+  if (claim !== null && claim.eventId === write.eventId) {
+    // A redelivery (or retry) of the event that claimed: it owes the sum at dueAt, whatever covered its
+    // own write meanwhile, unless a sum read at or after dueAt is already on the parent.
+    if (!isCovered(view.coveredUntilUs, claim.dueMs * 1000)) return { kind: "rollup", dueMs: claim.dueMs, reason: "own-claim" };
+    return { kind: "release" };
   }
-  return { kind: "claim", slot, dueMs: dueMsOf(slot, intervalMs, offsetMs) };
+  if (covered) return { kind: "skip", reason: "covered" };
+  if (claim !== null && claim.dueMs * 1000 >= write.writtenAtUs) {
+    if (timing.nowMs >= claim.dueMs + timing.staleAfterMs) {
+      // The claimer should have committed long ago and has not: its sum would have covered us, so
+      // do its work (at its due time, so the coverage promised to everyone who deferred holds).
+      return { kind: "rollup", dueMs: claim.dueMs, reason: "stale-claim" };
+    }
+    // A pending claim due at or after our write will sum the shards after it: nothing to do.
+    return { kind: "defer", toDueMs: claim.dueMs };
+  }
+  // No claim pending for our write (none, or one due before it: ours, due later, takes over its duty).
+  const intervalMs = claimIntervalMs(timing.intervalMs, view);
+  return { kind: "claim", dueMs: dueMsFor(write.counterId, write.writtenAtUs, intervalMs), intervalMs };
 }
 
 /** A Firestore-style time: whole seconds and nanoseconds (firebase-admin's Timestamp is one). */

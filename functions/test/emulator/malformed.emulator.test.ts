@@ -4,23 +4,13 @@
 // its last exact value and the rollup logs an error.
 import { db, deliver, newCounter, readCounter, rfc3339, type RecordedWrite } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
+import { captureErrorLogs } from "../helpers/rollup";
 import { shardRef } from "../../src/counters/paths";
 import { randomUUID } from "node:crypto";
-import * as logger from "firebase-functions/logger";
 
 beforeAll(requireEmulators);
 
-// The logger writes through the console it captured at load time, so watch the logger itself.
-let errors: string[] = [];
-beforeEach(() => {
-  errors = [];
-  jest.spyOn(logger, "error").mockImplementation((...args: unknown[]) => {
-    errors.push(JSON.stringify(args));
-  });
-});
-afterEach(() => {
-  jest.restoreAllMocks();
-});
+const errors = captureErrorLogs();
 
 /** Overwrites a shard with arbitrary data (as a console edit would) and records the event. */
 async function setShard(counterId: string, shardId: number, data: Record<string, unknown>): Promise<RecordedWrite> {
@@ -46,7 +36,7 @@ describe("rollupTotal with malformed shard documents", () => {
     const bad = await setShard(counterId, 2, data);
     await deliver(bad);
     expect((await readCounter(counterId)).total).toBe(10);
-    expect(errors.some((e) => e.includes(`counters/${counterId}/shards/2`) && e.includes("malformed"))).toBe(true);
+    expect(errors.lines.some((e) => e.includes(`counters/${counterId}/shards/2`) && e.includes("malformed"))).toBe(true);
   });
 
   it("recovers when the malformed shard is fixed", async () => {
@@ -64,7 +54,7 @@ describe("rollupTotal with malformed shard documents", () => {
     expect((await readCounter(counterId)).total).toBe(2 ** 52);
     await deliver(await setShard(counterId, 1, { count: 2 ** 52 }));
     expect((await readCounter(counterId)).total).toBe(2 ** 52);
-    expect(errors.some((e) => e.includes("beyond 2^53") && e.includes(counterId))).toBe(true);
+    expect(errors.lines.some((e) => e.includes("beyond 2^53") && e.includes(counterId))).toBe(true);
   });
 
   it("sums exactly when the running sum passes 2^53 but the total does not", async () => {

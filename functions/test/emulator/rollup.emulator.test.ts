@@ -2,7 +2,7 @@
 // delivers events the way the platform may: twice, out of order, failing half-way and retried, in a
 // burst, or after the counter is gone. "commits" is rollup.commits on the parent: the rollup increments it
 // in the same write that sets total, so it counts parent writes by the rollup exactly.
-import { FieldValue, getFirestore } from "firebase-admin/firestore";
+import { FieldValue, Timestamp } from "firebase-admin/firestore";
 import {
   db,
   deleteShard,
@@ -15,43 +15,18 @@ import {
   type RecordedWrite,
 } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
+import { INTERVAL_MS, rollupDeps, shardWriteOf } from "../helpers/rollup";
 import { counterRef, leaseRef, shardRef } from "../../src/counters/paths";
-import { dueMsOf, microsCeil, offsetMsOf, slotOf } from "../../src/counters/plan";
-import {
-  rollupShardWrite,
-  staleAfterMsFor,
-  type ClaimMemo,
-  type RollupDeps,
-  type ShardWrite,
-} from "../../src/counters/rollup";
+import { dueMsFor, microsCeil } from "../../src/counters/plan";
+import { rollupShardWrite, staleAfterMsFor, type ClaimMemo, type RollupDeps } from "../../src/counters/rollup";
 
-const INTERVAL_MS = Number(process.env.ROLLUP_INTERVAL_MS);
+// Bursts of hundreds of emulator calls: generous, for a shared 2-core machine; assertions count, never time.
+jest.setTimeout(60_000);
 
 beforeAll(requireEmulators);
 
-/** The same write as the trigger sees it, for driving rollupShardWrite with injected failures. */
-function shardWriteOf(write: RecordedWrite): ShardWrite {
-  const updateTime = write.after.updateTime!;
-  return {
-    eventId: write.eventId,
-    counterId: write.counterId,
-    shardId: write.shardId,
-    writtenAtUs: microsCeil(updateTime),
-    before: write.before.exists ? write.before.data() : undefined,
-    after: write.after.exists ? write.after.data() : undefined,
-  };
-}
-
-function deps(overrides: Partial<RollupDeps> = {}): RollupDeps {
-  return {
-    db: getFirestore(),
-    intervalMs: INTERVAL_MS,
-    staleAfterMs: staleAfterMsFor(INTERVAL_MS),
-    nowMs: Date.now,
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-    ...overrides,
-  };
-}
+/** The rollup's dependencies as the trigger gives them, with overrides. */
+const deps = rollupDeps;
 
 /** Deps whose rollup throws when it reaches `stage`, as a crashing instance would. */
 function crashAt(stage: "claimed" | "summed"): RollupDeps {
@@ -72,11 +47,15 @@ async function busyCounter(prefix: string, numShards: number): Promise<string> {
   return counterId;
 }
 
-/** Resolves just after this counter's next slot boundary, so the writes that follow share one slot. */
-async function startOfSlot(counterId: string): Promise<void> {
-  const offsetMs = offsetMsOf(counterId, INTERVAL_MS);
-  const boundaryMs = dueMsOf(slotOf(Date.now() * 1000, INTERVAL_MS, offsetMs), INTERVAL_MS, offsetMs);
-  await new Promise((resolve) => setTimeout(resolve, boundaryMs - Date.now() + 20));
+/** Resolves just after this counter's next slot boundary (returned), so the writes that follow share one slot. */
+async function startOfSlot(counterId: string, intervalMs = INTERVAL_MS): Promise<number> {
+  const boundaryMs = dueMsFor(counterId, Date.now() * 1000, intervalMs);
+  await sleepUntil(boundaryMs + 20);
+  return boundaryMs;
+}
+
+async function sleepUntil(ms: number): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, ms - Date.now())));
 }
 
 function shuffled<T>(items: T[], seed = 7): T[] {
@@ -269,7 +248,7 @@ describe("rollupTotal leading edge", () => {
     const counterId = await newCounter("lead", 3);
     const w = await writeShard(counterId, 2, 4);
     const outcome = await rollupShardWrite(shardWriteOf(w), deps());
-    expect(outcome).toMatchObject({ kind: "committed", slot: null, total: 4 });
+    expect(outcome).toMatchObject({ kind: "committed", dueMs: null, total: 4 });
     expect(outcome.ops).toEqual({ reads: 1, writes: 1, aggregations: 1, waitMs: 0 });
     expect((await leaseRef(db, counterId).get()).exists).toBe(false);
     expect(await readCounter(counterId)).toMatchObject({ total: 4, commits: 1 });
@@ -278,14 +257,15 @@ describe("rollupTotal leading edge", () => {
   it("makes the next increment within the interval claim a slot instead, and stays exact", async () => {
     const counterId = await newCounter("lead-then-slot", 3);
     const first = await writeShard(counterId, 0, 2);
-    expect(await rollupShardWrite(shardWriteOf(first), deps())).toMatchObject({ kind: "committed", slot: null });
+    expect(await rollupShardWrite(shardWriteOf(first), deps())).toMatchObject({ kind: "committed", dueMs: null });
     const second = await writeShard(counterId, 1, 5);
     const outcome = await rollupShardWrite(shardWriteOf(second), deps());
     expect(outcome.kind).toBe("committed");
-    expect(outcome.kind === "committed" && outcome.slot).not.toBeNull();
-    // Parent, lease, lease write (the claim), the parent again after the wait, the sum, the commit.
-    expect(outcome.ops).toMatchObject({ reads: 3, writes: 2, aggregations: 1 });
-    expect((await leaseRef(db, counterId).get()).exists).toBe(true);
+    expect(outcome.kind === "committed" && outcome.dueMs).not.toBeNull();
+    // Parent, lease, lease write (the claim), the parent again after the wait, the sum, the commit, and
+    // the lease deleted again: a lease exists only while its claim is pending.
+    expect(outcome.ops).toMatchObject({ reads: 3, writes: 3, aggregations: 1 });
+    expect((await leaseRef(db, counterId).get()).exists).toBe(false);
     expect(await readCounter(counterId)).toMatchObject({ total: 7, commits: 2 });
   });
 
@@ -299,18 +279,103 @@ describe("rollupTotal leading edge", () => {
     expect(parent.commits).toBe(1);
   });
 
-  it("counts a duplicate delivery of a rolled-up write as one read and nothing else", async () => {
+  it("counts a duplicate as the parent and the lease read while the covering sum is less than an interval after the write", async () => {
     const counterId = await newCounter("dup-ops", 2);
     const w = await writeShard(counterId, 0, 3);
     await deliver(w);
+    // The leading edge read its sum a few ms after the write: a claim of this event could still be
+    // pending (plan.ts, a claimer's retry honours its claim), so the lease is read too.
     const again = await rollupShardWrite(shardWriteOf(w), deps());
+    expect(again).toMatchObject({ kind: "skip", reason: "covered" });
+    expect(again.ops).toEqual({ reads: 2, writes: 0, aggregations: 0, waitMs: 0 });
+  });
+
+  it("counts a duplicate as one read once the covering sum is an interval or more after the write", async () => {
+    const counterId = await newCounter("dup-ops-late", 2);
+    const fast = deps({ intervalMs: 50, staleAfterMs: staleAfterMsFor(50) }); // the commits record 50 ms
+    const w = await writeShard(counterId, 0, 3);
+    await rollupShardWrite(shardWriteOf(w), fast);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(await rollupShardWrite(shardWriteOf(await writeShard(counterId, 1, 1)), fast)).toMatchObject({ kind: "committed", dueMs: null });
+    const again = await rollupShardWrite(shardWriteOf(w), fast);
     expect(again).toMatchObject({ kind: "skip", reason: "covered" });
     expect(again.ops).toEqual({ reads: 1, writes: 0, aggregations: 0, waitMs: 0 });
   });
 });
 
-describe("rollupTotal claim memo (events of a slot this instance already holds)", () => {
-  it("defers a later event of the held slot without reading, and the claimer's sum includes it", async () => {
+describe("rollupTotal claims (the lease)", () => {
+  it("finishes a claim when its claimer is retried, although a leading edge covered the claimer's own write (issue 18, bug 1)", async () => {
+    // The issue's schedule on the real emulator, inside one slot of this counter (due at D), with a 3 s
+    // interval so that it fits in a slot even on a loaded machine: the last commit K was half an interval
+    // before the slot started; C's write, just after the start, is not idle and claims D, then C's
+    // invocation fails; L, an interval after K, finds the counter idle and leads; E, after L's sum and
+    // before D, defers to C's claim; C is retried.
+    const intervalMs = 3000;
+    const slow = (overrides: Partial<RollupDeps> = {}) => deps({ intervalMs, staleAfterMs: staleAfterMsFor(intervalMs), ...overrides });
+    const counterId = await newCounter("bug1", 3);
+    const slotStartMs = await startOfSlot(counterId, intervalMs);
+    const dueMs = slotStartMs + intervalMs;
+    await counterRef(db, counterId).update({
+      "rollup.committedAt": Timestamp.fromMillis(slotStartMs - intervalMs / 2),
+      "rollup.intervalMs": intervalMs,
+    });
+    const c = await writeShard(counterId, 0, 2);
+    const crash = slow({ onStage: (stage) => Promise.reject(new Error(`simulated crash at stage ${stage}`)) });
+    await expect(rollupShardWrite(shardWriteOf(c), crash)).rejects.toThrow("simulated crash");
+    await sleepUntil(slotStartMs + intervalMs / 2 + 20);
+    const l = await writeShard(counterId, 1, 3);
+    expect(await rollupShardWrite(shardWriteOf(l), slow())).toMatchObject({ kind: "committed", dueMs: null });
+    const e = await writeShard(counterId, 2, 4);
+    expect(microsCeil(e.after.updateTime!)).toBeLessThan(dueMs * 1000); // the schedule fits in the slot
+    expect(await rollupShardWrite(shardWriteOf(e), slow())).toMatchObject({ kind: "defer", toDueMs: dueMs });
+    expect((await readCounter(counterId)).total).toBe(5);
+    // The platform retries C: its own write is covered by L's sum, its claim is not.
+    expect(await rollupShardWrite(shardWriteOf(c), slow())).toMatchObject({ kind: "committed", dueMs });
+    expect(await readCounter(counterId)).toMatchObject({ total: 9, commits: 2 });
+    expect((await leaseRef(db, counterId).get()).exists).toBe(false);
+  });
+
+  it("stays exact when ROLLUP_INTERVAL_MS changes from 1000 to 5000 ms while the counter is busy (issue 18, bug 2)", async () => {
+    const counterId = await busyCounter("bug2", 2);
+    const a = await writeShard(counterId, 0, 2);
+    expect(await rollupShardWrite(shardWriteOf(a), deps({ intervalMs: 1000 }))).toMatchObject({ kind: "committed" });
+    // A deploy changes the interval: the next event runs with 5000 ms and must not wait on a due time
+    // computed with another interval.
+    const b = await writeShard(counterId, 1, 3);
+    const outcome = await rollupShardWrite(shardWriteOf(b), deps({ intervalMs: 5000, staleAfterMs: staleAfterMsFor(5000) }));
+    expect(outcome).toMatchObject({ kind: "committed" });
+    expect((await readCounter(counterId)).total).toBe(5);
+  });
+
+  it("deletes its own fulfilled lease when its event comes again after the commit (a crash after committing)", async () => {
+    const counterId = await busyCounter("release", 2);
+    // A recorded interval well above the claim's: the retry's covering sum is surely within it.
+    await counterRef(db, counterId).update({ "rollup.intervalMs": 5000 });
+    const a = await writeShard(counterId, 0, 2);
+    let claimVersion: Timestamp | undefined;
+    const crashAfterCommit = deps({
+      onStage: async (stage) => {
+        if (stage === "summed") claimVersion = (await leaseRef(db, counterId).get()).updateTime;
+      },
+    });
+    // The commit lands, then the invocation dies before it can delete the lease.
+    const store = crashAfterCommit.store;
+    crashAfterCommit.store = {
+      ...store,
+      deleteClaim: () => Promise.reject(new Error("simulated crash after the commit")),
+    };
+    await expect(rollupShardWrite(shardWriteOf(a), crashAfterCommit)).rejects.toThrow("simulated crash");
+    expect((await readCounter(counterId)).total).toBe(2);
+    expect((await leaseRef(db, counterId).get()).updateTime).toEqual(claimVersion);
+    const retry = await rollupShardWrite(shardWriteOf(a), deps());
+    expect(retry).toMatchObject({ kind: "skip", reason: "covered" });
+    expect(retry.ops).toMatchObject({ reads: 2, writes: 1, aggregations: 0 });
+    expect((await leaseRef(db, counterId).get()).exists).toBe(false);
+  });
+});
+
+describe("rollupTotal claim memo (events covered by a claim this instance holds)", () => {
+  it("defers a later event due by the held claim without reading, and the claimer's sum includes it", async () => {
     const counterId = await busyCounter("memo", 2);
     const claims: ClaimMemo = new Map();
     await startOfSlot(counterId);
@@ -353,9 +418,9 @@ describe("rollupTotal claim memo (events of a slot this instance already holds)"
     expect((await readCounter(counterId)).total).toBe(5);
   });
 
-  it("does not defer an event of a later slot than the one held", async () => {
+  it("does not defer an event written after the held claim's due time", async () => {
     const counterId = await busyCounter("memo-later", 1);
-    const claims: ClaimMemo = new Map([[counterId, 1]]); // a claim on a slot long past
+    const claims: ClaimMemo = new Map([[counterId, 1]]); // a claim due long ago
     const w = await writeShard(counterId, 0, 2);
     const outcome = await rollupShardWrite(shardWriteOf(w), deps({ claims }));
     expect(outcome.kind).toBe("committed");

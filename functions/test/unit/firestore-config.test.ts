@@ -1,5 +1,6 @@
 // firestore.indexes.json, checked offline with firebase-tools' own deploy-time validator, and against
-// what the code needs: the TTL on idempotency records, and `count` left indexed for sum("count").
+// what the code needs: the TTL on idempotency records, `count` left indexed for sum("count"), and the
+// collection-group index on the leases' dueAt that the rollup sweep queries.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -38,6 +39,16 @@ describe("firestore.indexes.json", () => {
 
   it("only exempts fields of collections the code writes", () => {
     for (const o of spec.fieldOverrides) expect([COUNTERS, REQUESTS, ROLLUP]).toContain(o.collectionGroup);
-    for (const o of spec.fieldOverrides) expect(o.indexes).toEqual([]);
+    for (const o of spec.fieldOverrides.filter((f) => !(f.collectionGroup === ROLLUP && f.fieldPath === "dueAt"))) {
+      expect(o.indexes).toEqual([]);
+    }
+  });
+
+  it("indexes the leases' dueAt across counters, the one query the rollup sweep makes, and only that", () => {
+    expect(spec.fieldOverrides).toContainEqual({
+      collectionGroup: ROLLUP,
+      fieldPath: "dueAt",
+      indexes: [{ order: "ASCENDING", queryScope: "COLLECTION_GROUP" }],
+    });
   });
 });

@@ -1,0 +1,195 @@
+// The RollupStore production uses (storage.ts), over Firestore: the parent, the lease and the shards of
+// counters/{id}, with every precondition the rollup relies on (a commit on the parent's update time, a
+// claim on the lease's). The emulator tests exercise exactly this module.
+import { FieldValue, Timestamp, type DocumentReference, type DocumentSnapshot, type Firestore, type WriteResult } from "firebase-admin/firestore";
+import { GRPC, grpcCode } from "../errors";
+import { COUNTERS, counterRef, LEASE_ID, leaseRef, ROLLUP } from "../paths";
+import { MAX_INTERVAL_MS, microsFloor } from "../plan";
+import type { ClaimData, CommitFields, CommitResult, FoundClaim, LeaseRead, ParentRead, RollupStore, StaleClaims, SumRead } from "./storage";
+import { sumShards } from "./sum";
+
+export function firestoreRollupStore(db: Firestore): RollupStore {
+  return {
+    async readParent(counterId) {
+      return parentReadOf(await counterRef(db, counterId).get());
+    },
+
+    async readLease(counterId) {
+      return leaseReadOf(await leaseRef(db, counterId).get());
+    },
+
+    async writeClaim(counterId, current, claim) {
+      return await writeClaim(db, counterId, current, claim);
+    },
+
+    async deleteClaim(counterId, version) {
+      try {
+        await leaseRef(db, counterId).delete({ lastUpdateTime: timestampOf(version) });
+        return true;
+      } catch (error) {
+        const code = grpcCode(error);
+        if (code === GRPC.FAILED_PRECONDITION || code === GRPC.NOT_FOUND) return false;
+        throw error;
+      }
+    },
+
+    async sumShards(counterId): Promise<SumRead> {
+      const cost = { reads: 0, aggregations: 0 };
+      const sum = await sumShards(db, counterId, cost);
+      const readUs = microsFloor(sum.readTime);
+      return { sum: sum.overflow ? { overflow: true, readUs } : { overflow: false, total: sum.total, readUs }, ...cost };
+    },
+
+    async commitTotal(counterId, parent, sum, fields): Promise<CommitResult> {
+      if (parent.version === null) return { kind: "gone" };
+      try {
+        const ref = counterRef(db, counterId);
+        const readTime = timestampOfMicros(sum.readUs);
+        const result = await commitTotalAt(ref, timestampOf(parent.version), sum.total, readTime, commitExtras(fields));
+        return { kind: "committed", version: versionOf(result.writeTime), commitUs: microsFloor(result.writeTime) };
+      } catch (error) {
+        const code = grpcCode(error);
+        if (code === GRPC.NOT_FOUND) return { kind: "gone" };
+        if (code === GRPC.FAILED_PRECONDITION) return { kind: "changed" };
+        throw error;
+      }
+    },
+
+    async staleClaims(dueBeforeMs, limit): Promise<StaleClaims> {
+      // A collection-group query on `dueAt` (its index: firestore.indexes.json). Other collections named
+      // "rollup" (an app's own) can match too: only counters/{id}/rollup/lease is a claim.
+      const snap = await db
+        .collectionGroup(ROLLUP)
+        .where("dueAt", "<", Timestamp.fromMillis(dueBeforeMs))
+        .orderBy("dueAt")
+        .limit(limit)
+        .get();
+      const claims: FoundClaim[] = [];
+      for (const doc of snap.docs) {
+        const counter = doc.ref.parent.parent;
+        if (doc.id !== LEASE_ID || counter === null || counter.parent.id !== COUNTERS || counter.parent.parent !== null) continue;
+        const lease = leaseReadOf(doc);
+        if (lease.claim !== null) claims.push({ counterId: counter.id, claim: lease.claim, version: lease.version! });
+      }
+      return { claims, reads: Math.max(1, snap.size) };
+    },
+  };
+}
+
+function commitExtras(fields: CommitFields): Record<string, unknown> {
+  return { "rollup.intervalMs": fields.intervalMs };
+}
+
+/** The parent's bookkeeping as the rollup reads it. */
+export function parentReadOf(parent: DocumentSnapshot): ParentRead {
+  return {
+    view: {
+      parentExists: parent.exists,
+      coveredUntilUs: coveredUntilUs(parent),
+      // When the rollup last wrote the parent: `rollup.committedAt`.
+      lastCommitUs: timeFieldUs(parent, "rollup.committedAt"),
+      recordedIntervalMs: recordedIntervalMs(parent),
+    },
+    version: parent.exists ? versionOf(parent.updateTime!) : null,
+  };
+}
+
+/** `rollup.intervalMs` if it holds a valid interval; anything else counts as none recorded. */
+function recordedIntervalMs(parent: DocumentSnapshot): number | null {
+  const value = parent.exists ? (parent.get("rollup.intervalMs") as unknown) : undefined;
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 1 && value <= MAX_INTERVAL_MS ? value : null;
+}
+
+/** The lease's claim: `eventId` and `dueAt` (leases written before dueAt decided anything carry both too). */
+export function leaseReadOf(lease: DocumentSnapshot): LeaseRead {
+  const eventId = lease.get("eventId") as unknown;
+  const dueAt = lease.get("dueAt") as unknown;
+  return {
+    claim: lease.exists && typeof eventId === "string" && dueAt instanceof Timestamp ? { eventId, dueMs: dueAt.toMillis() } : null,
+    version: lease.exists ? versionOf(lease.updateTime!) : null,
+  };
+}
+
+/** The read time of the sum the parent's total holds, in microseconds (rounded down); null if none. */
+export function coveredUntilUs(parent: DocumentSnapshot): number | null {
+  return timeFieldUs(parent, "rollup.readTime");
+}
+
+/** A Timestamp field of the parent in microseconds (rounded down); null if absent. */
+function timeFieldUs(parent: DocumentSnapshot, field: string): number | null {
+  const value = parent.exists ? (parent.get(field) as unknown) : undefined;
+  return value instanceof Timestamp ? microsFloor(value) : null;
+}
+
+/** Writes the claim into the lease; returns its version, or null if another invocation got there first. */
+async function writeClaim(db: Firestore, counterId: string, current: LeaseRead, claim: ClaimData): Promise<string | null> {
+  const ref = leaseRef(db, counterId);
+  const data = {
+    eventId: claim.eventId,
+    dueAt: Timestamp.fromMillis(claim.dueMs),
+    intervalMs: claim.intervalMs,
+    claimedAt: FieldValue.serverTimestamp(),
+  };
+  try {
+    const result =
+      current.version !== null
+        ? // `slot`: what leases held before the due time alone decided; it would only mislead a reader now.
+          await ref.update({ ...data, slot: FieldValue.delete() }, { lastUpdateTime: timestampOf(current.version) })
+        : await ref.create(data);
+    return versionOf(result.writeTime);
+  } catch (error) {
+    const code = grpcCode(error);
+    if (code === GRPC.FAILED_PRECONDITION || code === GRPC.ALREADY_EXISTS || code === GRPC.NOT_FOUND) return null;
+    throw error;
+  }
+}
+
+/**
+ * Writes a sum onto the parent: `total`, the sum's read time (what it covers) and one more
+ * `rollup.commits`, on condition that the parent is unchanged since `parent` was read. Fails with
+ * FAILED_PRECONDITION if it changed and NOT_FOUND if it is gone; never creates the parent.
+ */
+export async function commitTotal(
+  parent: DocumentSnapshot,
+  sum: { total: number; readTime: Timestamp },
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  const { readTime } = sum;
+  // Stored to the microsecond, rounded down: a covered write is never claimed too early.
+  const readTimeUs = new Timestamp(readTime.seconds, Math.floor(readTime.nanoseconds / 1000) * 1000);
+  await commitTotalAt(parent.ref, parent.updateTime!, sum.total, readTimeUs, extra);
+}
+
+async function commitTotalAt(
+  ref: DocumentReference,
+  lastUpdateTime: Timestamp,
+  total: number,
+  readTime: Timestamp,
+  extra: Record<string, unknown>,
+): Promise<WriteResult> {
+  return await ref.update(
+    {
+      total,
+      "rollup.readTime": readTime,
+      "rollup.commits": FieldValue.increment(1),
+      "rollup.committedAt": FieldValue.serverTimestamp(),
+      ...extra,
+    },
+    { lastUpdateTime },
+  );
+}
+
+/** A version token: the exact update time, so a precondition built from it matches to the nanosecond. */
+function versionOf(time: Timestamp): string {
+  return `${time.seconds}.${String(time.nanoseconds).padStart(9, "0")}`;
+}
+
+function timestampOf(version: string): Timestamp {
+  const [seconds, nanos] = version.split(".");
+  return new Timestamp(Number(seconds), Number(nanos));
+}
+
+function timestampOfMicros(us: number): Timestamp {
+  const seconds = Math.floor(us / 1_000_000);
+  return new Timestamp(seconds, (us - seconds * 1_000_000) * 1000);
+}

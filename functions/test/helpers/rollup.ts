@@ -1,0 +1,53 @@
+// Driving the rollup directly (rollupShardWrite, sweepStaleClaims) over the Firestore emulator, as the
+// trigger would, with injected clocks and failures: the write an event carries, and the dependencies
+// the trigger would give it. Shared by the rollup's emulator tests.
+import { getFirestore } from "firebase-admin/firestore";
+import * as logger from "firebase-functions/logger";
+import { microsCeil } from "../../src/counters/plan";
+import { firestoreRollupStore, staleAfterMsFor, type RollupDeps, type ShardWrite } from "../../src/counters/rollup";
+import type { RecordedWrite } from "./functions";
+
+/** The emulator tier's ROLLUP_INTERVAL_MS (functions/.env, loaded by setup-env.ts). */
+export const INTERVAL_MS = Number(process.env.ROLLUP_INTERVAL_MS);
+
+/** The same write as the trigger sees it. */
+export function shardWriteOf(write: RecordedWrite): ShardWrite {
+  return {
+    eventId: write.eventId,
+    counterId: write.counterId,
+    shardId: write.shardId,
+    writtenAtUs: microsCeil(write.after.updateTime!),
+    before: write.before.exists ? write.before.data() : undefined,
+    after: write.after.exists ? write.after.data() : undefined,
+  };
+}
+
+/** What the trigger gives the rollup (the Firestore store, the interval, the real clock), with overrides. */
+export function rollupDeps(overrides: Partial<RollupDeps> = {}): RollupDeps {
+  return {
+    store: firestoreRollupStore(getFirestore()),
+    intervalMs: INTERVAL_MS,
+    staleAfterMs: staleAfterMsFor(INTERVAL_MS),
+    nowMs: Date.now,
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    ...overrides,
+  };
+}
+
+/**
+ * Collects what the functions log at ERROR during each test of the file (as JSON lines). The logger
+ * writes through the console it captured at load time, so the logger itself is watched.
+ */
+export function captureErrorLogs(): { lines: string[] } {
+  const captured = { lines: [] as string[] };
+  beforeEach(() => {
+    captured.lines = [];
+    jest.spyOn(logger, "error").mockImplementation((...args: unknown[]) => {
+      captured.lines.push(JSON.stringify(args));
+    });
+  });
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
+  return captured;
+}

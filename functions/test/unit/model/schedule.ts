@@ -1,0 +1,278 @@
+// One schedule of the model check: a seed chooses a counter, a workload (steady, bursty or sparse
+// increments, with resets and reshards), how the platform delivers each event (delay, reordering,
+// duplicates, which simulated instance), where invocations crash and how the platform retries them, and
+// whether ROLLUP_INTERVAL_MS changes mid-run (a rolling deploy), and whether the platform gives up on
+// some events for good (then the sweep runs, as the scheduled rollupSweep would). The real rollup code
+// (rollupShardWrite, sweepStaleClaims) runs every delivery over the in-memory World; at the end the
+// properties are checked:
+// - every write is covered (rollup.readTime at or after it) and total = Σ shards — except, in a
+//   schedule with dropped events, the writes of dropped events that never got as far as a claim: no one
+//   knows of those (the next increment, or reconcile, covers them);
+// - with an unchanged interval, no window of one interval holds more than two parent writes' read times.
+import { rollupShardWrite, staleAfterMsFor, sweepStaleClaims, type ClaimMemo, type LeadMemo, type ShardWrite } from "../../../src/counters/rollup";
+import { remoteStore, SimulatedCrash, type Fault, type Network } from "./remote";
+import { between, chance, pick, rngOf, Sim, type Rng } from "./sim";
+import { World } from "./world";
+
+const START_US = 1_800_000_000_000_000; // 2027-01-15, a whole second
+const INTERVALS = [200, 500, 1000, 3000];
+
+interface Instance {
+  name: string;
+  intervalMs: number;
+  skewMs: number;
+  claims: ClaimMemo;
+  leads: LeadMemo;
+}
+
+/** What a schedule drew: printed with a failure so a reader sees what kind of schedule broke. */
+export interface Shape {
+  seed: number;
+  intervalMs: number;
+  /** The interval every instance moves to, at `changeAtMs` (ms after the start) plus a per-instance lag. */
+  newIntervalMs: number | null;
+  changeAtMs: number | null;
+  instances: number;
+  arrivals: "steady" | "bursty" | "sparse";
+  writes: number;
+  numShards: number;
+  resets: number;
+  reshards: number;
+  maxLatencyMs: number;
+  maxDelayMs: number;
+  duplicateChance: number;
+  crashChance: number;
+  retryBaseMs: number;
+  /** Chance that the platform gives up on an event: every delivery fails, then it is dropped. */
+  dropChance: number;
+}
+
+export interface ScheduleResult {
+  shape: Shape;
+  /** Property violations; empty when the schedule passed. */
+  failures: string[];
+  trace: string[];
+  deliveries: number;
+  crashes: number;
+  dropped: number;
+}
+
+/** Deliveries of an event after which the simulated platform stops crashing it (so every event completes). */
+const CRASHING_ATTEMPTS = 6;
+/** Deliveries of a doomed event before the simulated platform gives up on it (24 h of retries, in short). */
+const DOOMED_ATTEMPTS = 3;
+/** How often the sweep runs in schedules that drop events (rollupSweep: every 5 minutes). */
+const SWEEP_EVERY_MS = 300_000;
+
+function shapeOf(seed: number): Shape {
+  const rng = rngOf(seed);
+  const intervalMs = pick(rng, INTERVALS);
+  const changes = chance(rng, 0.3);
+  return {
+    seed,
+    intervalMs,
+    newIntervalMs: changes ? pick(rng, INTERVALS.filter((i) => i !== intervalMs)) : null,
+    changeAtMs: changes ? between(rng, 0, 8000) : null,
+    instances: between(rng, 1, 4),
+    arrivals: pick(rng, ["steady", "bursty", "sparse"] as const),
+    writes: between(rng, 3, 40),
+    numShards: between(rng, 1, 5),
+    resets: chance(rng, 0.15) ? between(rng, 1, 2) : 0,
+    reshards: chance(rng, 0.15) ? between(rng, 1, 2) : 0,
+    maxLatencyMs: pick(rng, [1, 10, 40]),
+    maxDelayMs: pick(rng, [5, 200, 1500]),
+    duplicateChance: pick(rng, [0, 0.1, 0.4]),
+    crashChance: pick(rng, [0, 0.15, 0.4]),
+    retryBaseMs: pick(rng, [200, 2000, 10_000]),
+    dropChance: chance(rng, 0.2) ? pick(rng, [0.05, 0.2]) : 0,
+  };
+}
+
+/** When each write lands, in ms after the start. */
+function arrivalTimes(rng: Rng, shape: Shape): number[] {
+  const times: number[] = [];
+  let t = between(rng, 0, shape.intervalMs);
+  while (times.length < shape.writes) {
+    if (shape.arrivals === "steady") {
+      times.push(t);
+      t += Math.max(1, Math.round(shape.intervalMs * (0.05 + rng() * 1.45)));
+    } else if (shape.arrivals === "bursty") {
+      const burst = between(rng, 2, 12);
+      for (let i = 0; i < burst && times.length < shape.writes; i++) times.push(t + between(rng, 0, 60));
+      t += Math.round(shape.intervalMs * (0.3 + rng() * 3));
+    } else {
+      times.push(t);
+      t += Math.max(1, Math.round(-Math.log(1 - rng()) * shape.intervalMs * 2.5));
+    }
+  }
+  return times.sort((a, b) => a - b);
+}
+
+function faultOf(rng: Rng): Fault {
+  const at = pick(rng, ["after-claim", "after-sum", "before-commit", "after-commit", "call"] as const);
+  return at === "call" ? { at, n: between(rng, 0, 6), applied: chance(rng, 0.5) } : { at };
+}
+
+export async function runSchedule(seed: number): Promise<ScheduleResult> {
+  const shape = shapeOf(seed);
+  const rng = rngOf(seed ^ 0x5bd1e995);
+  const sim = new Sim(START_US);
+  const world = new World(sim);
+  const net: Network = { sim, rng, maxLatencyMs: shape.maxLatencyMs };
+  const counterId = `model-${seed}`;
+  const trace: string[] = [];
+  const failures: string[] = [];
+  let deliveries = 0;
+  let crashes = 0;
+  const doomed = new Set<string>();
+  const dropped = new Set<string>();
+  const ms = () => ((sim.now() - START_US) / 1000).toFixed(3);
+  const log = (line: string) => trace.push(`${ms().padStart(10)} ms  ${line}`);
+
+  const instances: Instance[] = Array.from({ length: shape.instances }, (_, i) => ({
+    name: `i${i}`,
+    intervalMs: shape.intervalMs,
+    skewMs: between(rng, -30, 30),
+    claims: new Map(),
+    leads: new Map(),
+  }));
+  world.createCounter(counterId, shape.numShards);
+
+  const deliver = (event: ShardWrite, attempt: number) => {
+    const instance = pick(rng, instances);
+    const crashing = doomed.has(event.eventId) || (attempt < CRASHING_ATTEMPTS && chance(rng, shape.crashChance));
+    const fault: Fault = crashing ? faultOf(rng) : { at: "none" };
+    const intervalMs = instance.intervalMs;
+    deliveries++;
+    const label = `${event.eventId} (write ${((event.writtenAtUs - START_US) / 1000).toFixed(3)}) #${attempt} on ${instance.name} [${intervalMs} ms${fault.at === "none" ? "" : `, crash ${JSON.stringify(fault)}`}]`;
+    log(`deliver ${label}`);
+    rollupShardWrite(event, {
+      store: remoteStore(world, net, fault),
+      intervalMs,
+      staleAfterMs: staleAfterMsFor(intervalMs),
+      nowMs: () => Math.floor(sim.now() / 1000) + instance.skewMs,
+      sleep: (waitMs) => sim.sleep(waitMs),
+      claims: instance.claims,
+      leads: instance.leads,
+    })
+      .then((outcome) => {
+        log(`done    ${label}: ${JSON.stringify({ ...outcome, ops: undefined })}`);
+        // A doomed event's instance dies after the work, before the platform hears back: it failed.
+        if (doomed.has(event.eventId)) throw new SimulatedCrash("after the invocation returned");
+      })
+      .catch((error: unknown) => {
+        const message = error instanceof Error ? error.message : String(error);
+        log(`threw   ${label}: ${message}`);
+        if (!(error instanceof SimulatedCrash) && !message.includes("retrying the event")) failures.push(`unexpected error: ${message}`);
+        crashes++;
+        if (doomed.has(event.eventId) && attempt + 1 >= DOOMED_ATTEMPTS) {
+          dropped.add(event.eventId);
+          log(`dropped ${event.eventId}: the platform gives up on it`);
+          return;
+        }
+        // The platform retries a failed event with exponential backoff.
+        const backoffMs = Math.min(shape.retryBaseMs * 2 ** attempt, 600_000) * (0.5 + rng());
+        sim.at(sim.now() + Math.round(backoffMs * 1000), () => deliver(event, attempt + 1));
+      });
+  };
+
+  const publish = (events: ShardWrite[]) => {
+    for (const event of events) {
+      if (chance(rng, shape.dropChance)) doomed.add(event.eventId);
+      sim.at(sim.now() + between(rng, 0, shape.maxDelayMs * 1000), () => deliver(event, 0));
+      if (chance(rng, shape.duplicateChance)) sim.at(sim.now() + between(rng, 0, 3_000_000), () => deliver(event, 0));
+    }
+  };
+
+  const times = arrivalTimes(rng, shape);
+  const endMs = times[times.length - 1]!;
+  for (const t of times) {
+    sim.at(START_US + t * 1000, () => {
+      const delta = chance(rng, 0.2) ? -between(rng, 1, 3) : between(rng, 1, 5);
+      const event = world.increment(counterId, between(rng, 0, 99), delta);
+      log(`write   ${event.eventId} shard ${event.shardId} ${delta > 0 ? "+" : ""}${delta}`);
+      publish([event]);
+    });
+  }
+  for (let i = 0; i < shape.resets; i++) {
+    sim.at(START_US + between(rng, 0, endMs) * 1000, () => {
+      log("reset");
+      publish(world.reset(counterId));
+    });
+  }
+  for (let i = 0; i < shape.reshards; i++) {
+    sim.at(START_US + between(rng, 0, endMs) * 1000, () => {
+      const to = between(rng, 1, 6);
+      log(`reshard to ${to}`);
+      publish(world.reshard(counterId, to));
+    });
+  }
+  if (shape.newIntervalMs !== null) {
+    for (const instance of instances) {
+      sim.at(START_US + (shape.changeAtMs! + between(rng, 0, 2000)) * 1000, () => {
+        instance.intervalMs = shape.newIntervalMs!;
+        log(`${instance.name} now runs with ROLLUP_INTERVAL_MS=${shape.newIntervalMs}`);
+      });
+    }
+  }
+
+  const sweep = () => {
+    const instance = pick(rng, instances);
+    log(`sweep on ${instance.name}`);
+    sweepStaleClaims({
+      store: remoteStore(world, net, { at: "none" }),
+      intervalMs: instance.intervalMs,
+      staleAfterMs: staleAfterMsFor(instance.intervalMs),
+      nowMs: () => Math.floor(sim.now() / 1000),
+      sleep: (waitMs) => sim.sleep(waitMs),
+    }).then(
+      (report) => log(`swept: ${JSON.stringify({ ...report, ops: undefined })}`),
+      (error: unknown) => failures.push(`the sweep threw: ${String(error)}`),
+    );
+  };
+  if (shape.dropChance > 0) {
+    for (let t = SWEEP_EVERY_MS; t < endMs + 4 * SWEEP_EVERY_MS; t += SWEEP_EVERY_MS) sim.at(START_US + t * 1000, sweep);
+  }
+
+  await sim.run();
+  if (dropped.size > 0) {
+    // Retries are over and nothing else will come: the next run of the sweep finishes what is left.
+    sim.at(sim.now() + SWEEP_EVERY_MS * 1000, sweep);
+    await sim.run();
+  }
+
+  const state = world.state(counterId);
+  const uncovered = state.writes.filter((w) => state.coveredUntilUs === null || w.atUs > state.coveredUntilUs);
+  // The one loss no one can repair: an event the platform dropped before it ever claimed.
+  const excused = uncovered.filter((w) => dropped.has(w.eventId) && !world.claimants.has(w.eventId));
+  const lost = uncovered.filter((w) => !excused.includes(w));
+  if (lost.length > 0) {
+    failures.push(
+      `${lost.length} write(s) not covered: rollup.readTime ${state.coveredUntilUs === null ? "absent" : ((state.coveredUntilUs - START_US) / 1000).toFixed(3)} ms, ` +
+        `uncovered writes at ${lost.map((w) => `${((w.atUs - START_US) / 1000).toFixed(3)} (${w.eventId}${dropped.has(w.eventId) ? ", dropped after its claim" : ""})`).join(", ")} ms`,
+    );
+  }
+  if (uncovered.length === 0 && state.total !== state.shardSum) failures.push(`total ${state.total} != sum of the shards ${state.shardSum}`);
+  if (state.lease !== null && state.lease.data.dueMs * 1000 > (state.coveredUntilUs ?? 0) && dropped.size === 0) {
+    failures.push(`a claim due at ${((state.lease.data.dueMs * 1000 - START_US) / 1000).toFixed(3)} ms is still pending after every event completed`);
+  }
+  if (shape.newIntervalMs === null) {
+    const busiest = mostWithin(state.commits.map((c) => c.readUs), shape.intervalMs * 1000);
+    if (busiest.count > 2) {
+      failures.push(`${busiest.count} parent writes read within one interval (${shape.intervalMs} ms), from ${((busiest.fromUs - START_US) / 1000).toFixed(3)} ms`);
+    }
+  }
+  return { shape, failures, trace, deliveries, crashes, dropped: dropped.size };
+}
+
+/** The most of `timesUs` within any half-open window of `windowUs`, and where that window starts. */
+export function mostWithin(timesUs: number[], windowUs: number): { count: number; fromUs: number } {
+  const sorted = [...timesUs].sort((a, b) => a - b);
+  let best = { count: 0, fromUs: 0 };
+  let j = 0;
+  for (let i = 0; i < sorted.length; i++) {
+    while (j < sorted.length && sorted[j]! < sorted[i]! + windowUs) j++;
+    if (j - i > best.count) best = { count: j - i, fromUs: sorted[i]! };
+  }
+  return best;
+}
