@@ -42,7 +42,16 @@ export interface SetMemberOptions {
 }
 
 /** Rounds of read-then-commit before giving up: each lost race costs one (see setMember). */
-const SET_MEMBER_ATTEMPTS = 6;
+const SET_MEMBER_ATTEMPTS = 10;
+
+/**
+ * A short random pause before round n (1-based) after a lost race: calls of one user racing each other
+ * (two devices, a double tap) would otherwise read and collide in lockstep; spread out, one of them wins
+ * the next round and the others find the membership settled.
+ */
+function backoffMs(round: number, random: Random): number {
+  return random() * Math.min(200, 5 * 2 ** round);
+}
 
 /**
  * Makes `uid` a member of the unique counter (`member: true`) or not (`false`). Changes it only if the
@@ -72,6 +81,7 @@ export async function setMember(
   const random = options.random ?? Math.random;
   const ref = memberRef(db, counterId, memberDocumentId(uid));
   for (let attempt = 0; attempt < SET_MEMBER_ATTEMPTS; attempt++) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt, random)));
     const [parent, current] = await db.getAll(counterRef(db, counterId), ref);
     const { numShards, unique } = shapeIn(counterId, parent!);
     if (!unique) {
