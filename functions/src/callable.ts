@@ -1,11 +1,13 @@
 // validatedOnCall: the one place a callable request is checked and the one place HttpsErrors are made.
 // Order: App Check (if enforced) → signed-in user (unless allowed anonymous) → admin claim (admin
-// callables) → zod validation of `data` → handler. Known failures become their callable code; anything
+// callables) → the callable's policy (createCounter: CREATE_POLICY) → zod validation of `data` → handler. Known failures become their callable code; anything
 // else is logged with context and surfaces as `internal`.
 import { HttpsError, onCall, type CallableFunction, type CallableRequest } from "firebase-functions/v2/https";
 import * as logger from "firebase-functions/logger";
 import type { z } from "zod";
+import { policyRefusal } from "./access";
 import { config, type Config } from "./config";
+import type { CreatePolicy } from "./settings";
 import { CounterError } from "./counters/errors";
 import { describeIssue, type Limits } from "./counters/schema";
 
@@ -22,6 +24,8 @@ export interface CallableSpec<S extends z.ZodType, R> {
   admin?: boolean;
   /** Requires a signed-in user even when ALLOW_UNAUTHENTICATED is true: the caller's uid is the data. */
   signedIn?: boolean;
+  /** Who may call it beyond the auth gate (reads its param per call; a bad value throws → `internal`). */
+  policy?: () => CreatePolicy;
   handler: (input: z.infer<S>, context: CallContext) => Promise<R>;
 }
 
@@ -51,6 +55,18 @@ export async function handleCall<S extends z.ZodType, R>(
   }
   if (spec.admin && request.auth?.token?.admin !== true) {
     throw new HttpsError("permission-denied", `${spec.name} requires the custom claim admin: true`);
+  }
+
+  if (spec.policy !== undefined) {
+    let policy: CreatePolicy;
+    try {
+      policy = spec.policy();
+    } catch (error) {
+      logger.error("callable misconfigured", { callable: spec.name, error: errorText(error) });
+      throw new HttpsError("internal", "internal error");
+    }
+    const refusal = policyRefusal(policy, request.auth?.token);
+    if (refusal !== undefined) throw new HttpsError("permission-denied", `${spec.name} ${refusal}`);
   }
 
   if (hasForeignPrototype(request.data)) {

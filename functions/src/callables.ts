@@ -1,7 +1,7 @@
 // The callable functions: each one names its input schema and delegates to the counter store (or, for
 // membership of unique counters, to counters/members.ts).
 import { validatedOnCall } from "./callable";
-import { uniqueCounterPatterns } from "./config";
+import { createPolicy, uniqueCounterPatterns } from "./config";
 import { countersDb } from "./firestore";
 import {
   counterOnlyInput,
@@ -16,6 +16,7 @@ import * as store from "./counters/store";
 export const createCounter = validatedOnCall({
   name: "createCounter",
   schema: createCounterInput,
+  policy: createPolicy,
   handler: (input, { config }) => {
     const db = countersDb();
     // The id is chosen here, not in the store, because UNIQUE_COUNTERS applies to auto ids too.

@@ -7,6 +7,7 @@ import { staleAfterMsFor } from "./counters/rollup";
 import { parseCounterIdPatterns, type Template } from "./counters/patterns";
 import {
   allowUnauthenticated,
+  createPolicy as createPolicyParam,
   defaultShards,
   enforceAppCheck,
   maxDelta,
@@ -15,7 +16,7 @@ import {
   rollupIntervalMs,
   uniqueCounters,
 } from "./params";
-import { paramProblem, relationProblems, type RawValue } from "./settings";
+import { paramProblem, relationProblems, type CreatePolicy, type RawValue } from "./settings";
 
 export { HARD_MAX_SHARDS } from "./settings";
 
@@ -90,4 +91,16 @@ export function rollupConfig(): RollupConfig {
  */
 export function uniqueCounterPatterns(): Template[] {
   return parseCounterIdPatterns("UNIQUE_COUNTERS", uniqueCounters.value());
+}
+
+/**
+ * CREATE_POLICY, checked. A bad value throws, naming the param, so createCounter fails loudly (logged,
+ * `internal`) instead of falling back to any policy: a typo must neither open creation to everyone nor
+ * silently close it. Read only by createCounter.
+ */
+export function createPolicy(): CreatePolicy {
+  const value = createPolicyParam.value();
+  const problem = paramProblem("CREATE_POLICY", value);
+  if (problem !== undefined) throw new Error(`${problem}; set it in functions/.env`);
+  return value as CreatePolicy;
 }

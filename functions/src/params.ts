@@ -44,6 +44,15 @@ export const uniqueCounters = defineString("UNIQUE_COUNTERS", {
     "counter whose id matches is a unique counter (setMember only); createCounter refuses unique: false for it.",
 });
 
+// The deploy default is the strictest policy: a counter costs shards and rollup events from the moment it
+// exists, so who may create them is opened up on purpose, not by accident (docs/security.md).
+export const createPolicy = defineString("CREATE_POLICY", {
+  default: "admin",
+  description:
+    "Who may call createCounter: signed-in (any signed-in user, anonymous included), non-anonymous (a " +
+    "provider other than anonymous) or admin (custom claim admin: true).",
+});
+
 export const maxInstances = defineInt("MAX_INSTANCES", {
   default: 100,
   description: "Upper bound on instances per function (cost cap).",

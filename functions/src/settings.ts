@@ -12,6 +12,10 @@ export const MAX_EVENT_TIMEOUT_SECONDS = 540;
 /** Memory sizes (MB) a 2nd-gen function can have. */
 export const MEMORY_SIZES_MB = [128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768];
 
+/** Who may call createCounter (CREATE_POLICY): DESIGN.md, "Who may create counters". */
+export const CREATE_POLICIES = ["signed-in", "non-anonymous", "admin"] as const;
+export type CreatePolicy = (typeof CREATE_POLICIES)[number];
+
 export type ParamRule =
   | { kind: "int"; min: number; max: number; why?: string }
   | { kind: "int-of"; values: number[] }
@@ -37,6 +41,7 @@ export const PARAM_RULES: Record<string, ParamRule> = {
   ROLLUP_TIMEOUT_SECONDS: { kind: "int", min: 1, max: MAX_EVENT_TIMEOUT_SECONDS, why: "the longest an event-driven function may run" },
   ROLLUP_MEMORY_MB: { kind: "int-of", values: MEMORY_SIZES_MB },
   ROLLUP_CONCURRENCY: { kind: "int", min: 1, max: 1000 },
+  CREATE_POLICY: { kind: "string", pattern: /^(signed-in|non-anonymous|admin)$/, expected: `one of ${CREATE_POLICIES.join(", ")}` },
 };
 
 /** A param value as the functions read it (a number, a boolean) or as an env file holds it (a string). */

@@ -38,6 +38,9 @@ describe("settings", () => {
     ["ROLLUP_TIMEOUT_SECONDS", "541"],
     ["ROLLUP_MEMORY_MB", "300"],
     ["ROLLUP_CONCURRENCY", "1001"],
+    ["CREATE_POLICY", "anyone"],
+    ["CREATE_POLICY", "Admin"],
+    ["CREATE_POLICY", ""],
   ])("refuses %s=%s and names the param", (name, value) => {
     const problem = paramProblem(name, value);
     expect(problem).toMatch(new RegExp(`^${name} must be`));
@@ -51,6 +54,9 @@ describe("settings", () => {
     ["ROLLUP_MEMORY_MB", 1024],
     ["ROLLUP_INTERVAL_MS", 60_000],
     ["ENFORCE_APP_CHECK", true],
+    ["CREATE_POLICY", "signed-in"],
+    ["CREATE_POLICY", "non-anonymous"],
+    ["CREATE_POLICY", "admin"],
   ])("accepts %s=%p", (name, value) => {
     expect(paramProblem(name, value)).toBeUndefined();
   });

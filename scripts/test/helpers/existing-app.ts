@@ -120,9 +120,19 @@ export function mergeIndexes(appDir: string): void {
   writeFileSync(path, `${JSON.stringify(theirs, null, 2)}\n`);
 }
 
+/**
+ * Step 1's per-project values: the app's users create the likes counters of their own posts, so the app
+ * lets signed-in users of a real provider create (CREATE_POLICY=non-anonymous) instead of the shipped
+ * admin-only default.
+ */
+export function choosePolicy(appDir: string): void {
+  writeFileSync(join(appDir, COUNTERS_SOURCE, `.env.${APP_PROJECT}`), "CREATE_POLICY=non-anonymous\n");
+}
+
 /** Every step of the guide on `appDir` (the build aside: see copyFunctions). */
 export function addCounters(appDir: string, prebuilt = false): void {
   copyFunctions(appDir, prebuilt);
+  choosePolicy(appDir);
   installFunctionsDependencies(appDir);
   mergeFirebaseJson(appDir);
   const rules = join(appDir, "firestore.rules");
