@@ -12,10 +12,13 @@ import {
   enforceAppCheck,
   maxDelta,
   maxShards,
+  rateLimitBurst,
+  rateLimitPerMinute,
   requestTtlHours,
   rollupIntervalMs,
   uniqueCounters,
 } from "./params";
+import type { RateLimit } from "./ratelimit";
 import { paramProblem, relationProblems, type CreatePolicy, type RawValue } from "./settings";
 
 export { HARD_MAX_SHARDS } from "./settings";
@@ -27,6 +30,7 @@ export interface Config {
   requestTtlMs: number;
   allowUnauthenticated: boolean;
   enforceAppCheck: boolean;
+  rateLimit: RateLimit;
 }
 
 /** The callables' settings; throws, naming the param, if one is out of range or they contradict each other. */
@@ -36,6 +40,8 @@ export function config(): Config {
     MAX_SHARDS: maxShards.value(),
     MAX_DELTA: maxDelta.value(),
     REQUEST_TTL_HOURS: requestTtlHours.value(),
+    RATE_LIMIT_PER_MINUTE: rateLimitPerMinute.value(),
+    RATE_LIMIT_BURST: rateLimitBurst.value(),
   };
   const problems = [...Object.entries(values).map(([name, value]) => paramProblem(name, value)), ...relationProblems(values)];
   const problem = problems.find((p) => p !== undefined);
@@ -47,6 +53,7 @@ export function config(): Config {
     requestTtlMs: values.REQUEST_TTL_HOURS * 3_600_000,
     allowUnauthenticated: allowUnauthenticated.value(),
     enforceAppCheck: enforceAppCheck.value(),
+    rateLimit: { perMinute: values.RATE_LIMIT_PER_MINUTE, burst: values.RATE_LIMIT_BURST },
   };
 }
 
