@@ -44,6 +44,14 @@ export const uniqueCounters = defineString("UNIQUE_COUNTERS", {
     "counter whose id matches is a unique counter (setMember only); createCounter refuses unique: false for it.",
 });
 
+export const mirrors = defineString("MIRRORS", {
+  default: "",
+  description:
+    "Where counters' totals are also written, on the app's own documents: rules COUNTER_ID_PATTERN=" +
+    "DOCUMENT_PATH_PATTERN:FIELD_PATH, comma-separated, one optional {name} placeholder used on both sides " +
+    "(e.g. post-{id}-likes=posts/{id}:likeCount). A target document is never created.",
+});
+
 export const maxInstances = defineInt("MAX_INSTANCES", {
   default: 100,
   description: "Upper bound on instances per function (cost cap).",
