@@ -6,7 +6,8 @@ import { randomUUID } from "node:crypto";
 import type { Firestore } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
 import * as rollupFirestore from "../../src/counters/rollup/firestore";
-import type { RollupStore } from "../../src/counters/rollup";
+import { rollupShardWrite, type RollupStore } from "../../src/counters/rollup";
+import { rollupDeps, shardWriteOf } from "../helpers/rollup";
 import { requireEmulators } from "../helpers/emulators";
 import {
   ADMIN,
@@ -102,6 +103,20 @@ describe("mirrors in the rollup", () => {
     expect((await readCounter(counterId)).total).toBe(3);
     expect((await db.doc(`mposts/${id}`).get()).exists).toBe(false);
     expect(warnings.some((w) => w.includes("mirror target does not exist") && w.includes(`mposts/${id}`))).toBe(true);
+  });
+
+  it("counts the target's write in the rollup's operations (and the reads that find a missing one)", async () => {
+    const id = uniqueId("p");
+    await post(id);
+    const counterId = `mirror-${id}-likes`;
+    await create(counterId);
+    const targets = [{ path: `mposts/${id}`, field: "likeCount" }, { path: `mposts/${id}-missing`, field: "likeCount" }];
+    const store = rollupFirestore.firestoreRollupStore(db, { mirrors: () => targets });
+    const outcome = await rollupShardWrite(shardWriteOf(await writeShard(counterId, 0, 2)), rollupDeps({ store }));
+    expect(outcome).toMatchObject({ kind: "committed", total: 2 });
+    // parent read + 2 target reads after the failed batch; the parent and one target written
+    expect(outcome.ops).toMatchObject({ reads: 3, writes: 2, aggregations: 1 });
+    expect((await postData(id))!.likeCount).toBe(2);
   });
 
   it("mirrors once the target exists, from the next commit on", async () => {

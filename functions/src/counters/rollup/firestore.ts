@@ -53,8 +53,14 @@ export function firestoreRollupStore(db: Firestore, options: FirestoreRollupStor
         const ref = counterRef(db, counterId);
         const readTime = timestampOfMicros(sum.readUs);
         const targets = options.mirrors?.(counterId) ?? [];
-        const result = await commitTotalAt(ref, timestampOf(parent.version), sum.total, readTime, commitExtras(fields), targets);
-        return { kind: "committed", version: versionOf(result.writeTime), commitUs: microsFloor(result.writeTime) };
+        const { result, mirrored, reads } = await commitTotalAt(ref, timestampOf(parent.version), sum.total, readTime, commitExtras(fields), targets);
+        return {
+          kind: "committed",
+          version: versionOf(result.writeTime),
+          commitUs: microsFloor(result.writeTime),
+          mirrorWrites: mirrored,
+          mirrorReads: reads,
+        };
       } catch (error) {
         const code = grpcCode(error);
         if (code === GRPC.NOT_FOUND) return { kind: "gone" };
@@ -182,7 +188,7 @@ async function commitTotalAt(
   readTime: Timestamp,
   extra: Record<string, unknown>,
   mirrors: readonly MirrorTarget[] = [],
-): Promise<WriteResult> {
+): Promise<{ result: WriteResult; mirrored: number; reads: number }> {
   const fields = {
     total,
     "rollup.readTime": readTime,
@@ -190,18 +196,20 @@ async function commitTotalAt(
     "rollup.committedAt": FieldValue.serverTimestamp(),
     ...extra,
   };
-  if (mirrors.length === 0) return await ref.update(fields, { lastUpdateTime });
+  if (mirrors.length === 0) return { result: await ref.update(fields, { lastUpdateTime }), mirrored: 0, reads: 0 };
   let targets = [...mirrors];
+  let reads = 0;
   for (;;) {
     const batch = ref.firestore.batch();
     batch.update(ref, fields, { lastUpdateTime });
     for (const target of targets) batch.update(ref.firestore.doc(target.path), { [target.field]: total });
     try {
       const [result] = await batch.commit();
-      return result!;
+      return { result: result!, mirrored: targets.length, reads };
     } catch (error) {
       if (grpcCode(error) !== GRPC.NOT_FOUND || targets.length === 0) throw error;
       const present = await existingMirrorTargets(ref, targets);
+      reads += targets.length;
       if (present.length === targets.length) throw error; // every target exists: the parent is gone
       targets = present;
     }
