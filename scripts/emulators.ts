@@ -1,6 +1,7 @@
 // Starts the local emulator suite (auth, firestore, functions) or runs a command inside it.
 //   tsx scripts/emulators.ts start               serve the backend and the example app locally until Ctrl-C
 //   tsx scripts/emulators.ts exec -- <command>   start the suite, run <command>, stop, exit with its code
+import { resolve } from "node:path";
 import { exitWith } from "./lib/cli";
 import { configuredHosts } from "./lib/emulator-hosts";
 import { buildExample, EXAMPLE_COUNTER, EXAMPLE_OUT_DIR, exampleConfig, functionsRegion } from "./lib/example-web";
@@ -104,7 +105,10 @@ async function main(argv: string[]): Promise<number> {
   const common = ["--project", options.project, "--only", EMULATORS, ...(options.configFile ? ["--config", options.configFile] : [])];
   // QUIET keeps warnings, errors and function logs but drops a line per function invocation.
   const verbosity = ["--log-verbosity", process.env.EMULATOR_LOG_VERBOSITY ?? "QUIET"];
-  return runFirebase(["emulators:exec", ...common, ...verbosity, options.command.map(shellQuote).join(" ")]);
+  // The command learns which config the suite runs with, so what it starts next to it (the existing-app
+  // test's second emulator run) can keep clear of that config's ports.
+  const env = { ...emulatorEnv(), ...(options.configFile ? { COUNTERS_EMULATOR_CONFIG: resolve(options.configFile) } : {}) };
+  return runFirebase(["emulators:exec", ...common, ...verbosity, options.command.map(shellQuote).join(" ")], { env });
 }
 
 exitWith(() => main(process.argv.slice(2)));

@@ -3,24 +3,31 @@
 import { initializeApp } from "firebase-admin/app";
 import { getFirestore } from "firebase-admin/firestore";
 import { EXIT, runCli, type Parsed } from "./lib/cli";
-import { answers, START_EMULATORS_FIRST } from "./lib/emulator-hosts";
+import { answers, configuredHosts, START_EMULATORS_FIRST } from "./lib/emulator-hosts";
 import { DEFAULT_PROJECT } from "./lib/firebase-cli";
 import { progressLine } from "./lib/progress";
-import { countCounters, reconcile, type CounterReport, type ReconcileOptions } from "./lib/reconcile";
+import { countCounters, reconcile, STUCK_INTERVALS, STUCK_MARGIN_MS, stuckAfterMsFor, type CounterReport, type ReconcileOptions } from "./lib/reconcile";
 
 /** A progress line on stderr at most this often (a run over 100,000 counters takes minutes). */
 const PROGRESS_EVERY_MS = 2_000;
 /** The shell's code for a run stopped by Ctrl-C (128 + SIGINT). */
 const INTERRUPTED = 130;
+/** Some counter is stuck (and none drifted): its own code, so a cron job can page on it. */
+const STUCK = 4;
 
 const HELP = `Usage: npm run reconcile -- [--project <id>] [--counter <id>]... [--fix] [--json]
                               [--concurrency <n>] [--start-after <id>] [--quiet]
+                              [--interval-ms <ms>] [--stuck-after <seconds>]
 
 For every counter (or each --counter), compares total with the sum of its shards and prints one line
 per counter whose status is not ok (all of them with --json), then a summary.
   ok        total equals the shard sum
   lagging   it differs, but a shard changed after the sum the total holds: a rollup is due (normal
-            for about one rollup interval under load)
+            for about one rollup interval under load); age= says how long ago the oldest write
+            missing from the total was committed (at least)
+  stuck     lagging, with that write older than ${STUCK_INTERVALS} rollup intervals + ${STUCK_MARGIN_MS / 60_000} min (the sweep's
+            period and a minute): nothing will bring it in by itself; --fix commits the sum
+            (--interval-ms: your ROLLUP_INTERVAL_MS, default 1000; --stuck-after sets the age directly)
   drift     it differs although the total claims to cover every shard write; or, for a unique
             counter, the shard sum differs from the number of member documents (read at one time)
   overflow  the shard sum is beyond 2^53 - 1
@@ -33,11 +40,11 @@ Many counters: --concurrency checks that many at once (default 16; reports stay 
 goes to stderr (done of a total taken with one count() aggregation, rate, time left); --quiet turns it
 off. Interrupted (Ctrl-C), it prints the id to resume from: --start-after <id> resumes after it.
 Connects to the Firestore emulator when FIRESTORE_EMULATOR_HOST is set, or by default for demo-*
-projects (127.0.0.1:8080); otherwise to the real project with Application Default Credentials.
+projects (firebase.json's port); otherwise to the real project with Application Default Credentials.
 
 Exit codes: 0 every counter is ok or was fixed; 1 drift or lag remains (or an unexpected error);
 2 bad arguments; 3 the Firestore emulator does not answer (start the emulators first: npm start);
-130 interrupted (after printing where to resume).`;
+4 a counter is stuck and none drifted; 130 interrupted (after printing where to resume).`;
 
 interface Args {
   project: string;
@@ -47,6 +54,7 @@ interface Args {
   concurrency: number;
   startAfter: string | undefined;
   quiet: boolean;
+  stuckAfterMs: number;
 }
 
 function parseArgs(argv: string[]): Parsed<Args> {
@@ -58,7 +66,9 @@ function parseArgs(argv: string[]): Parsed<Args> {
     concurrency: 16,
     startAfter: undefined,
     quiet: false,
+    stuckAfterMs: stuckAfterMsFor(1000),
   };
+  let stuckAfterSet = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = argv[i + 1];
@@ -66,6 +76,16 @@ function parseArgs(argv: string[]): Parsed<Args> {
     else if (arg === "--fix") args.fix = true;
     else if (arg === "--json") args.json = true;
     else if (arg === "--quiet") args.quiet = true;
+    else if ((arg === "--interval-ms" || arg === "--stuck-after") && value !== undefined && !value.startsWith("--")) {
+      const n = Number(value);
+      if (!Number.isSafeInteger(n) || n < 1) return { error: `${arg} must be a positive integer (got ${value})` };
+      // --stuck-after wins over the threshold --interval-ms computes, whatever their order.
+      if (arg === "--stuck-after") {
+        args.stuckAfterMs = n * 1000;
+        stuckAfterSet = true;
+      } else if (!stuckAfterSet) args.stuckAfterMs = stuckAfterMsFor(n);
+      i++;
+    }
     else if (
       (arg === "--project" || arg === "--counter" || arg === "--concurrency" || arg === "--start-after") &&
       value !== undefined &&
@@ -89,6 +109,7 @@ function parseArgs(argv: string[]): Parsed<Args> {
 function line(r: CounterReport): string {
   const parts = [`${r.status.padEnd(8)} ${r.counterId}`, `total=${String(r.total)}`, `sum=${String(r.sum)}`];
   if (r.drift !== null && r.drift !== 0) parts.push(`drift=${r.drift}`);
+  if (r.missingForMs !== null) parts.push(`age=${(r.missingForMs / 1000).toFixed(1)}s`);
   if (r.unique) parts.push(`members=${String(r.members)}`);
   if (r.memberDrift !== null && r.memberDrift !== 0) parts.push(`member-drift=${r.memberDrift}`);
   if (r.strayShards.length > 0) parts.push(`stray shards: ${r.strayShards.join(",")}`);
@@ -99,7 +120,7 @@ function line(r: CounterReport): string {
 
 async function main(args: Args): Promise<number> {
   if (process.env.FIRESTORE_EMULATOR_HOST === undefined && args.project.startsWith("demo-")) {
-    process.env.FIRESTORE_EMULATOR_HOST = "127.0.0.1:8080";
+    process.env.FIRESTORE_EMULATOR_HOST = configuredHosts().firestore; // firebase.json's, as npm start uses
   }
   const emulator = process.env.FIRESTORE_EMULATOR_HOST;
   if (emulator !== undefined) {
@@ -115,6 +136,7 @@ async function main(args: Args): Promise<number> {
   const options: ReconcileOptions = {
     fix: args.fix,
     concurrency: args.concurrency,
+    stuckAfterMs: args.stuckAfterMs,
     ...(args.counterIds.length ? { counterIds: args.counterIds } : {}),
     ...(args.startAfter !== undefined ? { startAfter: args.startAfter } : {}),
   };
@@ -133,7 +155,9 @@ async function main(args: Args): Promise<number> {
   process.once("SIGINT", interrupted("SIGINT"));
   process.once("SIGTERM", interrupted("SIGTERM"));
   const counts: Record<string, number> = {};
-  let unresolved = 0;
+  let drifted = 0; // drift or overflow left: a wrong total
+  let stuck = 0;
+  let lagging = 0;
   for await (const report of reconcile(db, options)) {
     done++;
     lastId = report.counterId;
@@ -142,14 +166,21 @@ async function main(args: Args): Promise<number> {
       console.error(`reconcile: ${progress()}`);
     }
     counts[report.status] = (counts[report.status] ?? 0) + 1;
-    if ((report.status === "drift" || report.status === "lagging" || report.status === "overflow") && !report.fixed) unresolved++;
+    if (!report.fixed) {
+      if (report.status === "drift" || report.status === "overflow") drifted++;
+      else if (report.status === "stuck") stuck++;
+      else if (report.status === "lagging") lagging++;
+    }
     if (args.json) console.log(JSON.stringify(report));
     else if (report.status !== "ok" || report.strayShards.length > 0 || report.missingShards.length > 0) console.log(line(report));
   }
   const summary = Object.entries(counts).map(([status, n]) => `${n} ${status}`).join(", ") || "no counters";
   if (!args.quiet && done > 0) console.error(`reconcile: ${progress()}`);
   console.error(`${args.project}: ${summary}${args.fix ? " (--fix applied)" : ""}`);
-  return unresolved > 0 ? EXIT.failed : EXIT.ok;
+  // Drift (a wrong total) outranks stuck (a total that stopped moving), which outranks mere lag.
+  if (drifted > 0) return EXIT.failed;
+  if (stuck > 0) return STUCK;
+  return lagging > 0 ? EXIT.failed : EXIT.ok;
 }
 
 runCli(HELP, parseArgs, main);

@@ -1,11 +1,16 @@
 // validatedOnCall: the one place a callable request is checked and the one place HttpsErrors are made.
 // Order: App Check (if enforced) → signed-in user (unless allowed anonymous) → admin claim (admin
-// callables) → zod validation of `data` → handler. Known failures become their callable code; anything
+// callables) → the callable's policy (createCounter: CREATE_POLICY) → the caller's rate limit → zod
+// validation of `data` → handler. Known failures become their callable code; anything
 // else is logged with context and surfaces as `internal`.
 import { HttpsError, onCall, type CallableFunction, type CallableRequest } from "firebase-functions/v2/https";
 import * as logger from "firebase-functions/logger";
 import type { z } from "zod";
+import { policyRefusal } from "./access";
 import { config, type Config } from "./config";
+import { consumeAppCheckTokenAtLoad } from "./params";
+import { createLimiter, type Limiter } from "./ratelimit";
+import type { CreatePolicy } from "./settings";
 import { CounterError } from "./counters/errors";
 import { describeIssue, type Limits } from "./counters/schema";
 
@@ -22,11 +27,28 @@ export interface CallableSpec<S extends z.ZodType, R> {
   admin?: boolean;
   /** Requires a signed-in user even when ALLOW_UNAUTHENTICATED is true: the caller's uid is the data. */
   signedIn?: boolean;
+  /** Who may call it beyond the auth gate (reads its param per call; a bad value throws → `internal`). */
+  policy?: () => CreatePolicy;
+  /** Subject to the per-caller token bucket (RATE_LIMIT_PER_MINUTE / RATE_LIMIT_BURST). */
+  rateLimited?: boolean;
   handler: (input: z.infer<S>, context: CallContext) => Promise<R>;
 }
 
 export function validatedOnCall<S extends z.ZodType, R>(spec: CallableSpec<S, R>): CallableFunction<unknown, Promise<R>> {
-  return onCall((request) => handleCall(spec, request));
+  return onCall({ consumeAppCheckToken: consumeAppCheckTokenAtLoad() }, (request) => handleCall(spec, request));
+}
+
+/** This instance's buckets, one limiter per callable and setting (a changed param starts afresh). */
+const limiters = new Map<string, Limiter>();
+
+function limiterFor(name: string, settings: Config): Limiter {
+  const key = `${name}:${settings.rateLimit.perMinute}:${settings.rateLimit.burst}`;
+  let limiter = limiters.get(key);
+  if (limiter === undefined) {
+    limiter = createLimiter(settings.rateLimit);
+    limiters.set(key, limiter);
+  }
+  return limiter;
 }
 
 /** The body of every callable; exported so it can be driven without the HTTP layer. */
@@ -46,11 +68,33 @@ export async function handleCall<S extends z.ZodType, R>(
   if (settings.enforceAppCheck && request.app === undefined) {
     throw new HttpsError("unauthenticated", `${spec.name} requires a valid App Check token`);
   }
+  if (request.app?.alreadyConsumed === true) {
+    // Only set when CONSUME_APP_CHECK_TOKEN made onCall consume tokens: this one was used before.
+    throw new HttpsError("unauthenticated", `${spec.name} refuses an App Check token that was already used (replay protection)`);
+  }
   if (request.auth === undefined && !(settings.allowUnauthenticated && !spec.admin && !spec.signedIn)) {
     throw new HttpsError("unauthenticated", `${spec.name} requires a signed-in user`);
   }
   if (spec.admin && request.auth?.token?.admin !== true) {
     throw new HttpsError("permission-denied", `${spec.name} requires the custom claim admin: true`);
+  }
+
+  if (spec.policy !== undefined) {
+    let policy: CreatePolicy;
+    try {
+      policy = spec.policy();
+    } catch (error) {
+      logger.error("callable misconfigured", { callable: spec.name, error: errorText(error) });
+      throw new HttpsError("internal", "internal error");
+    }
+    const refusal = policyRefusal(policy, request.auth?.token);
+    if (refusal !== undefined) throw new HttpsError("permission-denied", `${spec.name} ${refusal}`);
+  }
+
+  // Callers without a user (ALLOW_UNAUTHENTICATED) share one bucket: best-effort means failing closed
+  // for them rather than trusting anything they send.
+  if (spec.rateLimited && !limiterFor(spec.name, settings).take(uid ?? "(unauthenticated)", Date.now())) {
+    throw new HttpsError("resource-exhausted", `${spec.name}: too many calls from this user; try again in a few seconds`);
   }
 
   if (hasForeignPrototype(request.data)) {

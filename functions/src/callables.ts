@@ -1,7 +1,7 @@
 // The callable functions: each one names its input schema and delegates to the counter store (or, for
 // membership of unique counters, to counters/members.ts).
 import { validatedOnCall } from "./callable";
-import { mirrorTargetsFor, uniqueCounterPatterns } from "./config";
+import { createPolicy, mirrorTargetsFor, uniqueCounterPatterns } from "./config";
 import { countersDb } from "./firestore";
 import {
   counterOnlyInput,
@@ -16,6 +16,8 @@ import * as store from "./counters/store";
 export const createCounter = validatedOnCall({
   name: "createCounter",
   schema: createCounterInput,
+  policy: createPolicy,
+  rateLimited: true,
   handler: (input, { config }) => {
     const db = countersDb();
     // The id is chosen here, not in the store, because UNIQUE_COUNTERS applies to auto ids too.
@@ -28,6 +30,7 @@ export const createCounter = validatedOnCall({
 export const incrementCounter = validatedOnCall({
   name: "incrementCounter",
   schema: incrementCounterInput,
+  rateLimited: true,
   handler: (input, { config }) =>
     store.incrementCounter(countersDb(), input.counterId, input.delta ?? 1, {
       requestId: input.requestId,
@@ -39,6 +42,7 @@ export const setMember = validatedOnCall({
   name: "setMember",
   schema: setMemberInput,
   signedIn: true,
+  rateLimited: true,
   handler: (input, { uid }) => {
     if (uid === null) throw new Error("setMember ran without a signed-in user"); // validatedOnCall refuses that first
     return members.setMember(countersDb(), input.counterId, uid, input.member);

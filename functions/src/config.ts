@@ -8,16 +8,20 @@ import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "./counters/m
 import { parseCounterIdPatterns, type Template } from "./counters/patterns";
 import {
   allowUnauthenticated,
+  createPolicy as createPolicyParam,
   defaultShards,
   enforceAppCheck,
   maxDelta,
   maxShards,
   mirrors,
+  rateLimitBurst,
+  rateLimitPerMinute,
   requestTtlHours,
   rollupIntervalMs,
   uniqueCounters,
 } from "./params";
-import { paramProblem, relationProblems, type RawValue } from "./settings";
+import type { RateLimit } from "./ratelimit";
+import { paramProblem, relationProblems, type CreatePolicy, type RawValue } from "./settings";
 
 export { HARD_MAX_SHARDS } from "./settings";
 
@@ -28,6 +32,7 @@ export interface Config {
   requestTtlMs: number;
   allowUnauthenticated: boolean;
   enforceAppCheck: boolean;
+  rateLimit: RateLimit;
 }
 
 /** The callables' settings; throws, naming the param, if one is out of range or they contradict each other. */
@@ -37,6 +42,8 @@ export function config(): Config {
     MAX_SHARDS: maxShards.value(),
     MAX_DELTA: maxDelta.value(),
     REQUEST_TTL_HOURS: requestTtlHours.value(),
+    RATE_LIMIT_PER_MINUTE: rateLimitPerMinute.value(),
+    RATE_LIMIT_BURST: rateLimitBurst.value(),
   };
   const problems = [...Object.entries(values).map(([name, value]) => paramProblem(name, value)), ...relationProblems(values)];
   const problem = problems.find((p) => p !== undefined);
@@ -48,6 +55,7 @@ export function config(): Config {
     requestTtlMs: values.REQUEST_TTL_HOURS * 3_600_000,
     allowUnauthenticated: allowUnauthenticated.value(),
     enforceAppCheck: enforceAppCheck.value(),
+    rateLimit: { perMinute: values.RATE_LIMIT_PER_MINUTE, burst: values.RATE_LIMIT_BURST },
   };
 }
 
@@ -123,4 +131,16 @@ export function rollupMirrorTargets(counterId: string): MirrorTarget[] {
     }
     return [];
   }
+}
+
+/**
+ * CREATE_POLICY, checked. A bad value throws, naming the param, so createCounter fails loudly (logged,
+ * `internal`) instead of falling back to any policy: a typo must neither open creation to everyone nor
+ * silently close it. Read only by createCounter.
+ */
+export function createPolicy(): CreatePolicy {
+  const value = createPolicyParam.value();
+  const problem = paramProblem("CREATE_POLICY", value);
+  if (problem !== undefined) throw new Error(`${problem}; set it in functions/.env`);
+  return value as CreatePolicy;
 }

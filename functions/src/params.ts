@@ -52,6 +52,47 @@ export const mirrors = defineString("MIRRORS", {
     "(e.g. post-{id}-likes=posts/{id}:likeCount). A target document is never created.",
 });
 
+// The deploy default is the strictest policy: a counter costs shards and rollup events from the moment it
+// exists, so who may create them is opened up on purpose, not by accident (docs/security.md).
+export const createPolicy = defineString("CREATE_POLICY", {
+  default: "admin",
+  description:
+    "Who may call createCounter: signed-in (any signed-in user, anonymous included), non-anonymous (a " +
+    "provider other than anonymous) or admin (custom claim admin: true).",
+});
+
+// Best-effort abuse limits (counters/ratelimit.ts, docs/abuse.md): a token bucket per caller in each
+// instance's memory, on createCounter, incrementCounter and setMember. No Firestore cost per call.
+export const rateLimitPerMinute = defineInt("RATE_LIMIT_PER_MINUTE", {
+  default: 300,
+  description:
+    "Calls per minute one caller (uid) may make to createCounter, incrementCounter and setMember, per " +
+    "function instance (0: no limit). Beyond it: resource-exhausted.",
+});
+
+export const rateLimitBurst = defineInt("RATE_LIMIT_BURST", {
+  default: 60,
+  description: "Calls one idle caller may make at once before RATE_LIMIT_PER_MINUTE applies (bucket size).",
+});
+
+/**
+ * App Check replay protection: every callable consumes the caller's App Check token, and a token used
+ * before is refused. Read from the environment when the module loads because onCall's
+ * consumeAppCheckToken option takes a literal, not a param; firebase-tools puts functions/.env's values
+ * into the environment both when it reads the deploy manifest and when an instance starts, so the option
+ * and the check in callable.ts see the same value. Declared as a param so the preflight checks it.
+ */
+export const consumeAppCheckToken = defineBoolean("CONSUME_APP_CHECK_TOKEN", {
+  default: false,
+  description:
+    "Consume App Check tokens (replay protection): a token may be used for one call only. Clients must " +
+    "request limited-use tokens (limitedUseAppCheckTokens: true). Needs ENFORCE_APP_CHECK=true.",
+});
+
+export function consumeAppCheckTokenAtLoad(): boolean {
+  return process.env.CONSUME_APP_CHECK_TOKEN === "true";
+}
+
 export const maxInstances = defineInt("MAX_INSTANCES", {
   default: 100,
   description: "Upper bound on instances per function (cost cap).",

@@ -12,6 +12,10 @@ export const MAX_EVENT_TIMEOUT_SECONDS = 540;
 /** Memory sizes (MB) a 2nd-gen function can have. */
 export const MEMORY_SIZES_MB = [128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768];
 
+/** Who may call createCounter (CREATE_POLICY): DESIGN.md, "Who may create counters". */
+export const CREATE_POLICIES = ["signed-in", "non-anonymous", "admin"] as const;
+export type CreatePolicy = (typeof CREATE_POLICIES)[number];
+
 export type ParamRule =
   | { kind: "int"; min: number; max: number; why?: string }
   | { kind: "int-of"; values: number[] }
@@ -37,6 +41,10 @@ export const PARAM_RULES: Record<string, ParamRule> = {
   ROLLUP_TIMEOUT_SECONDS: { kind: "int", min: 1, max: MAX_EVENT_TIMEOUT_SECONDS, why: "the longest an event-driven function may run" },
   ROLLUP_MEMORY_MB: { kind: "int-of", values: MEMORY_SIZES_MB },
   ROLLUP_CONCURRENCY: { kind: "int", min: 1, max: 1000 },
+  RATE_LIMIT_PER_MINUTE: { kind: "int", min: 0, max: 1_000_000, why: "0 turns the limit off" },
+  RATE_LIMIT_BURST: { kind: "int", min: 1, max: 1_000_000 },
+  CONSUME_APP_CHECK_TOKEN: { kind: "boolean" },
+  CREATE_POLICY: { kind: "string", pattern: /^(signed-in|non-anonymous|admin)$/, expected: `one of ${CREATE_POLICIES.join(", ")}` },
 };
 
 /** A param value as the functions read it (a number, a boolean) or as an env file holds it (a string). */
@@ -90,6 +98,9 @@ export function relationProblems(values: Record<string, RawValue>): string[] {
           "so that a claimer waiting for its slot cannot outlive its invocation",
       );
     }
+  }
+  if ((values.CONSUME_APP_CHECK_TOKEN === true || values.CONSUME_APP_CHECK_TOKEN === "true") && (values.ENFORCE_APP_CHECK === false || values.ENFORCE_APP_CHECK === "false")) {
+    problems.push("CONSUME_APP_CHECK_TOKEN=true needs ENFORCE_APP_CHECK=true: without it a caller replays by sending no token at all");
   }
   return problems;
 }

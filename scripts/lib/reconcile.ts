@@ -14,9 +14,23 @@ import { shardIds } from "../../functions/src/counters/shards";
  * total differs, but a shard was written after the sum the total holds, so a rollup is still due (normal
  * for about one interval). drift: total differs although it claims to cover every shard write, or a
  * unique counter's shard sum differs from its members: a real inconsistency. overflow: the sum is beyond
- * 2^53 - 1.
+ * 2^53 - 1. stuck: lagging, but the oldest write missing from the total is older than `stuckAfterMs`: no
+ * rollup, retry or sweep is going to bring it in by itself.
  */
-export type Status = "ok" | "lagging" | "drift" | "overflow" | "missing";
+export type Status = "ok" | "lagging" | "stuck" | "drift" | "overflow" | "missing";
+
+/** Rollup intervals a write may stay out of the total before it counts as stuck (plus the margin below). */
+export const STUCK_INTERVALS = 10;
+/**
+ * The margin: the sweep runs every 5 minutes (functions/src/sweep.ts) and finishes a claim whose retries
+ * ran out; one more minute for its run and for clock differences between this machine and Firestore.
+ */
+export const STUCK_MARGIN_MS = 6 * 60_000;
+
+/** How old a missing write may be before it is stuck: STUCK_INTERVALS intervals plus STUCK_MARGIN_MS. */
+export function stuckAfterMsFor(intervalMs: number): number {
+  return STUCK_INTERVALS * intervalMs + STUCK_MARGIN_MS;
+}
 
 export interface CounterReport {
   counterId: string;
@@ -37,6 +51,12 @@ export interface CounterReport {
   memberSum: number | null;
   /** memberSum − members (0 when exact: every join and leave moves both in one commit); else null. */
   memberDrift: number | null;
+  /**
+   * Lagging or stuck: how long ago (ms) the oldest shard write missing from the total was committed, at
+   * least. A shard's update time is its latest write, so an earlier missing write on the same shard is
+   * older still: this is a lower bound, and "stuck" is never said of a counter that is not. Else null.
+   */
+  missingForMs: number | null;
   fixed: boolean;
 }
 
@@ -49,7 +69,19 @@ export interface ReconcileOptions {
   concurrency?: number;
   /** Resume: only counters whose id sorts after this one (ignored with counterIds). */
   startAfter?: string;
+  /** A missing write older than this makes a lagging counter stuck (default: stuckAfterMsFor(1000)). */
+  stuckAfterMs?: number;
+  /** The clock the ages are measured with (default Date.now). */
+  nowMs?: () => number;
 }
+
+/** What a check needs besides the counter. */
+export interface CheckOptions {
+  stuckAfterMs: number;
+  nowMs: () => number;
+}
+
+const DEFAULT_CHECK: CheckOptions = { stuckAfterMs: stuckAfterMsFor(1000), nowMs: Date.now };
 
 /** How many counters a run will visit: one count() aggregation (1 read per 1,000 counters). */
 export async function countCounters(db: Firestore, options: Pick<ReconcileOptions, "counterIds" | "startAfter"> = {}): Promise<number> {
@@ -76,7 +108,12 @@ async function* counterSnapshots(db: Firestore, options: ReconcileOptions): Asyn
 }
 
 /** Checks one counter (and fixes it if asked). */
-export async function reconcileCounter(db: Firestore, parent: DocumentSnapshot, fix: boolean): Promise<CounterReport> {
+export async function reconcileCounter(
+  db: Firestore,
+  parent: DocumentSnapshot,
+  fix: boolean,
+  check: CheckOptions = DEFAULT_CHECK,
+): Promise<CounterReport> {
   const counterId = parent.id;
   const report: CounterReport = {
     counterId,
@@ -91,6 +128,7 @@ export async function reconcileCounter(db: Firestore, parent: DocumentSnapshot, 
     members: null,
     memberSum: null,
     memberDrift: null,
+    missingForMs: null,
     fixed: false,
   };
   if (!parent.exists) return report;
@@ -105,7 +143,8 @@ export async function reconcileCounter(db: Firestore, parent: DocumentSnapshot, 
   const expected = new Set(report.numShards === null ? [] : shardIds(report.numShards));
   report.strayShards = [...present].filter((id) => !expected.has(id)).sort();
   report.missingShards = [...expected].filter((id) => !present.has(id));
-  const lastShardWriteUs = Math.max(0, ...shards.docs.map((d) => microsCeil(d.updateTime)));
+  const shardWritesUs = shards.docs.map((d) => microsCeil(d.updateTime));
+  const lastShardWriteUs = Math.max(0, ...shardWritesUs);
 
   const sum = await sumShards(db, counterId);
   if (sum.overflow) {
@@ -127,6 +166,15 @@ export async function reconcileCounter(db: Firestore, parent: DocumentSnapshot, 
   }
   const coveredUs = coveredUntilUs(parent);
   report.status = memberDrift || (coveredUs !== null && coveredUs >= lastShardWriteUs) ? "drift" : "lagging";
+  if (report.status === "lagging") {
+    // Never rolled up: everything after the counter's creation (its shards were created with it) is missing.
+    const fromUs = coveredUs ?? (parent.createTime === undefined ? 0 : microsCeil(parent.createTime));
+    const missing = shardWritesUs.filter((us) => us > fromUs);
+    if (missing.length > 0) {
+      report.missingForMs = Math.max(0, check.nowMs() - Math.floor(Math.min(...missing) / 1000));
+      if (report.missingForMs > check.stuckAfterMs) report.status = "stuck";
+    }
+  }
 
   if (fix) {
     try {
@@ -220,7 +268,10 @@ export async function* reconcile(db: Firestore, options: ReconcileOptions = {}):
         const next = await source.next();
         if (next.done === true) exhausted = true;
         else {
-          const work = reconcileCounter(db, next.value, options.fix ?? false);
+          const work = reconcileCounter(db, next.value, options.fix ?? false, {
+            stuckAfterMs: options.stuckAfterMs ?? DEFAULT_CHECK.stuckAfterMs,
+            nowMs: options.nowMs ?? Date.now,
+          });
           work.catch(() => undefined); // awaited in order below; this only avoids an unhandled rejection meanwhile
           inFlight.push(work);
         }

@@ -1,7 +1,7 @@
 // The Firebase JS SDK, as an app would use it, pointed at the emulator suite: a signed-in user (Auth
 // emulator), callables (functions emulator) and reads of the parent document (Firestore emulator).
 import { deleteApp, initializeApp, type FirebaseApp } from "firebase/app";
-import { connectAuthEmulator, createUserWithEmailAndPassword, getAuth, type User } from "firebase/auth";
+import { connectAuthEmulator, createUserWithEmailAndPassword, getAuth, signInAnonymously, type User } from "firebase/auth";
 import { connectFirestoreEmulator, doc, getDoc, getFirestore, type Firestore } from "firebase/firestore";
 import { connectFunctionsEmulator, FunctionsError, getFunctions, httpsCallable, type Functions } from "firebase/functions";
 import { randomUUID } from "node:crypto";
@@ -24,8 +24,11 @@ function split(host: string): [string, number] {
   return [host.slice(0, i), Number(host.slice(i + 1))];
 }
 
-/** A signed-in client. `claims` are set through the Auth emulator's admin API before signing in. */
-export async function signedInClient(claims?: Record<string, unknown>): Promise<Client> {
+/**
+ * A signed-in client: an email/password user, or with `anonymous` an anonymous one (sign_in_provider
+ * "anonymous"). `claims` are set through the Auth emulator's admin API before signing in.
+ */
+export async function signedInClient(claims?: Record<string, unknown>, { anonymous = false } = {}): Promise<Client> {
   await requireEmulators();
   const functionsAt = await requireFunctionsEmulator();
   const app = initializeApp({ projectId: E2E_PROJECT, apiKey: "demo-api-key", appId: "demo-app" }, randomUUID());
@@ -37,7 +40,7 @@ export async function signedInClient(claims?: Record<string, unknown>): Promise<
   connectFirestoreEmulator(firestore, ...split(firestoreHost()));
 
   const email = `user-${randomUUID().slice(0, 8)}@example.com`;
-  const credential = await createUserWithEmailAndPassword(auth, email, "password-123");
+  const credential = anonymous ? await signInAnonymously(auth) : await createUserWithEmailAndPassword(auth, email, "password-123");
   if (claims !== undefined) {
     await setClaims(credential.user.uid, claims);
     await credential.user.getIdToken(true);

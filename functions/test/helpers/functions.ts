@@ -17,10 +17,13 @@ export const db = getFirestore();
 export interface Caller {
   uid: string;
   admin?: boolean;
+  /** The ID token's firebase.sign_in_provider; "password" unless set (every real token names one). */
+  provider?: string;
 }
 
 export const USER: Caller = { uid: "user-1" };
 export const ADMIN: Caller = { uid: "admin-1", admin: true };
+export const ANONYMOUS: Caller = { uid: "anon-1", provider: "anonymous" };
 
 /** Calls a callable the way the platform would after verifying the caller's ID token. */
 export function call<R = unknown>(
@@ -32,7 +35,14 @@ export function call<R = unknown>(
   const auth =
     caller === null
       ? undefined
-      : { uid: caller.uid, token: { uid: caller.uid, ...(caller.admin ? { admin: true } : {}) } };
+      : {
+          uid: caller.uid,
+          token: {
+            uid: caller.uid,
+            firebase: { sign_in_provider: caller.provider ?? "password" },
+            ...(caller.admin ? { admin: true } : {}),
+          },
+        };
   const wrapped = fft.wrap(fn) as unknown as (request: Record<string, unknown>) => Promise<R>;
   return wrapped({ data, auth, ...(app ? { app: { appId: app.appId, token: {} } } : {}) });
 }

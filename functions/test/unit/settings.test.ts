@@ -38,6 +38,12 @@ describe("settings", () => {
     ["ROLLUP_TIMEOUT_SECONDS", "541"],
     ["ROLLUP_MEMORY_MB", "300"],
     ["ROLLUP_CONCURRENCY", "1001"],
+    ["RATE_LIMIT_PER_MINUTE", "-1"],
+    ["RATE_LIMIT_BURST", "0"],
+    ["CONSUME_APP_CHECK_TOKEN", "yes"],
+    ["CREATE_POLICY", "anyone"],
+    ["CREATE_POLICY", "Admin"],
+    ["CREATE_POLICY", ""],
   ])("refuses %s=%s and names the param", (name, value) => {
     const problem = paramProblem(name, value);
     expect(problem).toMatch(new RegExp(`^${name} must be`));
@@ -51,8 +57,18 @@ describe("settings", () => {
     ["ROLLUP_MEMORY_MB", 1024],
     ["ROLLUP_INTERVAL_MS", 60_000],
     ["ENFORCE_APP_CHECK", true],
+    ["CREATE_POLICY", "signed-in"],
+    ["CREATE_POLICY", "non-anonymous"],
+    ["CREATE_POLICY", "admin"],
   ])("accepts %s=%p", (name, value) => {
     expect(paramProblem(name, value)).toBeUndefined();
+  });
+
+  it("refuses CONSUME_APP_CHECK_TOKEN without ENFORCE_APP_CHECK, naming both", () => {
+    expect(relationProblems({ CONSUME_APP_CHECK_TOKEN: "true", ENFORCE_APP_CHECK: "false" })).toEqual([
+      "CONSUME_APP_CHECK_TOKEN=true needs ENFORCE_APP_CHECK=true: without it a caller replays by sending no token at all",
+    ]);
+    expect(relationProblems({ CONSUME_APP_CHECK_TOKEN: "true", ENFORCE_APP_CHECK: "true" })).toEqual([]);
   });
 
   it("refuses DEFAULT_SHARDS above MAX_SHARDS, naming both", () => {

@@ -120,9 +120,19 @@ export function mergeIndexes(appDir: string): void {
   writeFileSync(path, `${JSON.stringify(theirs, null, 2)}\n`);
 }
 
+/**
+ * Step 1's per-project values: the app's users create the likes counters of their own posts, so the app
+ * lets signed-in users of a real provider create (CREATE_POLICY=non-anonymous) instead of the shipped
+ * admin-only default.
+ */
+export function choosePolicy(appDir: string): void {
+  writeFileSync(join(appDir, COUNTERS_SOURCE, `.env.${APP_PROJECT}`), "CREATE_POLICY=non-anonymous\n");
+}
+
 /** Every step of the guide on `appDir` (the build aside: see copyFunctions). */
 export function addCounters(appDir: string, prebuilt = false): void {
   copyFunctions(appDir, prebuilt);
+  choosePolicy(appDir);
   installFunctionsDependencies(appDir);
   mergeFirebaseJson(appDir);
   const rules = join(appDir, "firestore.rules");
@@ -136,8 +146,9 @@ export function addCounters(appDir: string, prebuilt = false): void {
 const DEFAULT_PORTS: Record<string, number> = { auth: 9099, firestore: 8080, functions: 5001, hub: 4400, logging: 4500, eventarc: 9299, tasks: 9499, pubsub: 8085 };
 const DEFAULT_WEBSOCKET_PORT = 9150;
 /**
- * The app's emulators run while the suite's own run (npm test: firebase.json's ports; a worktree's
- * targeted run: its untracked firebase.wt.json) is up, so they take those ports plus this offset, which
+ * The app's emulators run while the suite's own run (npm test: firebase.json's ports; a run with
+ * `--config <file>`: that file's, from COUNTERS_EMULATOR_CONFIG; a worktree's: its untracked
+ * firebase.wt.json) is up, so they take those ports plus this offset, which
  * lands on no port of firebase.json, of a worktree's config or of the benchmark's config.
  */
 export const PORT_OFFSET = 50;
@@ -150,7 +161,9 @@ interface EmulatorConfig {
 
 /** The emulators section for the merged app: the base config's ports (firebase.wt.json if any) + offset. */
 export function offsetEmulators(): Record<string, unknown> {
-  const base = ["firebase.wt.json", "firebase.json"].map((f) => join(REPO_ROOT, f)).find((f) => existsSync(f))!;
+  // The suite's own config first (scripts/emulators.ts exec --config names it), then a worktree's.
+  const named = process.env.COUNTERS_EMULATOR_CONFIG;
+  const base = [...(named ? [named] : []), ...["firebase.wt.json", "firebase.json"].map((f) => join(REPO_ROOT, f))].find((f) => existsSync(f))!;
   const emulators = (JSON.parse(readFileSync(base, "utf8")) as { emulators?: Record<string, EmulatorConfig | undefined> }).emulators ?? {};
   const ports = Object.entries(DEFAULT_PORTS).map(([name, port]): [string, EmulatorConfig] => [
     name,

@@ -22,7 +22,7 @@ import { claimSlot, heldDueMs, holdingClaim, releaseClaim } from "./claim";
 import { finishClaim } from "./commit";
 import type { Invocation, RollupDeps, RollupOutcome, RollupResult, ShardWrite } from "./context";
 import { leadingEdge } from "./lead";
-import { logOps, noOps } from "./ops";
+import { logCommitted, logOps, logThrew, noOps } from "./ops";
 import type { LeaseRead, ParentRead } from "./storage";
 import { logMalformedCount } from "./sum";
 
@@ -48,7 +48,11 @@ export async function rollupShardWrite(write: ShardWrite, deps: RollupDeps): Pro
   let result: RollupResult | undefined;
   try {
     result = await handle(inv);
+    if (result.kind === "committed") logCommitted(write.counterId, result.total, result.lagMs, result.dueMs === null ? "lead" : "slot");
     return { ...result, ops: inv.ops };
+  } catch (error) {
+    logThrew(write.counterId, write.shardId, write.eventId, error);
+    throw error;
   } finally {
     const outcome = result === undefined ? "threw" : outcomeName(result, inv);
     const extra = result?.kind === "committed" ? { total: result.total, lagMs: result.lagMs } : {};

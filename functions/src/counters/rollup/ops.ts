@@ -1,5 +1,8 @@
-// What one rollup invocation cost, as billed, and the one structured log line that reports it
-// ("rollup ops"): the benchmark adds these lines up to price a million increments.
+// What one rollup invocation cost, as billed, and the rollup's structured log lines. Per invocation, at
+// debug: "rollup ops" (the benchmark adds these lines up to price a million increments). At INFO and
+// above only what an operator acts on: "rollup committed" (with lagMs: the lag metric) and "rollup
+// threw; the event is retried". docs/operations.md's log-based metrics filter on these exact messages and
+// fields, and functions/test/emulator/logs.emulator.test.ts holds them to it.
 import * as logger from "firebase-functions/logger";
 
 /** What one invocation did, as billed: document reads, writes (deletes included), aggregation queries. */
@@ -14,6 +17,20 @@ export interface RollupOps {
 
 export function noOps(): RollupOps {
   return { reads: 0, writes: 0, aggregations: 0, waitMs: 0 };
+}
+
+/** The INFO line of every commit of a total by the rollup: `lagMs` from the shard write's commit time. */
+export const COMMITTED_MESSAGE = "rollup committed";
+/** The WARNING line of an invocation that failed and will be retried by the platform. */
+export const THREW_MESSAGE = "rollup threw; the event is retried";
+
+/** `path`: "lead" for an idle counter's leading edge, "slot" for a busy counter's slot commit. */
+export function logCommitted(counterId: string, total: number, lagMs: number, path: "lead" | "slot"): void {
+  logger.info(COMMITTED_MESSAGE, { counterId, total, lagMs, path });
+}
+
+export function logThrew(counterId: string, shardId: string, eventId: string, error: unknown): void {
+  logger.warn(THREW_MESSAGE, { counterId, shardId, eventId, error: error instanceof Error ? error.message : String(error) });
 }
 
 /** Logs one invocation's outcome and cost at debug level. */

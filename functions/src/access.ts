@@ -1,0 +1,32 @@
+// Who may create counters (CREATE_POLICY, DESIGN.md "Who may create counters"), as one pure decision on
+// the verified ID token's claims. No Firebase import: unit tests table-drive it, and callable.ts turns a
+// refusal into the HttpsError.
+import type { CreatePolicy } from "./settings";
+
+/** The claims of a verified Firebase ID token this decision reads (absent: a caller with no user). */
+export interface TokenClaims {
+  admin?: unknown;
+  firebase?: { sign_in_provider?: unknown };
+}
+
+/**
+ * Why `policy` refuses a caller with these claims (a sentence that names the policy), or undefined when it
+ * allows it. `signed-in` is the behaviour before the policy existed: whoever passed the auth gate
+ * (callable.ts; ALLOW_UNAUTHENTICATED included). `non-anonymous` wants a sign-in provider that is present
+ * and not "anonymous": every real ID token names its provider, so a token without one is refused rather
+ * than guessed at. `admin` wants the custom claim admin: true, exactly as the admin callables do.
+ */
+export function policyRefusal(policy: CreatePolicy, claims: TokenClaims | undefined): string | undefined {
+  switch (policy) {
+    case "signed-in":
+      return undefined;
+    case "non-anonymous": {
+      const provider = claims?.firebase?.sign_in_provider;
+      if (typeof provider === "string" && provider !== "anonymous") return undefined;
+      const who = claims === undefined ? "no signed-in user" : provider === "anonymous" ? "an anonymous user" : "a token without a sign-in provider";
+      return `requires a user signed in with a provider other than anonymous (CREATE_POLICY=non-anonymous); the caller is ${who}`;
+    }
+    case "admin":
+      return claims?.admin === true ? undefined : "is limited to admins (CREATE_POLICY=admin): it requires the custom claim admin: true";
+  }
+}
