@@ -28,6 +28,9 @@ Checks, offline, what \`firebase deploy --only functions:counters,firestore\` ch
                  (warns when it would); no other codebase has a function of the same name
   unique counters  UNIQUE_COUNTERS parses: comma-separated counter-id patterns, each with at most one
                  {name} placeholder (the message names a bad pattern)
+  mirrors        MIRRORS parses: rules COUNTER_ID_PATTERN=DOCUMENT_PATH_PATTERN:FIELD_PATH, the same
+                 placeholder on both sides, a document path (even segments, not in counters/), a
+                 valid field path (the message names a bad rule)
   rules          firebase.json's rules file compiles (in a Firestore emulator; FIRESTORE_EMULATOR_HOST
                  if set, otherwise one started for the check); whether it keeps the counters'
                  guarantees is npm run check-rules

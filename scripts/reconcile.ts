@@ -4,7 +4,9 @@ import { initializeApp } from "firebase-admin/app";
 import { getFirestore } from "firebase-admin/firestore";
 import { EXIT, runCli, type Parsed } from "./lib/cli";
 import { answers, configuredHosts, START_EMULATORS_FIRST } from "./lib/emulator-hosts";
+import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "../functions/src/counters/mirrors";
 import { DEFAULT_PROJECT } from "./lib/firebase-cli";
+import { functionsParam } from "./lib/functions-env";
 import { progressLine } from "./lib/progress";
 import { countCounters, reconcile, STUCK_INTERVALS, STUCK_MARGIN_MS, stuckAfterMsFor, type CounterReport, type ReconcileOptions } from "./lib/reconcile";
 
@@ -33,7 +35,8 @@ per counter whose status is not ok (all of them with --json), then a summary.
   overflow  the shard sum is beyond 2^53 - 1
 Also lists shard documents outside 0..numShards-1 (stray) and missing shards, and for unique counters
 members= (member documents) and member-drift= (shard sum - members).
---fix writes the shard sum as the total (a rollup commit, conditioned on the parent being unchanged).
+--fix writes the shard sum as the total (a rollup commit, conditioned on the parent being unchanged),
+and to the counter's mirrors (MIRRORS from functions/.env and .env.<project>) in the same write.
 For a unique counter whose shard sum differs from its members, --fix first adds the difference to
 shard 0 (exact while setMember calls run: see scripts/lib/reconcile.ts), then commits the new sum.
 Many counters: --concurrency checks that many at once (default 16; reports stay in id order). Progress
@@ -132,8 +135,14 @@ async function main(args: Args): Promise<number> {
     // No Google metadata server to look for next to an emulator.
     process.env.METADATA_SERVER_DETECTION ??= "none";
   }
+  const mirrors = mirrorsOf(args.project);
+  if (typeof mirrors === "string") {
+    console.error(mirrors);
+    return EXIT.usage;
+  }
   const db = getFirestore(initializeApp({ projectId: args.project }));
   const options: ReconcileOptions = {
+    mirrors,
     fix: args.fix,
     concurrency: args.concurrency,
     stuckAfterMs: args.stuckAfterMs,
@@ -181,6 +190,21 @@ async function main(args: Args): Promise<number> {
   if (drifted > 0) return EXIT.failed;
   if (stuck > 0) return STUCK;
   return lagging > 0 ? EXIT.failed : EXIT.ok;
+}
+
+/**
+ * MIRRORS as the functions read it for the project (functions/.env, .env.<projectId>), parsed by their own
+ * parser: --fix writes a repaired total to its mirrors in the same atomic write, as the rollup does, so a
+ * repair never leaves a mirrored field behind its total. A bad value: the message naming the rule.
+ */
+function mirrorsOf(project: string): ((counterId: string) => MirrorTarget[]) | string {
+  try {
+    const value = functionsParam("MIRRORS", project) ?? "";
+    const rules = parseMirrorRules("MIRRORS", value);
+    return (counterId) => mirrorTargets(rules, counterId);
+  } catch (error) {
+    return `reconcile: ${error instanceof Error ? error.message : String(error)}; fix it in functions/.env or functions/.env.${project}`;
+  }
 }
 
 runCli(HELP, parseArgs, main);

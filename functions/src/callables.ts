@@ -1,7 +1,7 @@
 // The callable functions: each one names its input schema and delegates to the counter store (or, for
 // membership of unique counters, to counters/members.ts).
 import { validatedOnCall } from "./callable";
-import { createPolicy, uniqueCounterPatterns } from "./config";
+import { createPolicy, mirrorTargetsFor, uniqueCounterPatterns } from "./config";
 import { countersDb } from "./firestore";
 import {
   counterOnlyInput,
@@ -23,7 +23,7 @@ export const createCounter = validatedOnCall({
     // The id is chosen here, not in the store, because UNIQUE_COUNTERS applies to auto ids too.
     const counterId = input.counterId ?? store.newCounterId(db);
     const unique = members.uniqueFor(counterId, input.unique, uniqueCounterPatterns());
-    return store.createCounter(db, counterId, input.numShards ?? config.defaultShards, { unique });
+    return store.createCounter(db, counterId, input.numShards ?? config.defaultShards, { unique, mirrors: mirrorTargetsFor(counterId) });
   },
 });
 
@@ -53,7 +53,7 @@ export const resetCounter = validatedOnCall({
   name: "resetCounter",
   schema: counterOnlyInput,
   admin: true,
-  handler: (input) => store.resetCounter(countersDb(), input.counterId),
+  handler: (input) => store.resetCounter(countersDb(), input.counterId, { mirrors: mirrorTargetsFor(input.counterId) }),
 });
 
 export const reshardCounter = validatedOnCall({
@@ -67,5 +67,5 @@ export const deleteCounter = validatedOnCall({
   name: "deleteCounter",
   schema: counterOnlyInput,
   admin: true,
-  handler: (input) => store.deleteCounter(countersDb(), input.counterId),
+  handler: (input) => store.deleteCounter(countersDb(), input.counterId, { mirrors: mirrorTargetsFor(input.counterId) }),
 });

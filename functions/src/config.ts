@@ -4,6 +4,7 @@
 // stop the rollup, and a bad rollup setting must not stop the callables.
 import * as logger from "firebase-functions/logger";
 import { staleAfterMsFor } from "./counters/rollup";
+import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "./counters/mirrors";
 import { parseCounterIdPatterns, type Template } from "./counters/patterns";
 import {
   allowUnauthenticated,
@@ -12,6 +13,7 @@ import {
   enforceAppCheck,
   maxDelta,
   maxShards,
+  mirrors,
   rateLimitBurst,
   rateLimitPerMinute,
   requestTtlHours,
@@ -98,6 +100,37 @@ export function rollupConfig(): RollupConfig {
  */
 export function uniqueCounterPatterns(): Template[] {
   return parseCounterIdPatterns("UNIQUE_COUNTERS", uniqueCounters.value());
+}
+
+/**
+ * Where the callables that write a total (create, reset, delete) mirror `counterId`'s total (MIRRORS,
+ * parsed once per value). A bad value throws, naming the rule, so the call fails loudly (logged,
+ * `internal`) instead of writing a total whose mirror silently stays behind.
+ */
+export function mirrorTargetsFor(counterId: string): MirrorTarget[] {
+  return mirrorTargets(parseMirrorRules("MIRRORS", mirrors.value()), counterId);
+}
+
+let reportedBadMirrors: string | undefined = undefined;
+
+/**
+ * The rollup's view of MIRRORS. A bad value must not freeze every total (a retry could only fail again),
+ * so the rollup commits totals without mirrors and logs an ERROR naming the rule, once per instance and
+ * value; `npm run preflight` refuses such a value before a deploy.
+ */
+export function rollupMirrorTargets(counterId: string): MirrorTarget[] {
+  const value = mirrors.value();
+  try {
+    return mirrorTargets(parseMirrorRules("MIRRORS", value), counterId);
+  } catch (error) {
+    if (reportedBadMirrors !== value) {
+      reportedBadMirrors = value;
+      logger.error(`${error instanceof Error ? error.message : String(error)}; totals are committed without mirrors until it is fixed in functions/.env`, {
+        param: "MIRRORS",
+      });
+    }
+    return [];
+  }
 }
 
 /**

@@ -44,6 +44,14 @@ export const uniqueCounters = defineString("UNIQUE_COUNTERS", {
     "counter whose id matches is a unique counter (setMember only); createCounter refuses unique: false for it.",
 });
 
+export const mirrors = defineString("MIRRORS", {
+  default: "",
+  description:
+    "Where counters' totals are also written, on the app's own documents: rules COUNTER_ID_PATTERN=" +
+    "DOCUMENT_PATH_PATTERN:FIELD_PATH, comma-separated, one optional {name} placeholder used on both sides " +
+    "(e.g. post-{id}-likes=posts/{id}:likeCount). A target document is never created.",
+});
+
 // The deploy default is the strictest policy: a counter costs shards and rollup events from the moment it
 // exists, so who may create them is opened up on purpose, not by accident (docs/security.md).
 export const createPolicy = defineString("CREATE_POLICY", {

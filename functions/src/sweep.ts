@@ -3,7 +3,7 @@
 // increment. Cost per run: one collection-group query (billed one read when it finds nothing), plus
 // what each claim it finishes costs (a parent read, a sum, a commit, the lease deleted).
 import { onSchedule } from "firebase-functions/v2/scheduler";
-import { rollupConfig } from "./config";
+import { rollupConfig, rollupMirrorTargets } from "./config";
 import { countersDb } from "./firestore";
 import { firestoreRollupStore, sweepStaleClaims } from "./counters/rollup";
 
@@ -13,7 +13,7 @@ export const SWEEP_SCHEDULE = "every 5 minutes";
 export const rollupSweep = onSchedule({ schedule: SWEEP_SCHEDULE, timeoutSeconds: 300, memory: "256MiB", retryCount: 0 }, async () => {
   const { intervalMs, staleAfterMs } = rollupConfig();
   await sweepStaleClaims({
-    store: firestoreRollupStore(countersDb()),
+    store: firestoreRollupStore(countersDb(), { mirrors: rollupMirrorTargets }),
     intervalMs,
     staleAfterMs,
     nowMs: Date.now,

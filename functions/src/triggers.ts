@@ -6,7 +6,7 @@
 // since a retry could only fail again, for 24 h.
 import { onDocumentWritten, type DocumentSnapshot } from "firebase-functions/v2/firestore";
 import * as logger from "firebase-functions/logger";
-import { rollupConfig } from "./config";
+import { rollupConfig, rollupMirrorTargets } from "./config";
 import { countersDb } from "./firestore";
 import { isPermanentError } from "./counters/errors";
 import { SHARD_DOCUMENT_PATTERN } from "./counters/paths";
@@ -49,7 +49,7 @@ export const rollupTotal = onDocumentWritten({ document: SHARD_DOCUMENT_PATTERN,
   const { intervalMs, staleAfterMs } = rollupConfig();
   try {
     await rollupShardWrite(write, {
-      store: firestoreRollupStore(countersDb()),
+      store: firestoreRollupStore(countersDb(), { mirrors: rollupMirrorTargets }),
       intervalMs,
       staleAfterMs,
       nowMs: Date.now,

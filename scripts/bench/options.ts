@@ -27,6 +27,10 @@ export interface BenchOptions {
   e2eConcurrency: number;
   /** No-op events for measuring the emulator's delivery capacity. */
   capacityEvents: number;
+  /** Workload 5 (mirrors): counters, increments per second over them, duration. */
+  mirrorCounters: number;
+  mirrorRate: number;
+  mirrorSeconds: number;
   /** Production-like delivery (delivery/deliverer.ts): the model's numbers. */
   deliveryDelayMs: number;
   deliveryDuplicatesPercent: number;
@@ -63,6 +67,9 @@ const FLAGS: Flag[] = [
   { key: "redeliveryConcurrency", flag: "--redelivery-concurrency", full: 16, quick: 8, min: 1, help: "workload 3: deliveries in flight" },
   { key: "e2eCalls", flag: "--e2e-calls", full: 200, quick: 16, min: 1, help: "workload 4: calls per path" },
   { key: "e2eConcurrency", flag: "--e2e-concurrency", full: 4, quick: 4, min: 1, help: "workload 4: calls in flight" },
+  { key: "mirrorCounters", flag: "--mirror-counters", full: 10, quick: 3, min: 1, help: "workload 5: mirrored counters (10 shards each)" },
+  { key: "mirrorRate", flag: "--mirror-rate", full: 100, quick: 20, min: 1, help: "workload 5: increments per second over them" },
+  { key: "mirrorSeconds", flag: "--mirror-seconds", full: 20, quick: 3, min: 1, help: "workload 5: duration" },
   { key: "capacityEvents", flag: "--capacity-events", full: 2000, quick: 150, min: 1, help: "no-op events that measure the emulator's delivery capacity" },
   { key: "deliveryDelayMs", flag: "--delivery-delay-ms", full: 1000, quick: 1000, min: 0, help: "production-like delivery: each delivery a uniform random 0..n ms after its write" },
   { key: "deliveryDuplicatesPercent", flag: "--delivery-duplicates", full: 1, quick: 10, min: 0, max: 100, help: "production-like delivery: % of events delivered twice" },

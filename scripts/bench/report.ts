@@ -9,6 +9,7 @@ import type { DeliveryLabel, PhaseResult } from "./recorder";
 import { targetsTable, type Target } from "./targets";
 import type { CapacityResult } from "./workloads/capacity";
 import type { EndToEndResult } from "./workloads/endToEnd";
+import type { MirrorResult } from "./workloads/mirrored";
 import type { TimelinePoint } from "./workloads/sustained";
 
 export interface Machine {
@@ -33,6 +34,8 @@ export interface BenchResults {
   productionLike: string;
   phases: PhaseResult[];
   endToEnd: EndToEndResult;
+  /** Workload 5: mirrors on. */
+  mirrors: MirrorResult;
   targets: Target[];
   sustainedTimeline: TimelinePoint[];
   /** Operations and list-price cost per 1,000,000 increments, per workload, delivery and rollup (ops.ts). */
@@ -211,6 +214,10 @@ export function renderReport(r: BenchResults, files: string): string {
     deliveriesTable(r.phases),
     ...(failures.length > 0 ? ["", ...failures] : []),
     "",
+    `Workload 5, mirrors on (MIRRORS=${r.mirrors.rule}), the mirrored field on each post:`,
+    "",
+    mirrorTable(r.mirrors),
+    "",
     `Workload 4, latency per call at ${r.endToEnd.concurrency} in flight:`,
     "",
     endToEndTable(r.endToEnd),
@@ -225,4 +232,14 @@ export function renderReport(r: BenchResults, files: string): string {
     "",
     `${files}; ${r.seconds.toFixed(0)} s in all`,
   ].join("\n");
+}
+
+/** Workload 5: the parent and the mirrored field side by side. */
+export function mirrorTable(m: MirrorResult): string {
+  const p = m.phase;
+  return markdownTable(
+    ["delivery", "counters", "increments", "parent writes", "field states seen", "field lag p50", "field lag p99", "drift total − Σ shards", "drift field − total"],
+    [[p.delivery, int(p.counters), int(p.increments), int(p.parentWrites), int(m.targetStatesSeen), ms(m.targetLagMs.p50), ms(m.targetLagMs.p99), int(p.drift), int(m.mirrorDrift)]],
+    2,
+  );
 }

@@ -20,6 +20,7 @@ import { emulatorCapacity } from "./workloads/capacity";
 import type { BenchContext } from "./workloads/context";
 import { endToEnd } from "./workloads/endToEnd";
 import { drainFunctionsQueue, emulatorDelivery, type Delivery } from "./workloads/phase";
+import { mirrored } from "./workloads/mirrored";
 import { redelivery } from "./workloads/redelivery";
 import { sparse } from "./workloads/sparse";
 import { sustained } from "./workloads/sustained";
@@ -73,7 +74,7 @@ async function main(): Promise<number> {
   );
 
   const loads = [...onEmulator.sustained, ...direct.sustained, ...onEmulator.burst, ...direct.burst];
-  const phases = [...w0, ...loads, ...direct.redelivery, w4.rollup];
+  const phases = [...w0, ...loads, ...direct.redelivery, direct.mirrors.phase, w4.rollup];
   // Workload 4's naive side is the naive callable; its increments ran the naive trigger like any other.
   const naiveE2e = { ...w4.rollup, rollup: "naive" as const, opsPrefix: w4.naiveOpsPrefix, increments: w4.naiveIncrements };
   const costs = await step("operations per workload, from the functions' \"rollup ops\" log lines", () =>
@@ -91,7 +92,8 @@ async function main(): Promise<number> {
     productionLike: direct.description,
     phases,
     endToEnd: w4,
-    targets: targets([...w0, ...loads, ...direct.redelivery], w4, ctx.intervalMs),
+    mirrors: direct.mirrors,
+    targets: targets([...w0, ...loads, ...direct.redelivery], w4, ctx.intervalMs, direct.mirrors),
     sustainedTimeline: [...onEmulator.timeline, ...direct.timeline],
     costs,
   };
@@ -120,6 +122,10 @@ async function main(): Promise<number> {
   const oursDrift = phases.filter((p) => p.rollup === "ours" && p.drift !== 0);
   if (oursDrift.length > 0) {
     say(`FAIL: our rollup's total is not the shard sum in ${oursDrift.map((p) => `${p.workload} (${p.delivery})`).join(", ")}`);
+    return 1;
+  }
+  if (direct.mirrors.mirrorDrift !== 0) {
+    say(`FAIL: the mirrored field differs from the total on ${direct.mirrors.countersWithMirrorDrift} counter(s) of workload 5`);
     return 1;
   }
   return 0;
@@ -164,7 +170,11 @@ async function directWorkloads(ctx: BenchContext) {
       `workload 3, redelivery: ${options.redeliveryIncrements} increments over ${options.redeliveryCounters} counters, every event delivered twice, shuffled`,
       () => redelivery(ctx, wrapped),
     );
-    return { ...loads, redelivery: redeliveryResults, description: productionLike.description };
+    const mirrors = await step(
+      `workload 5, mirrors on, production-like delivery: ${options.mirrorRate}/s for ${options.mirrorSeconds} s over ${options.mirrorCounters} mirrored counters, ours only`,
+      () => mirrored(ctx, productionLike),
+    );
+    return { ...loads, redelivery: redeliveryResults, mirrors, description: productionLike.description };
   } finally {
     // Restores the environment firebase-functions-test changed, before workload 4's callables.
     wrapped.cleanup();

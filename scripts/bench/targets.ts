@@ -5,6 +5,7 @@
 import { fixed, int, markdownTable, ms } from "./format";
 import type { PhaseResult } from "./recorder";
 import type { EndToEndResult } from "./workloads/endToEnd";
+import type { MirrorResult } from "./workloads/mirrored";
 
 export interface Target {
   target: string;
@@ -24,9 +25,9 @@ function intervalsSpanned(p: PhaseResult, intervalMs: number): number {
   return Math.ceil((p.loadSeconds * 1000 + (p.settleMs ?? 0)) / intervalMs) + 1;
 }
 
-export function targets(phases: readonly PhaseResult[], e2e: EndToEndResult, intervalMs: number): Target[] {
+export function targets(phases: readonly PhaseResult[], e2e: EndToEndResult, intervalMs: number, mirrors?: MirrorResult): Target[] {
   const out: Target[] = [];
-  const all = [...phases, e2e.rollup];
+  const all = [...phases, ...(mirrors === undefined ? [] : [mirrors.phase]), e2e.rollup];
   const of = (rollup: string, prefix?: string) => phases.filter((p) => p.rollup === rollup && (prefix === undefined || p.workload.startsWith(prefix)));
   const sparseOurs = of("ours", "0")[0];
   const sparseNaive = of("naive", "0")[0];
@@ -93,6 +94,14 @@ export function targets(phases: readonly PhaseResult[], e2e: EndToEndResult, int
       target: `lag p99, ours ≤ interval + 1 s = ${int(lagBound)} ms, ${delivery} delivery`,
       measured: lagged.map((p) => `${p.workload}: ${ms(p.lagMs.p99)} ms${p.lagMs.uncovered > 0 ? ` (${p.lagMs.uncovered} never covered)` : ""}`).join("; "),
       met: delivery === "emulator" ? null : met,
+    });
+  }
+  if (mirrors !== undefined) {
+    const lag = mirrors.targetLagMs;
+    out.push({
+      target: "workload 5: mirrored field = total once settled, field lag p99 ≤ interval + 1 s",
+      measured: `drift field − total ${int(mirrors.mirrorDrift)} over ${mirrors.phase.counters} counters; field lag p50 ${ms(lag.p50)} ms, p99 ${ms(lag.p99)} ms${lag.uncovered > 0 ? ` (${lag.uncovered} never shown)` : ""}`,
+      met: mirrors.mirrorDrift === 0 && lag.uncovered === 0 && lag.p99 !== null && lag.p99 <= lagBound,
     });
   }
   out.push({

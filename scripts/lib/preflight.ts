@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { ROLLUP, SHARD_DOCUMENT_PATTERN } from "../../functions/src/counters/paths";
+import { parseMirrorRules } from "../../functions/src/counters/mirrors";
 import { parseCounterIdPatterns } from "../../functions/src/counters/patterns";
 import { settingsProblems } from "../../functions/src/settings";
 import { checkCodebase, countersCodebase } from "./codebase-check";
@@ -106,6 +107,7 @@ export async function runPreflight(options: PreflightOptions): Promise<CheckResu
     }
   }
   results.push(checkUniqueCounters(ctx));
+  results.push(checkMirrors(ctx));
   results.push(await checkRules(ctx), checkIndexes(ctx));
   return results;
 }
@@ -375,19 +377,38 @@ function checkPlacement(ctx: Context, backend: Backend): CheckResult[] {
  * would use: a bad pattern fails here, naming it, instead of making createCounter refuse every call.
  */
 function checkUniqueCounters(ctx: Context): CheckResult {
-  const check = "unique counters";
+  return checkPatternParam(ctx, "unique counters", "UNIQUE_COUNTERS", (value) => {
+    const patterns = parseCounterIdPatterns("UNIQUE_COUNTERS", value);
+    if (patterns.length === 0) return "UNIQUE_COUNTERS is empty: no counter id is reserved for unique counters";
+    return `UNIQUE_COUNTERS: ids matching ${patterns.map((p) => p.source).join(", ")} are always unique counters`;
+  });
+}
+
+/**
+ * MIRRORS, parsed by the functions' own parser (counters/mirrors.ts): a bad rule fails here, naming it,
+ * instead of the rollup committing totals without their mirrors (it logs an ERROR) and the admin
+ * callables refusing to run.
+ */
+function checkMirrors(ctx: Context): CheckResult {
+  return checkPatternParam(ctx, "mirrors", "MIRRORS", (value) => {
+    const rules = parseMirrorRules("MIRRORS", value);
+    if (rules.length === 0) return "MIRRORS is empty: totals are written on counters/{id} only";
+    return `MIRRORS: ${rules.map((r) => `${r.counter.source} -> ${r.document.source}:${r.field}`).join(", ")}`;
+  });
+}
+
+/** A param of patterns, read as a deploy would read it and parsed by `describe` (which throws on a bad one). */
+function checkPatternParam(ctx: Context, check: string, param: string, describe: (value: string) => string): CheckResult {
   const { projectId } = ctx.options;
   const source = relative(ctx.options.projectDir, ctx.sourceDir);
   let value: string;
   try {
-    value = functionsEnv.loadUserEnvs({ functionsSource: ctx.sourceDir, projectId }).UNIQUE_COUNTERS ?? "";
+    value = functionsEnv.loadUserEnvs({ functionsSource: ctx.sourceDir, projectId })[param] ?? "";
   } catch (error) {
     return { check, status: "fail", message: `reading ${source}/.env for ${projectId}: ${errorMessage(error)}` };
   }
   try {
-    const patterns = parseCounterIdPatterns("UNIQUE_COUNTERS", value);
-    if (patterns.length === 0) return { check, status: "ok", message: "UNIQUE_COUNTERS is empty: no counter id is reserved for unique counters" };
-    return { check, status: "ok", message: `UNIQUE_COUNTERS: ids matching ${patterns.map((p) => p.source).join(", ")} are always unique counters` };
+    return { check, status: "ok", message: describe(value) };
   } catch (error) {
     return { check, status: "fail", message: `${errorMessage(error)}; fix it in ${source}/.env or ${source}/.env.${projectId}` };
   }

@@ -4,6 +4,7 @@
 // members first. Used by scripts/reconcile.ts.
 import { AggregateField, FieldPath, FieldValue, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
 import { GRPC, grpcCode } from "../../functions/src/counters/errors";
+import type { MirrorTarget } from "../../functions/src/counters/mirrors";
 import { COUNTERS, counterRef, membersRef, shardRef, shardsRef } from "../../functions/src/counters/paths";
 import { microsCeil } from "../../functions/src/counters/plan";
 import { commitTotal, coveredUntilUs, sumShards } from "../../functions/src/counters/rollup";
@@ -73,12 +74,15 @@ export interface ReconcileOptions {
   stuckAfterMs?: number;
   /** The clock the ages are measured with (default Date.now). */
   nowMs?: () => number;
+  /** Where a counter's total is mirrored (MIRRORS): --fix writes the total there too, as the rollup does. */
+  mirrors?: (counterId: string) => MirrorTarget[];
 }
 
 /** What a check needs besides the counter. */
 export interface CheckOptions {
   stuckAfterMs: number;
   nowMs: () => number;
+  mirrors?: (counterId: string) => MirrorTarget[];
 }
 
 const DEFAULT_CHECK: CheckOptions = { stuckAfterMs: stuckAfterMsFor(1000), nowMs: Date.now };
@@ -184,9 +188,9 @@ export async function reconcileCounter(
         const fresh = await counterRef(db, counterId).get();
         const repaired = await sumShards(db, counterId);
         if (!fresh.exists || repaired.overflow) return report;
-        await commitTotal(fresh, repaired, { "rollup.reconciledAt": FieldValue.serverTimestamp() });
+        await commitTotal(fresh, repaired, { "rollup.reconciledAt": FieldValue.serverTimestamp() }, check.mirrors?.(counterId) ?? []);
       } else {
-        await commitTotal(parent, sum, { "rollup.reconciledAt": FieldValue.serverTimestamp() });
+        await commitTotal(parent, sum, { "rollup.reconciledAt": FieldValue.serverTimestamp() }, check.mirrors?.(counterId) ?? []);
       }
       report.fixed = true;
     } catch (error) {
@@ -271,6 +275,7 @@ export async function* reconcile(db: Firestore, options: ReconcileOptions = {}):
           const work = reconcileCounter(db, next.value, options.fix ?? false, {
             stuckAfterMs: options.stuckAfterMs ?? DEFAULT_CHECK.stuckAfterMs,
             nowMs: options.nowMs ?? Date.now,
+            ...(options.mirrors === undefined ? {} : { mirrors: options.mirrors }),
           });
           work.catch(() => undefined); // awaited in order below; this only avoids an unhandled rejection meanwhile
           inFlight.push(work);

@@ -53,11 +53,12 @@ describe("preflight", () => {
     const results = await preflight(REPO_ROOT);
     expect(failures(results)).toEqual([]);
     expect(results.map((r) => r.check)).toEqual(
-      expect.arrayContaining(["runtime", "functions sdk", "discovery", "params", "settings", "manifest", "placement", "unique counters", "rules", "indexes"]),
+      expect.arrayContaining(["runtime", "functions sdk", "discovery", "params", "settings", "manifest", "placement", "unique counters", "mirrors", "rules", "indexes"]),
     );
     expect(only(results, "settings").status).toBe("ok");
     expect(only(results, "manifest").message).toMatch(/^8 v2 endpoints in us-central1: 6 callables/);
     expect(only(results, "unique counters")).toMatchObject({ status: "ok", message: expect.stringContaining("UNIQUE_COUNTERS is empty") as string });
+    expect(only(results, "mirrors")).toMatchObject({ status: "ok", message: expect.stringContaining("MIRRORS is empty") as string });
     expect(only(results, "runtime")).toMatchObject({ status: "ok", message: expect.stringContaining("nodejs22") as string });
     expect(only(results, "manifest").message).toContain("rollupTotal on google.cloud.firestore.document.v1.written counters/{counterId}/shards/{shardId}, retry on");
     expect(only(results, "manifest").message).toContain("rollupSweep every 5 minutes");
@@ -161,6 +162,32 @@ describe("preflight", () => {
   ])("fails on UNIQUE_COUNTERS with %s, naming the pattern", async (_name, value, message) => {
     const dir = brokenCopy((d) => edit(join(d, "functions", ".env"), (t) => t.replace(/^UNIQUE_COUNTERS=.*$/m, `UNIQUE_COUNTERS=${value}`)));
     const check = only(await preflight(dir), "unique counters");
+    expect(check.status).toBe("fail");
+    expect(check.message).toContain(message);
+    expect(check.message).toContain("fix it in functions/.env or functions/.env.demo-counter");
+  });
+
+  it("accepts MIRRORS rules and lists them", async () => {
+    const dir = brokenCopy((d) =>
+      edit(join(d, "functions", ".env"), (t) =>
+        t.replace(/^MIRRORS=.*$/m, "MIRRORS=post-{id}-likes=posts/{id}:likeCount,post-{id}-views=posts/{id}:stats.views"),
+      ),
+    );
+    expect(only(await preflight(dir), "mirrors")).toEqual({
+      check: "mirrors",
+      status: "ok",
+      message: "MIRRORS: post-{id}-likes -> posts/{id}:likeCount, post-{id}-views -> posts/{id}:stats.views",
+    });
+  });
+
+  it.each([
+    ["bad syntax (no field path)", "post-{id}-likes=posts/{id}", 'MIRRORS: rule 1 "post-{id}-likes=posts/{id}" has no ":"'],
+    ["a placeholder on one side only", "a=b/c:n,post-{id}-likes=posts/p1:likeCount", 'MIRRORS: rule 2 "post-{id}-likes=posts/p1:likeCount" uses {id} in the counter-id pattern but not in the document path'],
+    ["an odd number of path segments", "post-{id}-likes=posts:likeCount", 'MIRRORS: rule 1 "post-{id}-likes=posts:likeCount" has a document path "posts" with 1 segments'],
+    ["an invalid field path", "post-{id}-likes=posts/{id}:like-count", 'MIRRORS: rule 1 "post-{id}-likes=posts/{id}:like-count" has a field path "like-count" that is not valid'],
+  ])("fails on MIRRORS with %s, naming the rule", async (_name, value, message) => {
+    const dir = brokenCopy((d) => edit(join(d, "functions", ".env"), (t) => t.replace(/^MIRRORS=.*$/m, `MIRRORS=${value}`)));
+    const check = only(await preflight(dir), "mirrors");
     expect(check.status).toBe("fail");
     expect(check.message).toContain(message);
     expect(check.message).toContain("fix it in functions/.env or functions/.env.demo-counter");

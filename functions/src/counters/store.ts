@@ -2,12 +2,14 @@
 // reset, reshard and delete. Every change is one atomic batch or transaction, so a failed call leaves
 // nothing behind and a concurrent increment lands either wholly before or wholly after it. Membership of
 // unique counters is written by members.ts; what a deleted counter leaves behind, by cleanup.ts.
-import { FieldValue, Timestamp, type Firestore, type Transaction } from "firebase-admin/firestore";
+import { FieldValue, Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
 import { finishDeletion, markDeleted } from "./cleanup";
 import { CounterError, GRPC, grpcCode } from "./errors";
+import type { MirrorTarget } from "./mirrors";
 import { cleanupRef, COUNTERS, counterRef, leaseRef, requestRef, shardRef } from "./paths";
 import { forgetShape, rememberShape, shapeIn, shapeOf } from "./shape";
+import { logMissingMirror } from "./rollup/firestore";
 import { pickShard, readCount, removedShardIds, shardIds, spread, type Random } from "./shards";
 
 /** Transactions here lock at most the parent and the shards being removed; contention retries them. */
@@ -38,15 +40,16 @@ export async function createCounter(
   db: Firestore,
   counterId: string | undefined,
   numShards: number,
-  options: { unique?: boolean } = {},
+  options: { unique?: boolean; mirrors?: readonly MirrorTarget[] } = {},
 ): Promise<CreateResult> {
   const unique = options.unique ?? false;
+  const mirrors = options.mirrors ?? [];
   const id = counterId ?? newCounterId(db);
   const parent = counterRef(db, id);
   try {
     await db.runTransaction(
       async (tx) => {
-        const [existing, marker] = await tx.getAll(parent, cleanupRef(db, id));
+        const [existing, marker, ...targets] = await tx.getAll(parent, cleanupRef(db, id), ...mirrorRefs(db, mirrors));
         if (existing!.exists) throw new CounterError("already-exists", `counter "${id}" already exists`);
         if (marker!.exists) {
           throw new CounterError("failed-precondition", `counter "${id}" is still being deleted; try again shortly`);
@@ -59,6 +62,8 @@ export async function createCounter(
           rollup: { commits: 0 },
         });
         for (const shardId of shardIds(numShards)) tx.set(shardRef(db, id, shardId), { count: 0 });
+        // A counter created again after a delete starts its mirror at 0 too, not at the old total.
+        writeMirrors(tx, id, mirrors, targets, 0);
       },
       { maxAttempts: ADMIN_TRANSACTION_ATTEMPTS },
     );
@@ -244,23 +249,29 @@ function notForUnique(counterId: string, operation: string, why: string): Counte
  * reshard is covered by the reshard's parent update). Not a server timestamp: production resolves it to
  * the commit time, which would do too, but the emulator fills it from its own millisecond clock.
  */
-export async function resetCounter(db: Firestore, counterId: string): Promise<{ counterId: string }> {
+export async function resetCounter(
+  db: Firestore,
+  counterId: string,
+  options: { mirrors?: readonly MirrorTarget[] } = {},
+): Promise<{ counterId: string }> {
+  const mirrors = options.mirrors ?? [];
   await db.runTransaction(
     async (tx) => {
-      const parent = await tx.get(counterRef(db, counterId));
-      const { numShards, unique } = shapeIn(counterId, parent);
+      const [parent, ...targets] = await tx.getAll(counterRef(db, counterId), ...mirrorRefs(db, mirrors));
+      const { numShards, unique } = shapeIn(counterId, parent!);
       if (unique) throw notForUnique(counterId, "resetCounter", "its total is its number of members (delete it to start again)");
       const shards = await tx.getAll(...shardIds(numShards).map((id) => shardRef(db, counterId, id)));
-      let coveredUntil = parent.updateTime!;
+      let coveredUntil = parent!.updateTime!;
       for (const shard of shards) {
         if (shard.exists && shard.updateTime!.valueOf() > coveredUntil.valueOf()) coveredUntil = shard.updateTime!;
       }
       for (const shard of shards) tx.set(shard.ref, { count: 0 });
-      tx.update(parent.ref, {
+      tx.update(parent!.ref, {
         total: 0,
         resetAt: FieldValue.serverTimestamp(),
         "rollup.readTime": coveredUntil,
       });
+      writeMirrors(tx, counterId, mirrors, targets, 0);
     },
     { maxAttempts: ADMIN_TRANSACTION_ATTEMPTS },
   );
@@ -317,20 +328,50 @@ export async function reshardCounter(
  * A counter whose parent is gone but whose marker remains (a cleanup cut off by a timeout or a crash) is
  * still being deleted: deleting it again finishes the cleanup instead of answering not-found.
  */
-export async function deleteCounter(db: Firestore, counterId: string): Promise<{ counterId: string }> {
+export async function deleteCounter(
+  db: Firestore,
+  counterId: string,
+  options: { mirrors?: readonly MirrorTarget[] } = {},
+): Promise<{ counterId: string }> {
+  const mirrors = options.mirrors ?? [];
   await db.runTransaction(
     async (tx) => {
-      const [parent, marker] = await tx.getAll(counterRef(db, counterId), cleanupRef(db, counterId));
+      const [parent, marker, ...targets] = await tx.getAll(counterRef(db, counterId), cleanupRef(db, counterId), ...mirrorRefs(db, mirrors));
       if (!parent!.exists && marker!.exists) return;
       const { numShards } = shapeIn(counterId, parent!);
       for (const id of shardIds(numShards)) tx.delete(shardRef(db, counterId, id));
       tx.delete(leaseRef(db, counterId));
       tx.delete(counterRef(db, counterId));
       markDeleted(tx, db, counterId);
+      // The mirrored field goes with the counter: a count that no counter stands behind any more.
+      writeMirrors(tx, counterId, mirrors, targets, FieldValue.delete());
     },
     { maxAttempts: ADMIN_TRANSACTION_ATTEMPTS },
   );
   forgetShape(counterId);
   await finishDeletion(db, counterId);
   return { counterId };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Mirrors (counters/mirrors.ts): an admin operation that writes `total` writes the same value to every
+// mirror target in its transaction. The targets are read in the transaction first (reads come before
+// writes), and a missing one is skipped with a warning: a target document is never created.
+
+function mirrorRefs(db: Firestore, mirrors: readonly MirrorTarget[]) {
+  return mirrors.map((target) => db.doc(target.path));
+}
+
+function writeMirrors(
+  tx: Transaction,
+  counterId: string,
+  mirrors: readonly MirrorTarget[],
+  snaps: readonly (DocumentSnapshot | undefined)[],
+  value: number | FieldValue,
+): void {
+  mirrors.forEach((target, i) => {
+    const snap = snaps[i];
+    if (snap?.exists) tx.update(snap.ref, { [target.field]: value });
+    else logMissingMirror(counterId, target);
+  });
 }

@@ -36,6 +36,19 @@ describe("reconcile", () => {
     expect(r[missing]).toMatchObject({ status: "missing" });
   });
 
+  it("with fix and mirrors, writes the repaired total to the mirror in the same write", async () => {
+    const drifted = await newCounter("rec-mirror", 2);
+    const post = db.doc(`recposts/${drifted}`);
+    await post.set({ title: "t" });
+    await writeShard(drifted, 0, 4); // its event never delivered: total 0, field absent
+    const r: Record<string, CounterReport> = {};
+    const mirrors = (counterId: string) => [{ path: `recposts/${counterId}`, field: "likeCount" }];
+    for await (const report of reconcile(db, { counterIds: [drifted], fix: true, mirrors })) r[report.counterId] = report;
+    expect(r[drifted]).toMatchObject({ fixed: true, sum: 4 });
+    expect((await readCounter(drifted)).total).toBe(4);
+    expect((await post.get()).data()).toEqual({ title: "t", likeCount: 4 });
+  });
+
   it("with fix, writes the shard sum as the total and reports it fixed", async () => {
     const drifted = await newCounter("rec-fix", 3);
     await deliver(await writeShard(drifted, 2, 4));

@@ -43,7 +43,8 @@ export async function sumAndCommit(inv: Invocation, parent: ParentRead, targetUs
   const intervalMs = intervalToRecord(deps.intervalMs, parent.view, lead ? write.writtenAtUs : null);
   const result = await deps.store.commitTotal(write.counterId, parent, sum, { intervalMs });
   if (result.kind !== "committed") return result;
-  ops.writes += 1;
+  ops.writes += 1 + (result.mirrorWrites ?? 0);
+  ops.reads += result.mirrorReads ?? 0;
   const lagMs = Math.max(0, deps.nowMs() - Math.floor(write.writtenAtUs / 1000));
   return { kind: "committed", total: sum.total, lagMs, readUs: sum.readUs, intervalMs, version: result.version, commitUs: result.commitUs };
 }

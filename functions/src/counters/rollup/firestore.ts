@@ -2,13 +2,20 @@
 // counters/{id}, with every precondition the rollup relies on (a commit on the parent's update time, a
 // claim on the lease's). The emulator tests exercise exactly this module.
 import { FieldValue, Timestamp, type DocumentReference, type DocumentSnapshot, type Firestore, type WriteResult } from "firebase-admin/firestore";
+import * as logger from "firebase-functions/logger";
 import { GRPC, grpcCode } from "../errors";
+import type { MirrorTarget } from "../mirrors";
 import { COUNTERS, counterRef, LEASE_ID, leaseRef, ROLLUP } from "../paths";
 import { MAX_INTERVAL_MS, microsFloor } from "../plan";
 import type { ClaimData, CommitFields, CommitResult, FoundClaim, LeaseRead, ParentRead, RollupStore, StaleClaims, SumRead } from "./storage";
 import { sumShards } from "./sum";
 
-export function firestoreRollupStore(db: Firestore): RollupStore {
+export interface FirestoreRollupStoreOptions {
+  /** Where a counter's total is also written (MIRRORS, counters/mirrors.ts); none when absent. */
+  mirrors?: (counterId: string) => MirrorTarget[];
+}
+
+export function firestoreRollupStore(db: Firestore, options: FirestoreRollupStoreOptions = {}): RollupStore {
   return {
     async readParent(counterId) {
       return parentReadOf(await counterRef(db, counterId).get());
@@ -45,8 +52,15 @@ export function firestoreRollupStore(db: Firestore): RollupStore {
       try {
         const ref = counterRef(db, counterId);
         const readTime = timestampOfMicros(sum.readUs);
-        const result = await commitTotalAt(ref, timestampOf(parent.version), sum.total, readTime, commitExtras(fields));
-        return { kind: "committed", version: versionOf(result.writeTime), commitUs: microsFloor(result.writeTime) };
+        const targets = options.mirrors?.(counterId) ?? [];
+        const { result, mirrored, reads } = await commitTotalAt(ref, timestampOf(parent.version), sum.total, readTime, commitExtras(fields), targets);
+        return {
+          kind: "committed",
+          version: versionOf(result.writeTime),
+          commitUs: microsFloor(result.writeTime),
+          mirrorWrites: mirrored,
+          mirrorReads: reads,
+        };
       } catch (error) {
         const code = grpcCode(error);
         if (code === GRPC.NOT_FOUND) return { kind: "gone" };
@@ -153,30 +167,77 @@ export async function commitTotal(
   parent: DocumentSnapshot,
   sum: { total: number; readTime: Timestamp },
   extra: Record<string, unknown> = {},
+  mirrors: readonly MirrorTarget[] = [],
 ): Promise<void> {
   const { readTime } = sum;
   // Stored to the microsecond, rounded down: a covered write is never claimed too early.
   const readTimeUs = new Timestamp(readTime.seconds, Math.floor(readTime.nanoseconds / 1000) * 1000);
-  await commitTotalAt(parent.ref, parent.updateTime!, sum.total, readTimeUs, extra);
+  await commitTotalAt(parent.ref, parent.updateTime!, sum.total, readTimeUs, extra, mirrors);
 }
 
+/**
+ * The commit: the parent's update and, in the same batch, the total on every mirror target (MIRRORS). A
+ * target is updated, never created: if one is missing the batch fails with NOT_FOUND and writes nothing;
+ * the targets are then read, the missing ones dropped with a warning, and the batch tried again. NOT_FOUND
+ * with every target present means the parent is gone (the caller's "gone").
+ */
 async function commitTotalAt(
   ref: DocumentReference,
   lastUpdateTime: Timestamp,
   total: number,
   readTime: Timestamp,
   extra: Record<string, unknown>,
-): Promise<WriteResult> {
-  return await ref.update(
-    {
-      total,
-      "rollup.readTime": readTime,
-      "rollup.commits": FieldValue.increment(1),
-      "rollup.committedAt": FieldValue.serverTimestamp(),
-      ...extra,
-    },
-    { lastUpdateTime },
-  );
+  mirrors: readonly MirrorTarget[] = [],
+): Promise<{ result: WriteResult; mirrored: number; reads: number }> {
+  const fields = {
+    total,
+    "rollup.readTime": readTime,
+    "rollup.commits": FieldValue.increment(1),
+    "rollup.committedAt": FieldValue.serverTimestamp(),
+    ...extra,
+  };
+  if (mirrors.length === 0) return { result: await ref.update(fields, { lastUpdateTime }), mirrored: 0, reads: 0 };
+  let targets = [...mirrors];
+  let reads = 0;
+  for (;;) {
+    const batch = ref.firestore.batch();
+    batch.update(ref, fields, { lastUpdateTime });
+    for (const target of targets) batch.update(ref.firestore.doc(target.path), { [target.field]: total });
+    try {
+      const [result] = await batch.commit();
+      return { result: result!, mirrored: targets.length, reads };
+    } catch (error) {
+      if (grpcCode(error) !== GRPC.NOT_FOUND || targets.length === 0) throw error;
+      const present = await existingMirrorTargets(ref, targets);
+      reads += targets.length;
+      if (present.length === targets.length) throw error; // every target exists: the parent is gone
+      targets = present;
+    }
+  }
+}
+
+/**
+ * The mirror targets whose document exists; a warning for each one that does not (the target document is
+ * the app's: the counter's own total is still committed, and the mirror follows once the document exists).
+ */
+export async function existingMirrorTargets(counter: DocumentReference, targets: readonly MirrorTarget[]): Promise<MirrorTarget[]> {
+  if (targets.length === 0) return [];
+  const snaps = await counter.firestore.getAll(...targets.map((t) => counter.firestore.doc(t.path)));
+  const present: MirrorTarget[] = [];
+  targets.forEach((target, i) => {
+    if (snaps[i]!.exists) present.push(target);
+    else logMissingMirror(counter.id, target);
+  });
+  return present;
+}
+
+/** The warning for a mirror target that does not exist: the counter's total is written, its mirror skipped. */
+export function logMissingMirror(counterId: string, target: MirrorTarget): void {
+  logger.warn("mirror target does not exist; the total is committed without it (a target is never created)", {
+    counterId,
+    mirrorPath: target.path,
+    mirrorField: target.field,
+  });
 }
 
 /** A version token: the exact update time, so a precondition built from it matches to the nanosecond. */

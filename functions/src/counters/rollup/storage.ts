@@ -37,8 +37,12 @@ export interface SumRead {
 }
 
 export type CommitResult =
-  /** Written: the parent's new version and the commit time (which `rollup.committedAt` records). */
-  | { kind: "committed"; version: string; commitUs: number }
+  /**
+   * Written: the parent's new version and the commit time (which `rollup.committedAt` records), and what
+   * the mirrors (MIRRORS) cost on top of the parent's write: target documents written in the same batch,
+   * and documents read to find missing targets.
+   */
+  | { kind: "committed"; version: string; commitUs: number; mirrorWrites?: number; mirrorReads?: number }
   | { kind: "changed" }
   | { kind: "gone" };
 

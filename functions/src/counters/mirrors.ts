@@ -1,0 +1,144 @@
+// Mirrors: where a counter's total is also written, on the app's own documents (DESIGN.md, "Mirrors").
+// The param MIRRORS holds rules `COUNTER_ID_PATTERN=DOCUMENT_PATH_PATTERN:FIELD_PATH`, comma-separated,
+// e.g. `post-{id}-likes=posts/{id}:likeCount`. This module parses them (once per value) and says, for a
+// counter id, which document fields mirror it. Pure, no Firebase import: `npm run preflight` and the
+// functions share it, so a rule means the same thing at deploy time and at run time. The counter-id side
+// is the one matcher of patterns.ts, which UNIQUE_COUNTERS uses too.
+//
+// Who writes a mirror, and why it stays exact: every write of a counter's `total` (the rollup's commit,
+// reset, create) writes the same value to each existing target in the same atomic write, so the target
+// field can only ever hold a value the parent held at the same commit; after the rollup settles, target =
+// total. A target document is never created (the write is an update, which needs it to exist).
+import { COUNTERS } from "./paths";
+import { fillTemplate, matchTemplate, parseCounterIdPattern, parseTemplate, PatternError, splitList, type Template } from "./patterns";
+
+/** One parsed MIRRORS rule. */
+export interface MirrorRule {
+  /** The rule as written (trimmed). */
+  source: string;
+  counter: Template;
+  document: Template;
+  /** The target field, as a dotted path (`stats.views`). */
+  field: string;
+}
+
+/** Where one counter's total is mirrored: a document path and a field path. */
+export interface MirrorTarget {
+  path: string;
+  field: string;
+}
+
+/** A field path segment: an identifier, so that a dotted path means exactly its segments in update(). */
+const FIELD_SEGMENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Characters a document path pattern may hold outside its placeholder: id characters and `/`. */
+const PATH_CHAR = /^[A-Za-z0-9_\-/]$/;
+
+/** Parses one rule; throws an Error saying what is wrong (callers add which rule). */
+export function parseMirrorRule(text: string): MirrorRule {
+  if (text === "") throw new Error("is empty");
+  const eq = text.indexOf("=");
+  if (eq === -1) throw new Error('has no "=": write COUNTER_ID_PATTERN=DOCUMENT_PATH_PATTERN:FIELD_PATH');
+  const left = text.slice(0, eq).trim();
+  const right = text.slice(eq + 1).trim();
+  if (right.includes("=")) throw new Error('has more than one "="');
+  const colon = right.indexOf(":");
+  if (colon === -1) throw new Error('has no ":" between the document path and the field path');
+  if (right.indexOf(":", colon + 1) !== -1) throw new Error('has more than one ":"');
+  const pathText = right.slice(0, colon).trim();
+  const field = right.slice(colon + 1).trim();
+
+  let counter: Template;
+  try {
+    counter = parseCounterIdPattern(left);
+  } catch (error) {
+    throw new Error(`has a counter-id pattern ${JSON.stringify(left)} that ${message(error)}`);
+  }
+  const document = parseDocumentPattern(pathText);
+  if (counter.placeholder !== document.placeholder) {
+    if (counter.placeholder === null) throw new Error(`uses {${document.placeholder}} in the document path but not in the counter-id pattern`);
+    if (document.placeholder === null) throw new Error(`uses {${counter.placeholder}} in the counter-id pattern but not in the document path`);
+    throw new Error(`names the placeholder {${counter.placeholder}} in the counter-id pattern but {${document.placeholder}} in the document path`);
+  }
+  checkFieldPath(field);
+  return { source: text, counter, document, field };
+}
+
+function parseDocumentPattern(text: string): Template {
+  if (text === "") throw new Error("has an empty document path");
+  let template: Template;
+  try {
+    template = parseTemplate(text, PATH_CHAR, "a document path character (A-Z, a-z, 0-9, _, - or /)");
+  } catch (error) {
+    throw new Error(`has a document path ${JSON.stringify(text)} that ${message(error)}`);
+  }
+  // Check the shape with a stand-in value: a placeholder fills 1+ id characters, never a `/`.
+  const segments = fillTemplate(template, template.placeholder === null ? {} : { [template.placeholder]: "x" }).split("/");
+  if (segments.some((segment) => segment === "")) throw new Error(`has a document path ${JSON.stringify(text)} with an empty segment`);
+  if (segments.length % 2 !== 0) {
+    throw new Error(
+      `has a document path ${JSON.stringify(text)} with ${segments.length} segments: a document path has an even number (collection/document[/collection/document...])`,
+    );
+  }
+  if (segments[0] === COUNTERS) {
+    throw new Error(`has a document path ${JSON.stringify(text)} in the ${COUNTERS} collection, which belongs to the counters themselves`);
+  }
+  return template;
+}
+
+function checkFieldPath(field: string): void {
+  if (field === "") throw new Error("has an empty field path");
+  for (const segment of field.split(".")) {
+    if (!FIELD_SEGMENT.test(segment)) {
+      throw new Error(
+        `has a field path ${JSON.stringify(field)} that is not valid: each dot-separated part must be letters, digits and _, not starting with a digit`,
+      );
+    }
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+const memo = new Map<string, MirrorRule[] | PatternError>();
+const MEMO_MAX_ENTRIES = 64;
+
+/**
+ * Parses a MIRRORS value (comma-separated rules; empty = none). Memoized per value. Throws a PatternError
+ * naming the param, the rule's position and the rule, and what is wrong with it.
+ */
+export function parseMirrorRules(param: string, value: string): MirrorRule[] {
+  const key = `${param}\u0000${value}`;
+  let parsed = memo.get(key);
+  if (parsed === undefined) {
+    parsed = parseList(param, value);
+    if (memo.size >= MEMO_MAX_ENTRIES) memo.clear();
+    memo.set(key, parsed);
+  }
+  if (parsed instanceof PatternError) throw parsed;
+  return parsed;
+}
+
+function parseList(param: string, value: string): MirrorRule[] | PatternError {
+  const rules: MirrorRule[] = [];
+  for (const [i, entry] of splitList(value).entries()) {
+    try {
+      rules.push(parseMirrorRule(entry));
+    } catch (error) {
+      return new PatternError(`${param}: rule ${i + 1} ${JSON.stringify(entry.slice(0, 120))} ${message(error)}`, i + 1);
+    }
+  }
+  return rules;
+}
+
+/** The targets that mirror `counterId`: one per matching rule, in the rules' order, without repeats. */
+export function mirrorTargets(rules: readonly MirrorRule[], counterId: string): MirrorTarget[] {
+  const targets: MirrorTarget[] = [];
+  for (const rule of rules) {
+    const binding = matchTemplate(rule.counter, counterId);
+    if (binding === null) continue;
+    const target = { path: fillTemplate(rule.document, binding), field: rule.field };
+    if (!targets.some((t) => t.path === target.path && t.field === target.field)) targets.push(target);
+  }
+  return targets;
+}
