@@ -130,6 +130,13 @@ export const rollupConcurrency = defineInt("ROLLUP_CONCURRENCY", {
     "MAX_INSTANCES x ROLLUP_CONCURRENCY bounds how many counters can roll up at the same moment.",
 });
 
+export const rollupMinInstances = defineInt("ROLLUP_MIN_INSTANCES", {
+  default: 0,
+  description:
+    "rollupTotal instances kept warm even when idle: removes the cold start from the first like after idle " +
+    "time, billed around the clock (docs/deploying.md). 0: scale to zero.",
+});
+
 /** CPUs of a rollupTotal instance. Not a param: firebase-functions 6.6 takes only a literal here, and
  * concurrency above 1 needs at least one full CPU. */
 export const ROLLUP_CPU = 1;

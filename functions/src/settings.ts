@@ -41,6 +41,7 @@ export const PARAM_RULES: Record<string, ParamRule> = {
   ROLLUP_TIMEOUT_SECONDS: { kind: "int", min: 1, max: MAX_EVENT_TIMEOUT_SECONDS, why: "the longest an event-driven function may run" },
   ROLLUP_MEMORY_MB: { kind: "int-of", values: MEMORY_SIZES_MB },
   ROLLUP_CONCURRENCY: { kind: "int", min: 1, max: 1000 },
+  ROLLUP_MIN_INSTANCES: { kind: "int", min: 0, max: 1000 },
   RATE_LIMIT_PER_MINUTE: { kind: "int", min: 0, max: 1_000_000, why: "0 turns the limit off" },
   RATE_LIMIT_BURST: { kind: "int", min: 1, max: 1_000_000 },
   CONSUME_APP_CHECK_TOKEN: { kind: "boolean" },
@@ -98,6 +99,11 @@ export function relationProblems(values: Record<string, RawValue>): string[] {
           "so that a claimer waiting for its slot cannot outlive its invocation",
       );
     }
+  }
+  const minInstances = asInt(values.ROLLUP_MIN_INSTANCES);
+  const maxInstances = asInt(values.MAX_INSTANCES);
+  if (minInstances !== undefined && maxInstances !== undefined && minInstances > maxInstances) {
+    problems.push(`ROLLUP_MIN_INSTANCES (${minInstances}) must not exceed MAX_INSTANCES (${maxInstances})`);
   }
   if ((values.CONSUME_APP_CHECK_TOKEN === true || values.CONSUME_APP_CHECK_TOKEN === "true") && (values.ENFORCE_APP_CHECK === false || values.ENFORCE_APP_CHECK === "false")) {
     problems.push("CONSUME_APP_CHECK_TOKEN=true needs ENFORCE_APP_CHECK=true: without it a caller replays by sending no token at all");

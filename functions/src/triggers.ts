@@ -10,7 +10,7 @@ import { rollupConfig, rollupMirrorTargets } from "./config";
 import { countersDb } from "./firestore";
 import { isPermanentError } from "./counters/errors";
 import { SHARD_DOCUMENT_PATTERN } from "./counters/paths";
-import { databaseId, ROLLUP_CPU, rollupConcurrency, rollupMemoryMb, rollupTimeoutSeconds } from "./params";
+import { databaseId, ROLLUP_CPU, rollupConcurrency, rollupMemoryMb, rollupMinInstances, rollupTimeoutSeconds } from "./params";
 import { microsCeil, parseRfc3339Micros } from "./counters/plan";
 import { firestoreRollupStore, rollupShardWrite, type ClaimMemo, type LeadMemo, type ShardWrite } from "./counters/rollup";
 
@@ -22,6 +22,8 @@ const SIZING = {
   memory: rollupMemoryMb,
   cpu: ROLLUP_CPU,
   concurrency: rollupConcurrency,
+  // Warm instances cost money around the clock; 0 by default (docs/deploying.md, "Cold starts").
+  minInstances: rollupMinInstances,
 };
 
 /** Claims held by this instance's running invocations (counters/rollup/context.ts, ClaimMemo). */

@@ -74,6 +74,7 @@ export interface Endpoint {
   concurrency?: number;
   cpu?: number | "gcf_gen1";
   maxInstances?: number;
+  minInstances?: number;
 }
 
 /** A param's resolved value (deploy/functions/params.js): the text it came from. */

@@ -325,7 +325,7 @@ function checkManifest(backend: Backend): CheckResult {
   if (problems.length > 0) return { check, status: "fail", message: problems.join("; ") };
   const regions = [...new Set(endpoints.map((e) => e.region))].join(", ");
   const t = trigger!;
-  const sizing = `timeout ${t.timeoutSeconds ?? "default"} s, ${t.availableMemoryMb ?? "default"} MB, ${t.cpu} CPU, concurrency ${t.concurrency}, maxInstances ${t.maxInstances ?? "none"}`;
+  const sizing = `timeout ${t.timeoutSeconds ?? "default"} s, ${t.availableMemoryMb ?? "default"} MB, ${t.cpu} CPU, concurrency ${t.concurrency}, maxInstances ${t.maxInstances ?? "none"}, minInstances ${t.minInstances ?? 0}`;
   return {
     check,
     status: "ok",

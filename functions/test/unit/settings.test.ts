@@ -38,6 +38,7 @@ describe("settings", () => {
     ["ROLLUP_TIMEOUT_SECONDS", "541"],
     ["ROLLUP_MEMORY_MB", "300"],
     ["ROLLUP_CONCURRENCY", "1001"],
+    ["ROLLUP_MIN_INSTANCES", "-1"],
     ["RATE_LIMIT_PER_MINUTE", "-1"],
     ["RATE_LIMIT_BURST", "0"],
     ["CONSUME_APP_CHECK_TOKEN", "yes"],
@@ -62,6 +63,11 @@ describe("settings", () => {
     ["CREATE_POLICY", "admin"],
   ])("accepts %s=%p", (name, value) => {
     expect(paramProblem(name, value)).toBeUndefined();
+  });
+
+  it("refuses ROLLUP_MIN_INSTANCES above MAX_INSTANCES, naming both", () => {
+    expect(relationProblems({ ROLLUP_MIN_INSTANCES: 5, MAX_INSTANCES: 2 })).toEqual(["ROLLUP_MIN_INSTANCES (5) must not exceed MAX_INSTANCES (2)"]);
+    expect(relationProblems({ ROLLUP_MIN_INSTANCES: 2, MAX_INSTANCES: 2 })).toEqual([]);
   });
 
   it("refuses CONSUME_APP_CHECK_TOKEN without ENFORCE_APP_CHECK, naming both", () => {
