@@ -19,6 +19,8 @@ Checks, offline, what \`firebase deploy --only functions:counters,firestore\` ch
                  never prompts; memory/CPU/concurrency settings are valid
   settings       every param within its range, DEFAULT_SHARDS <= MAX_SHARDS, and
                  ROLLUP_TIMEOUT_SECONDS >= 2 x ROLLUP_INTERVAL_MS + 10 s
+  exposure       warns when a project that is not demo-* would deploy the settings open for local
+                 use (CREATE_POLICY=signed-in, RATE_LIMIT_PER_MINUTE=0, ENFORCE_APP_CHECK=false)
   manifest       the 6 callables, rollupTotal (v2, event type, document pattern, retry) and the
                  scheduled rollupSweep
   placement      rollupTotal's region matches firebase.json firestore.location (nam5 -> us-central1,

@@ -100,7 +100,7 @@ export async function runPreflight(options: PreflightOptions): Promise<CheckResu
   if (discovered.build !== undefined) {
     const resolved = await resolve(ctx, discovered.build);
     results.push(resolved.result);
-    if (resolved.params !== undefined) results.push(checkSettings(ctx, resolved.params));
+    if (resolved.params !== undefined) results.push(checkSettings(ctx, resolved.params), checkExposure(ctx, resolved.params));
     if (resolved.backend !== undefined) {
       results.push(checkManifest(resolved.backend), ...checkPlacement(ctx, resolved.backend));
       results.push(await checkCodebase(ctx.project, ctx.codebases, resolved.backend));
@@ -292,6 +292,28 @@ function checkSettings(ctx: Context, params: Record<string, string>): CheckResul
     status: "ok",
     message: `every param in range; DEFAULT_SHARDS <= MAX_SHARDS; ROLLUP_TIMEOUT_SECONDS ${params.ROLLUP_TIMEOUT_SECONDS} s >= 2 x ROLLUP_INTERVAL_MS + 10 s`,
   };
+}
+
+/**
+ * The settings that are open by default for local use (like App Check, DESIGN.md), named for a real
+ * project: functions/.env keeps every app and every local run working (any signed-in user may create
+ * counters, no per-caller limit, no App Check), and a deploy to a project that is not demo-* is warned
+ * until its .env.<projectId> makes the choice. Only a warning: each open setting is a legitimate choice
+ * for some apps (docs/abuse.md prices each).
+ */
+function checkExposure(ctx: Context, params: Record<string, string>): CheckResult {
+  const check = "exposure";
+  const { projectId } = ctx.options;
+  const open: string[] = [];
+  if (params.CREATE_POLICY === "signed-in") open.push("CREATE_POLICY=signed-in lets any signed-in user, anonymous included, create counters (consider admin or non-anonymous)");
+  if (params.RATE_LIMIT_PER_MINUTE === "0") open.push("RATE_LIMIT_PER_MINUTE=0: no per-caller rate limit (consider 300, with RATE_LIMIT_BURST=60)");
+  if (params.ENFORCE_APP_CHECK !== "true") open.push("ENFORCE_APP_CHECK=false: calls without an App Check token are accepted");
+  if (open.length === 0) return { check, status: "ok", message: "creation policy, rate limit and App Check are set for production" };
+  if (projectId.startsWith("demo-")) {
+    return { check, status: "ok", message: `local project ${projectId}: open for local use (${open.map((o) => o.split(/[ :]/)[0]).join(", ")})` };
+  }
+  const source = ctx.codebase.source!;
+  return { check, status: "warn", message: `${open.join("; ")}: set them in ${source}/.env.${projectId} (docs/abuse.md)` };
 }
 
 function checkManifest(backend: Backend): CheckResult {

@@ -59,6 +59,7 @@ describe("preflight", () => {
     expect(only(results, "manifest").message).toMatch(/^8 v2 endpoints in us-central1: 6 callables/);
     expect(only(results, "unique counters")).toMatchObject({ status: "ok", message: expect.stringContaining("UNIQUE_COUNTERS is empty") as string });
     expect(only(results, "mirrors")).toMatchObject({ status: "ok", message: expect.stringContaining("MIRRORS is empty") as string });
+    expect(only(results, "exposure")).toMatchObject({ status: "ok", message: expect.stringContaining("local project demo-counter: open for local use") as string });
     expect(only(results, "runtime")).toMatchObject({ status: "ok", message: expect.stringContaining("nodejs22") as string });
     expect(only(results, "manifest").message).toContain("rollupTotal on google.cloud.firestore.document.v1.written counters/{counterId}/shards/{shardId}, retry on");
     expect(only(results, "manifest").message).toContain("rollupSweep every 5 minutes");
@@ -165,6 +166,25 @@ describe("preflight", () => {
     expect(check.status).toBe("fail");
     expect(check.message).toContain(message);
     expect(check.message).toContain("fix it in functions/.env or functions/.env.demo-counter");
+  });
+
+  it("warns, naming each, when a real project would deploy the settings that are open for local use", async () => {
+    const results = await runPreflight({ projectDir: REPO_ROOT, projectId: "counters-prod-1", now: TODAY, firestoreHost: process.env.FIRESTORE_EMULATOR_HOST ?? "127.0.0.1:8080" });
+    const exposure = only(results, "exposure");
+    expect(exposure.status).toBe("warn");
+    expect(exposure.message).toContain("CREATE_POLICY=signed-in lets any signed-in user, anonymous included, create counters");
+    expect(exposure.message).toContain("RATE_LIMIT_PER_MINUTE=0: no per-caller rate limit");
+    expect(exposure.message).toContain("ENFORCE_APP_CHECK=false");
+    expect(exposure.message).toContain("set them in functions/.env.counters-prod-1");
+    expect(failures(results)).toEqual([]);
+  });
+
+  it("says nothing once the real project's .env.<projectId> chooses", async () => {
+    const dir = brokenCopy((d) =>
+      writeFileSync(join(d, "functions", ".env.counters-prod-1"), "CREATE_POLICY=admin\nRATE_LIMIT_PER_MINUTE=300\nENFORCE_APP_CHECK=true\n"),
+    );
+    const results = await runPreflight({ projectDir: dir, projectId: "counters-prod-1", now: TODAY, firestoreHost: process.env.FIRESTORE_EMULATOR_HOST ?? "127.0.0.1:8080" });
+    expect(only(results, "exposure")).toMatchObject({ status: "ok" });
   });
 
   it("accepts MIRRORS rules and lists them", async () => {

@@ -1,5 +1,5 @@
 // CREATE_POLICY through the JS SDK, the Auth emulator's real ID tokens (anonymous, email/password, a
-// custom claim) and the functions emulator. The local project's value comes from functions/.env.demo-counter
+// custom claim) and the functions emulator. The shipped value comes from functions/.env
 // (signed-in, what the example page and npm run seed need); each stricter policy is set in
 // functions/.env.local and the functions reloaded (touching lib/index.js makes the emulator read the .env
 // files again, ENVIRONMENT.md fact 22), then restored.
@@ -74,7 +74,7 @@ afterAll(async () => {
   }
 });
 
-describe("the local project's CREATE_POLICY (functions/.env.demo-counter: signed-in)", () => {
+describe("the shipped CREATE_POLICY (functions/.env: signed-in, open for local use)", () => {
   it("lets an anonymous user create, as the example page and npm run seed do", async () => {
     expect(await createOutcome(anonymous)).toBe("ok");
   });

@@ -1,5 +1,5 @@
 // Jest setup for every tier that talks to an emulator: the same param values the emulator loads for the
-// local project, functions/.env.demo-counter over functions/.env (an explicit environment variable still
+// local project, functions/.env.demo-counter (if any) over functions/.env (an explicit environment variable still
 // wins), and emulator hosts with their defaults from firebase.json when the tests run outside
 // `firebase emulators:exec`.
 import { existsSync, readFileSync } from "node:fs";
