@@ -4,6 +4,7 @@
 import { doc, onSnapshot, type DocumentSnapshot, type Firestore } from "firebase/firestore";
 import { httpsCallable, type Functions } from "firebase/functions";
 import { asTime, compareTimes, isCovered, laterOf, uncoveredDelta, type OwnIncrement, type Time } from "./coverage.js";
+import { createMembership, type MemberView, type SetMemberOutcome, type SetMemberRequest } from "./membership.js";
 
 /** The data `incrementCounter` receives. */
 export interface IncrementRequest {
@@ -22,6 +23,8 @@ export interface CounterClientOptions {
    * `httpsCallable(functions, "incrementCounter")`. Tests wrap it to lose responses.
    */
   call?: (request: IncrementRequest) => Promise<unknown>;
+  /** Sends one `setMember` call (default: `httpsCallable(functions, "setMember")`). Tests wrap it. */
+  callSetMember?: (request: SetMemberRequest) => Promise<unknown>;
   /** Attempts per increment, the first included (default 8). */
   maxAttempts?: number;
   /** Backoff before retry n (1-based) is up to `min(maxDelayMs, baseDelayMs * 2^(n-1))` (defaults 250, 8000). */
@@ -76,7 +79,26 @@ export interface CounterClient {
     onValue: (value: number | null, view: CounterView) => void,
     onError?: (error: Error) => void,
   ): () => void;
-  /** Stops every watch. Increments already started still finish. */
+  /**
+   * Unique counters (likes): makes the signed-in user a member (`true`) or not (`false`). Watchers of
+   * `watchMember` show it at once. Calls for one counter go out one at a time, so the last one decides;
+   * transient failures are retried like increments (setMember is idempotent: no request id needed).
+   * Rejects with a {@link SetMemberError} on a refusal or when attempts run out; watchers then go back.
+   */
+  setMember(counterId: string, member: boolean): Promise<SetMemberOutcome>;
+  /**
+   * Calls `onValue` with the count to show and `view.member`, the user's membership to show ("you like
+   * this"), both updated at once on a tap and exact by the coverage rule (member-coverage.ts). `uid` is
+   * the signed-in user's: their `counters/{counterId}/members/{uid}` is listened to. Nothing is called
+   * before both the counter and the member document have arrived. Returns the unsubscribe function.
+   */
+  watchMember(
+    counterId: string,
+    uid: string,
+    onValue: (value: number | null, view: MemberView) => void,
+    onError?: (error: Error) => void,
+  ): () => void;
+  /** Stops every watch. Increments and setMember calls already started still finish. */
   dispose(): void;
 }
 
@@ -143,6 +165,12 @@ export function createCounterClient(options: CounterClientOptions): CounterClien
   const random = options.random ?? Math.random;
   const newRequestId = options.newRequestId ?? randomRequestId;
   const counters = new Map<string, CounterState>();
+  const setMemberCallable = httpsCallable<SetMemberRequest, unknown>(options.functions, "setMember");
+  const membership = createMembership({
+    firestore: options.firestore,
+    call: options.callSetMember ?? (async (request: SetMemberRequest) => (await setMemberCallable(request)).data),
+    retry: (attempt) => retrying(attempt, { maxAttempts, baseDelayMs, maxDelayMs, sleep, random }),
+  });
 
   function stateOf(counterId: string): CounterState {
     let state = counters.get(counterId);
@@ -282,9 +310,37 @@ export function createCounterClient(options: CounterClientOptions): CounterClien
       state.watchers.clear();
       stopListening(counterId, state);
     }
+    membership.dispose();
   }
 
-  return { increment, watch, dispose };
+  return { increment, watch, setMember: membership.setMember, watchMember: membership.watchMember, dispose };
+}
+
+/**
+ * The retry policy of increment(), for calls that are safe to repeat: transient codes are retried with
+ * equal-jitter exponential backoff; anything else, or the last attempt's failure, is the outcome.
+ * `maybeApplied`: a transient failure happened, so an attempt may have reached the server.
+ */
+async function retrying<T>(
+  attempt: () => Promise<T>,
+  policy: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number; sleep: (ms: number) => Promise<void>; random: () => number },
+): Promise<{ value: T; attempts: number } | { error: unknown; code: string; maybeApplied: boolean }> {
+  let transientSeen = false;
+  for (let n = 1; ; n++) {
+    try {
+      return { value: await attempt(), attempts: n };
+    } catch (error) {
+      const code = codeOf(error);
+      const transient = TRANSIENT_CODES.has(code);
+      if (transient && n < policy.maxAttempts) {
+        transientSeen = true;
+        const capMs = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (n - 1));
+        await policy.sleep(capMs / 2 + (policy.random() * capMs) / 2);
+        continue;
+      }
+      return { error, code, maybeApplied: transientSeen || transient };
+    }
+  }
 }
 
 /** The fields of an incrementCounter answer the client needs, or null if it does not have them. */

@@ -1,4 +1,5 @@
-// @firestore-exact-counter/client: increment with safe retries, watch with exact optimistic totals.
+// @firestore-exact-counter/client: increment with safe retries, watch with exact optimistic totals, and
+// setMember/watchMember for unique counters (likes).
 export {
   createCounterClient,
   IncrementError,
@@ -10,4 +11,11 @@ export {
   type IncrementOutcome,
   type IncrementRequest,
 } from "./client.js";
+export {
+  SetMemberError,
+  type MemberView,
+  type SetMemberOutcome,
+  type SetMemberRequest,
+} from "./membership.js";
+export { knownMember, memberValue, uncoveredChanges, type MemberCut, type MemberValue, type OwnChange, type PendingCall } from "./member-coverage.js";
 export { compareTimes, isCovered, uncoveredDelta, type OwnIncrement, type Time } from "./coverage.js";

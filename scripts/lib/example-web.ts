@@ -11,8 +11,8 @@ import { REPO_ROOT } from "./firebase-cli";
 export const EXAMPLE_DIR = join(REPO_ROOT, "examples", "web");
 /** Where `npm start` builds the example (ignored by git). */
 export const EXAMPLE_OUT_DIR = join(EXAMPLE_DIR, "dist");
-/** The counter the page shows by default (the one `npm run seed` fills too). */
-export const EXAMPLE_COUNTER = "demo-likes";
+/** The counter the page shows by default: a unique counter (one like per user), created by the page. */
+export const EXAMPLE_COUNTER = "demo-post-likes";
 
 /** Bundles the page into `outDir` (app.js, app.js.map, index.html) and returns the bundle's metafile. */
 export async function buildExample(outDir = EXAMPLE_OUT_DIR): Promise<Metafile> {

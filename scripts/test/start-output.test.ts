@@ -20,18 +20,19 @@ describe("npm start's output", () => {
   });
 
   it("then prints the example's URL, seed, make-admin, the two lines for an app, and how to see debug logs", () => {
-    const text = nextSteps({ project: "demo-counter", region: "us-central1", hosts, example: { url: "http://127.0.0.1:5050/" }, counterId: "demo-likes", debug: false });
+    const text = nextSteps({ project: "demo-counter", region: "us-central1", hosts, example: { url: "http://127.0.0.1:5050/" }, counterId: "demo-post-likes", debug: false });
     expect(text).toContain("Open http://127.0.0.1:5050/ and tap like");
     expect(text).toContain("npm run seed");
     expect(text).toContain("npm run make-admin -- you@example.com");
     expect(text).toContain("const counters = createCounterClient({ functions, firestore });");
-    expect(text).toContain('counters.watch("demo-likes", (value) => render(value));');
+    expect(text).toContain('counters.watchMember("demo-post-likes", uid, (value, { member }) => render(value, member));');
+    expect(text).toContain('counters.setMember("demo-post-likes", !liked)');
     expect(text).toContain("http://127.0.0.1:5001/demo-counter/us-central1/<name>");
     expect(text).toContain("npm start -- --debug shows them");
   });
 
   it("says why the example is not served when its port is taken", () => {
-    const text = nextSteps({ project: "demo-counter", region: "us-central1", hosts, example: { error: "EADDRINUSE 127.0.0.1:5050" }, counterId: "demo-likes", debug: true });
+    const text = nextSteps({ project: "demo-counter", region: "us-central1", hosts, example: { error: "EADDRINUSE 127.0.0.1:5050" }, counterId: "demo-post-likes", debug: true });
     expect(text).toContain("The example is not served: EADDRINUSE 127.0.0.1:5050");
     expect(text).not.toContain("--debug shows them");
   });

@@ -1,7 +1,7 @@
 // The like button and its number: what the page renders, and nothing about Firebase. `render` takes the
 // count (null: no counter yet), how much of it are this user's taps the server total does not hold yet,
-// and the user's liked state (null: not known — plain counters have none; unique counters, where a like
-// counts once per user, will pass true/false and show it).
+// and the user's liked state (null: a plain counter, which has none; a unique counter, where a like
+// counts once per user, passes true/false and the button shows it).
 // Every rendered count is also appended to `window.__values`, so a test can check the sequence a user saw.
 
 declare global {
@@ -38,7 +38,12 @@ export function mountLikeButton(root: Document, onTap: () => void): LikeButton {
       window.__values.push(state.count);
       count.textContent = state.count === null ? "–" : String(state.count);
       button.disabled = state.count === null;
-      pending.textContent = state.pending === 0 ? "" : `${state.pending} on the way to the server`;
+      pending.textContent =
+        state.pending === 0
+          ? ""
+          : state.liked === null
+            ? `${state.pending} on the way to the server`
+            : `your ${state.pending > 0 ? "like" : "unlike"} is on the way to the server`;
       liked.hidden = state.liked !== true;
       button.setAttribute("aria-pressed", String(state.liked === true));
     },

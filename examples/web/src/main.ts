@@ -1,10 +1,12 @@
-// The example page: signs in anonymously (Auth emulator), creates its counter if it does not exist,
-// shows it with the client's watch() and likes with increment(). Served by `npm start` with the emulator
-// hosts in /config.json (scripts/lib/example-web.ts).
-import { createCounterClient, IncrementError } from "@firestore-exact-counter/client";
+// The example page: signs in anonymously (Auth emulator), creates its counter as a unique counter (one
+// like per user) if it does not exist, and shows it with the client's watchMember(): the count and "you
+// like this" together; a tap likes or unlikes with setMember(). A plain counter (?counter=demo-likes after
+// `npm run seed`) is shown with watch() and a tap adds one with increment(). Served by `npm start` with
+// the emulator hosts in /config.json (scripts/lib/example-web.ts).
+import { createCounterClient, IncrementError, SetMemberError } from "@firestore-exact-counter/client";
 import { initializeApp } from "firebase/app";
 import { connectAuthEmulator, getAuth, signInAnonymously } from "firebase/auth";
-import { connectFirestoreEmulator, getFirestore } from "firebase/firestore";
+import { connectFirestoreEmulator, doc, getDoc, getFirestore } from "firebase/firestore";
 import { connectFunctionsEmulator, FunctionsError, getFunctions, httpsCallable, type Functions } from "firebase/functions";
 import type { ExampleConfig } from "./config.js";
 import { mountLikeButton, type LikeButton } from "./like-button.js";
@@ -14,10 +16,10 @@ function split(host: string): [string, number] {
   return [host.slice(0, i), Number(host.slice(i + 1))];
 }
 
-/** createCounter, unless the counter exists. Refused (who may create is a param): say what to do. */
+/** createCounter (unique: a like counts once per user), unless the counter exists. Refused: say what to do. */
 async function ensureCounter(functions: Functions, counterId: string, ui: LikeButton): Promise<void> {
   try {
-    await httpsCallable(functions, "createCounter")({ counterId });
+    await httpsCallable(functions, "createCounter")({ counterId, unique: true });
   } catch (error) {
     if (error instanceof FunctionsError && error.code === "functions/already-exists") return;
     if (error instanceof FunctionsError && error.code === "functions/permission-denied") {
@@ -42,7 +44,16 @@ async function start(): Promise<void> {
   connectFirestoreEmulator(firestore, ...split(config.emulators.firestore));
   const counters = createCounterClient({ functions, firestore });
 
+  let unique = false;
+  let liked = false; // the membership shown last: a tap asks for the other one
   const ui = mountLikeButton(document, () => {
+    if (unique) {
+      // Liked or unliked at once by watchMember(); taps go out one at a time, so the last one decides.
+      counters.setMember(counterId, !liked).catch((error: unknown) => {
+        ui.say(error instanceof SetMemberError ? `The ${error.member ? "like" : "unlike"} did not count: ${error.code}` : String(error), "error");
+      });
+      return;
+    }
     // Shown at once by watch(); retried with the same request id; taken back if it finally fails.
     counters.increment(counterId).catch((error: unknown) => {
       ui.say(error instanceof IncrementError ? `The like did not count: ${error.code}` : String(error), "error");
@@ -52,11 +63,21 @@ async function start(): Promise<void> {
   document.getElementById("who")!.textContent =
     `Signed in anonymously as ${user.uid}. To try the admin callables as this user: npm run make-admin -- ${user.uid}`;
   await ensureCounter(functions, counterId, ui);
-  counters.watch(
-    counterId,
-    (count, view) => ui.render({ count, pending: view.pending, liked: null }),
-    (error) => ui.say(`Cannot read ${counterId}: ${error.message}`, "error"),
-  );
+  unique = (await getDoc(doc(firestore, "counters", counterId))).get("unique") === true;
+  const cannotRead = (error: Error) => ui.say(`Cannot read ${counterId}: ${error.message}`, "error");
+  if (unique) {
+    counters.watchMember(
+      counterId,
+      user.uid,
+      (count, view) => {
+        liked = view.member;
+        ui.render({ count, pending: view.pending, liked: view.member });
+      },
+      cannotRead,
+    );
+  } else {
+    counters.watch(counterId, (count, view) => ui.render({ count, pending: view.pending, liked: null }), cannotRead);
+  }
 }
 
 start().catch((error: unknown) => {

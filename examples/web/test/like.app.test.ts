@@ -1,7 +1,10 @@
 // The example like button (examples/web) as a user meets it: built as `npm start` builds it, served by
-// the same static server, opened in headless Chromium against the emulators. Three taps show at once
-// (while every incrementCounter call is still held back in the browser), settle exactly at the server's
-// total with no value ever going back, and a reload shows the same total.
+// the same static server, opened in headless Chromium against the emulators.
+// - Its own counter is unique (one like per user): a tap shows "liked" and count + 1 at once (while the
+//   setMember call is still held back in the browser), settles exactly at the server's total; the next
+//   tap unlikes the same way; a reload shows the right total and liked state.
+// - On a plain counter, three taps show at once (every incrementCounter call held back), settle exactly
+//   at the server's total with no value ever going back, and a reload shows the same total.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,7 +16,7 @@ import { emulatorHosts } from "../../../scripts/lib/emulator-hosts";
 import { buildExample, exampleConfig } from "../../../scripts/lib/example-web";
 import { serveStatic, type RunningServer } from "../../../scripts/lib/static-server";
 import { e2eAdminDb, waitFor } from "../../../functions/test/helpers/admin";
-import { E2E_PROJECT } from "../../../functions/test/helpers/client";
+import { E2E_PROJECT, signedInClient } from "../../../functions/test/helpers/client";
 import { requireEmulators, requireFunctionsEmulator } from "../../../functions/test/helpers/emulators";
 
 jest.setTimeout(180_000);
@@ -57,20 +60,73 @@ async function open(page: Page, counterId: string): Promise<void> {
 /** The values as a user saw them change: repeats of the same number (a new snapshot with the same count) dropped. */
 const changes = (values: (number | null)[]) => values.filter((v, i) => i === 0 || v !== values[i - 1]);
 
+/** Holds every POST to the callable `name` in the browser until the test continues it (preflights pass). */
+async function holdCalls(page: Page, name: string): Promise<Route[]> {
+  const held: Route[] = [];
+  await page.route(`**/${name}`, (route) => (route.request().method() === "POST" ? void held.push(route) : route.continue()));
+  return held;
+}
+
+const liked = async (page: Page) => [await page.getAttribute("#like", "aria-pressed"), await page.isVisible("#liked")];
+
 describe("the example like button", () => {
-  it("creates its counter, shows each tap at once, settles exactly at the server total without going back, and shows it after a reload", async () => {
-    const counterId = `web-like-${randomUUID().slice(0, 8)}`;
+  it("creates its counter as a unique counter; a tap likes (liked and count + 1 at once), the next unlikes, each settles exactly, and a reload shows both", async () => {
+    const counterId = `web-unique-${randomUUID().slice(0, 8)}`;
+    const page = await browser.context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    const held = await holdCalls(page, "setMember");
+    const settled = async () => `${await shown(page)} (${await page.textContent("#pending")})`;
+
+    await open(page, counterId);
+    expect(changes(await rendered(page))).toEqual([0]);
+    expect((await db.doc(`counters/${counterId}`).get()).get("unique")).toBe(true);
+    expect(await liked(page)).toEqual(["false", false]);
+
+    for (const [tap, count, isLiked] of [
+      [1, 1, true],
+      [2, 0, false],
+      [3, 1, true],
+    ] as const) {
+      await page.click("#like");
+      // At once: the call has not reached the server.
+      expect(await shown(page)).toBe(String(count));
+      expect(await liked(page)).toEqual([String(isLiked), isLiked]);
+      await waitFor(() => Promise.resolve(held.length), tap, 30_000);
+      expect(await page.textContent("#pending")).toBe(`your ${isLiked ? "like" : "unlike"} is on the way to the server`);
+      expect(await serverTotal(counterId)).toBe(1 - count);
+      await held[tap - 1]!.continue();
+      expect((await waitFor(() => serverTotal(counterId), count, 30_000)).value).toBe(count);
+      expect((await waitFor(settled, `${count} ()`, 30_000)).value).toBe(`${count} ()`);
+      expect(await liked(page)).toEqual([String(isLiked), isLiked]);
+    }
+    // Never more than one like of this user, never below zero, no flicker back between taps.
+    expect(changes(await rendered(page))).toEqual([0, 1, 0, 1]);
+    expect(await page.textContent("#status")).toBe("");
+
+    await page.reload(); // the same anonymous user (Auth keeps it in the browser)
+    await firstRender(page);
+    expect(changes(await rendered(page))).toEqual([1]);
+    expect(await liked(page)).toEqual(["true", true]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("on a plain counter, shows each tap at once, settles exactly at the server total without going back, and shows it after a reload", async () => {
+    const counterId = `web-plain-${randomUUID().slice(0, 8)}`;
+    const creator = await signedInClient();
+    await creator.call("createCounter", { counterId, unique: false });
+    await creator.close();
     const page = await browser.context.newPage();
     const errors: string[] = [];
     page.on("pageerror", (error) => errors.push(error.message));
 
     // Hold every incrementCounter call in the browser until the taps have been seen: the number can
     // then only have moved optimistically. (Preflight OPTIONS requests pass.)
-    const held: Route[] = [];
-    await page.route("**/incrementCounter", (route) => (route.request().method() === "POST" ? void held.push(route) : route.continue()));
+    const held = await holdCalls(page, "incrementCounter");
 
     await open(page, counterId);
-    expect(changes(await rendered(page))).toEqual([0]); // the page created the counter: total 0
+    expect(changes(await rendered(page))).toEqual([0]);
     expect(await serverTotal(counterId)).toBe(0);
 
     for (let tap = 1; tap <= 3; tap++) {
