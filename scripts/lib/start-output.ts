@@ -1,6 +1,7 @@
 // What `npm start` prints around the emulators' own output: which of firebase's lines to hide (the
 // functions' debug logs, one per rollup and per callable, unless --debug), when the suite is ready,
 // and the next steps then. Pure, so it is tested without starting anything.
+import { COMMITTED_MESSAGE } from "../../functions/src/counters/rollup/ops";
 import type { EmulatorHosts } from "./emulator-hosts";
 
 // eslint-disable-next-line no-control-regex -- ANSI colour codes are what this removes
@@ -13,7 +14,10 @@ export function isDebugLogLine(line: string): boolean {
   const json = text.slice(1).trim();
   if (!json.startsWith("{")) return false;
   try {
-    return (JSON.parse(json) as { severity?: unknown }).severity === "DEBUG";
+    const entry = JSON.parse(json) as { severity?: unknown; message?: unknown };
+    // The INFO line of every rollup commit is the operator's lag metric in production (docs/operations.md);
+    // locally it is one line per like, so it goes with the debug lines.
+    return entry.severity === "DEBUG" || (entry.severity === "INFO" && entry.message === COMMITTED_MESSAGE);
   } catch {
     return false;
   }

@@ -5,9 +5,11 @@ import { isDebugLogLine, isReadyLine, nextSteps } from "../lib/start-output";
 const hosts = { auth: "127.0.0.1:9099", firestore: "127.0.0.1:8080", functions: "127.0.0.1:5001" };
 
 describe("npm start's output", () => {
-  it("hides the functions' DEBUG logs (a line per rollup and per call) and nothing else", () => {
+  it("hides the functions' DEBUG logs and the INFO line of each rollup commit (a line per rollup and per call), and nothing else", () => {
     expect(isDebugLogLine('>  {"counterId":"c1","outcome":"committed-lead","reads":1,"severity":"DEBUG","message":"rollup ops"}')).toBe(true);
     expect(isDebugLogLine('\u001b[90m>\u001b[39m  {"verifications":{"auth":"VALID"},"severity":"DEBUG","message":"Callable request verification passed"}')).toBe(true);
+    expect(isDebugLogLine('>  {"counterId":"c1","total":3,"lagMs":20,"severity":"INFO","message":"rollup committed"}')).toBe(true);
+    expect(isDebugLogLine('>  {"counterId":"c1","severity":"INFO","message":"something else"}')).toBe(false);
     expect(isDebugLogLine('>  {"counterId":"c1","severity":"WARNING","message":"mirror target missing"}')).toBe(false);
     expect(isDebugLogLine('>  {"severity":"ERROR","message":"rollup failed"}')).toBe(false);
     expect(isDebugLogLine(">  plain console output from a function")).toBe(false);
