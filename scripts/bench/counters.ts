@@ -8,6 +8,7 @@ import {
   type DocumentReference,
   type DocumentSnapshot,
   type Firestore,
+  type Timestamp,
 } from "firebase-admin/firestore";
 import { counterRef, shardsRef } from "../../functions/src/counters/paths";
 import { microsCeil } from "../../functions/src/counters/plan";
@@ -25,7 +26,15 @@ export interface Counter {
   numShards: number;
   parent: DocumentReference;
   shards: CollectionReference;
+  /**
+   * How a recorded write on one of its shards is made (delivery/events.ts), when not as incrementCounter
+   * makes it: workload 6 makes setMember's batch (member document + shard).
+   */
+  write?: ShardWriter;
 }
+
+/** Makes one write on `shard` of `counter` and answers its commit time and the shard's change. */
+export type ShardWriter = (counter: Counter, shard: number) => Promise<{ writeTime: Timestamp; delta: number }>;
 
 export function counterOf(db: Firestore, rollup: Rollup, id: string, numShards: number): Counter {
   return rollup === "ours"

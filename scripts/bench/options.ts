@@ -31,6 +31,10 @@ export interface BenchOptions {
   mirrorCounters: number;
   mirrorRate: number;
   mirrorSeconds: number;
+  /** Workload 6 (likes): unique counters, setMember calls per second over them, duration. */
+  likesCounters: number;
+  likesRate: number;
+  likesSeconds: number;
   /** Production-like delivery (delivery/deliverer.ts): the model's numbers. */
   deliveryDelayMs: number;
   deliveryDuplicatesPercent: number;
@@ -70,6 +74,9 @@ const FLAGS: Flag[] = [
   { key: "mirrorCounters", flag: "--mirror-counters", full: 10, quick: 3, min: 1, help: "workload 5: mirrored counters (10 shards each)" },
   { key: "mirrorRate", flag: "--mirror-rate", full: 100, quick: 20, min: 1, help: "workload 5: increments per second over them" },
   { key: "mirrorSeconds", flag: "--mirror-seconds", full: 20, quick: 3, min: 1, help: "workload 5: duration" },
+  { key: "likesCounters", flag: "--likes-counters", full: 10, quick: 3, min: 1, help: "workload 6: unique counters (10 shards each)" },
+  { key: "likesRate", flag: "--likes-rate", full: 100, quick: 20, min: 1, help: "workload 6: setMember calls per second over them" },
+  { key: "likesSeconds", flag: "--likes-seconds", full: 20, quick: 3, min: 1, help: "workload 6: duration" },
   { key: "capacityEvents", flag: "--capacity-events", full: 2000, quick: 150, min: 1, help: "no-op events that measure the emulator's delivery capacity" },
   { key: "deliveryDelayMs", flag: "--delivery-delay-ms", full: 1000, quick: 1000, min: 0, help: "production-like delivery: each delivery a uniform random 0..n ms after its write" },
   { key: "deliveryDuplicatesPercent", flag: "--delivery-duplicates", full: 1, quick: 10, min: 0, max: 100, help: "production-like delivery: % of events delivered twice" },

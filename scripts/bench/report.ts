@@ -9,6 +9,7 @@ import type { DeliveryLabel, PhaseResult } from "./recorder";
 import { targetsTable, type Target } from "./targets";
 import type { CapacityResult } from "./workloads/capacity";
 import type { EndToEndResult } from "./workloads/endToEnd";
+import type { LikesResult } from "./workloads/likes";
 import type { MirrorResult } from "./workloads/mirrored";
 import type { TimelinePoint } from "./workloads/sustained";
 
@@ -36,6 +37,8 @@ export interface BenchResults {
   endToEnd: EndToEndResult;
   /** Workload 5: mirrors on. */
   mirrors: MirrorResult;
+  /** Workload 6: likes on unique counters. */
+  likes: LikesResult;
   targets: Target[];
   sustainedTimeline: TimelinePoint[];
   /** Operations and list-price cost per 1,000,000 increments, per workload, delivery and rollup (ops.ts). */
@@ -218,6 +221,8 @@ export function renderReport(r: BenchResults, files: string): string {
     "",
     mirrorTable(r.mirrors),
     "",
+    likesLines(r),
+    "",
     `Workload 4, latency per call at ${r.endToEnd.concurrency} in flight:`,
     "",
     endToEndTable(r.endToEnd),
@@ -242,4 +247,22 @@ export function mirrorTable(m: MirrorResult): string {
     [[p.delivery, int(p.counters), int(p.increments), int(p.parentWrites), int(m.targetStatesSeen), ms(m.targetLagMs.p50), ms(m.targetLagMs.p99), int(p.drift), int(m.mirrorDrift)]],
     2,
   );
+}
+
+/**
+ * Workload 6: what a million setMember calls (likes and unlikes) cost: the calls themselves (reads and
+ * writes counted on the calls made) plus the rollup side (the workload's row of the cost table).
+ */
+export function likesLines(r: BenchResults): string {
+  const l = r.likes;
+  const rollup = r.costs.find((c) => c.workload === l.phase.workload && c.rollup === "ours");
+  const callDollars = (l.callReadsPerCall * PRICES.read + l.callWritesPerCall * PRICES.write) * 1_000_000;
+  const rollupDollars = rollup?.perMillion.dollars.total;
+  return [
+    `Workload 6, likes on unique counters (${int(l.likes)} likes and ${int(l.unlikes)} unlikes through setMember, ${l.phase.delivery} delivery): ` +
+      `settled at ${int(l.totals)} in the totals for ${int(l.members)} member documents; lag p50 ${ms(l.phase.lagMs.p50)} ms, p99 ${ms(l.phase.lagMs.p99)} ms.`,
+    `Per 1,000,000 setMember calls: the calls ${int(l.callReadsPerCall * 1_000_000)} reads + ${int(l.callWritesPerCall * 1_000_000)} writes = ${dollars(callDollars)}` +
+      (rollupDollars === undefined ? "" : `, the rollup ${dollars(rollupDollars)} (row "${l.phase.workload}" of the cost table), ${dollars(callDollars + rollupDollars)} in all`) +
+      ` (an incrementCounter call: 1 write = ${dollars(PRICES.write * 1_000_000)}).`,
+  ].join("\n");
 }

@@ -20,6 +20,7 @@ import { emulatorCapacity } from "./workloads/capacity";
 import type { BenchContext } from "./workloads/context";
 import { endToEnd } from "./workloads/endToEnd";
 import { drainFunctionsQueue, emulatorDelivery, type Delivery } from "./workloads/phase";
+import { likes } from "./workloads/likes";
 import { mirrored } from "./workloads/mirrored";
 import { redelivery } from "./workloads/redelivery";
 import { sparse } from "./workloads/sparse";
@@ -74,7 +75,7 @@ async function main(): Promise<number> {
   );
 
   const loads = [...onEmulator.sustained, ...direct.sustained, ...onEmulator.burst, ...direct.burst];
-  const phases = [...w0, ...loads, ...direct.redelivery, direct.mirrors.phase, w4.rollup];
+  const phases = [...w0, ...loads, ...direct.redelivery, direct.mirrors.phase, direct.likes.phase, w4.rollup];
   // Workload 4's naive side is the naive callable; its increments ran the naive trigger like any other.
   const naiveE2e = { ...w4.rollup, rollup: "naive" as const, opsPrefix: w4.naiveOpsPrefix, increments: w4.naiveIncrements };
   const costs = await step("operations per workload, from the functions' \"rollup ops\" log lines", () =>
@@ -93,6 +94,7 @@ async function main(): Promise<number> {
     phases,
     endToEnd: w4,
     mirrors: direct.mirrors,
+    likes: direct.likes,
     targets: targets([...w0, ...loads, ...direct.redelivery], w4, ctx.intervalMs, direct.mirrors),
     sustainedTimeline: [...onEmulator.timeline, ...direct.timeline],
     costs,
@@ -122,6 +124,10 @@ async function main(): Promise<number> {
   const oursDrift = phases.filter((p) => p.rollup === "ours" && p.drift !== 0);
   if (oursDrift.length > 0) {
     say(`FAIL: our rollup's total is not the shard sum in ${oursDrift.map((p) => `${p.workload} (${p.delivery})`).join(", ")}`);
+    return 1;
+  }
+  if (direct.likes.members !== direct.likes.totals) {
+    say(`FAIL: workload 6 settled at ${direct.likes.totals} likes in the totals for ${direct.likes.members} member documents`);
     return 1;
   }
   if (direct.mirrors.mirrorDrift !== 0) {
@@ -174,7 +180,11 @@ async function directWorkloads(ctx: BenchContext) {
       `workload 5, mirrors on, production-like delivery: ${options.mirrorRate}/s for ${options.mirrorSeconds} s over ${options.mirrorCounters} mirrored counters, ours only`,
       () => mirrored(ctx, productionLike),
     );
-    return { ...loads, redelivery: redeliveryResults, mirrors, description: productionLike.description };
+    const likesResult = await step(
+      `workload 6, likes on unique counters, production-like delivery: ${options.likesRate} setMember calls/s for ${options.likesSeconds} s over ${options.likesCounters} counters, ours only`,
+      () => likes(ctx, productionLike),
+    );
+    return { ...loads, redelivery: redeliveryResults, mirrors, likes: likesResult, description: productionLike.description };
   } finally {
     // Restores the environment firebase-functions-test changed, before workload 4's callables.
     wrapped.cleanup();

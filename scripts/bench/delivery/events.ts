@@ -1,5 +1,5 @@
 // The event recorder: makes an increment as incrementCounter makes it (one batch, `increment(1)` on a
-// random shard) and records the event a trigger would get for it: the shard's real before and after
+// random shard), or the write the counter's own `write` makes (setMember's batch), and records the event a trigger would get for it: the shard's real before and after
 // snapshots (with their real update times), an event id and the event time. Used wherever the benchmark
 // delivers events itself (workload 3, production-like delivery), on a project whose writes the
 // emulator's own triggers do not serve, so no event runs twice.
@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { FieldValue, type DocumentSnapshot, type Timestamp } from "firebase-admin/firestore";
 import { microsCeil } from "../../../functions/src/counters/plan";
 import { pickShard } from "../../../functions/src/counters/shards";
-import type { Counter, ShardWriteRecord } from "../counters";
+import type { Counter, ShardWriteRecord, ShardWriter } from "../counters";
 
 export interface RecordedEvent {
   record: ShardWriteRecord;
@@ -37,19 +37,17 @@ export async function eventRecorder(counters: readonly Counter[]): Promise<Recor
     let recorded: RecordedEvent | undefined;
     const task = async (last: DocumentSnapshot | undefined): Promise<DocumentSnapshot> => {
       const before = last ?? (await ref.get());
-      const batch = ref.firestore.batch();
-      batch.update(ref, { count: FieldValue.increment(1) });
-      const [result] = await batch.commit();
+      const { writeTime, delta } = await (counter.write ?? incrementWrite)(counter, shard);
       const after = await ref.get();
-      if (after.updateTime?.isEqual(result!.writeTime) !== true) {
+      if (after.updateTime?.isEqual(writeTime) !== true) {
         throw new Error(`shard ${ref.path} was written by someone else during the benchmark`);
       }
       recorded = {
-        record: { counterId: counter.id, shard, delta: 1, writtenAtUs: microsCeil(result!.writeTime) },
+        record: { counterId: counter.id, shard, delta, writtenAtUs: microsCeil(writeTime) },
         before,
         after,
         eventId: randomUUID(),
-        time: rfc3339(result!.writeTime),
+        time: rfc3339(writeTime),
       };
       return after;
     };
@@ -59,6 +57,14 @@ export async function eventRecorder(counters: readonly Counter[]): Promise<Recor
     return next.then(() => recorded!);
   };
 }
+
+/** An increment of 1 as incrementCounter makes it: one batch, `increment(1)` on the shard. */
+const incrementWrite: ShardWriter = async (counter, shard) => {
+  const batch = counter.parent.firestore.batch();
+  batch.update(counter.shards.doc(String(shard)), { count: FieldValue.increment(1) });
+  const [result] = await batch.commit();
+  return { writeTime: result!.writeTime, delta: 1 };
+};
 
 /** RFC 3339 with nanoseconds, as CloudEvents carry the event time. */
 function rfc3339(ts: Timestamp): string {

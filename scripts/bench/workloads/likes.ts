@@ -1,0 +1,86 @@
+// Workload 6: likes on unique counters (docs/unique-counters.md). Our rollup only (the naive trigger has
+// no members), under the given delivery: every call is the product's own setMember (functions/src/
+// counters/members.ts), two thirds of them likes by new users and one third unlikes of users who liked
+// early on, round robin over the counters. Measured like workload 1 (its events are the shard writes
+// setMember's batches make), plus what the calls themselves cost, counted on the calls the workload
+// made: setMember's reads (parent and member document in one getAll, again after a lost race) and writes
+// (the member document and the shard, one batch).
+import { Timestamp } from "firebase-admin/firestore";
+import { setMember } from "../../../functions/src/counters/members";
+import type { Counter } from "../counters";
+import { paced, sleep } from "../pace";
+import type { PhaseResult } from "../recorder";
+import type { BenchContext } from "./context";
+import type { Delivery } from "./phase";
+
+/** Shards of each counter (the product's default). */
+const SHARDS = 10;
+const MAX_IN_FLIGHT = 16;
+
+export interface LikesResult {
+  phase: PhaseResult;
+  likes: number;
+  unlikes: number;
+  /** Document reads and writes setMember made for the calls, per call that changed a membership. */
+  callReadsPerCall: number;
+  callWritesPerCall: number;
+  /** Σ members over the counters, counted once settled (must equal Σ totals). */
+  members: number;
+  totals: number;
+}
+
+export async function likes(ctx: BenchContext, delivery: Delivery): Promise<LikesResult> {
+  const { likesCounters: count, likesRate: rate, likesSeconds: seconds } = ctx.options;
+  const calls = rate * seconds;
+  const counters = await delivery.createCounters("likes", "ours", count, SHARDS);
+  const perCounter = Math.ceil(calls / count);
+  // Likes first, then unlikes of the earliest likers: their likes committed long before (a later call
+  // of the same counter), so each call changes a membership.
+  const joins = Math.ceil((perCounter * 2) / 3);
+  const made = new Map<string, number>(); // calls made per counter so far
+  const cost = { reads: 0, writes: 0, likes: 0, unlikes: 0 };
+  for (const counter of counters) {
+    await counter.parent.update({ unique: true }); // created plain by the bench's helper; now a likes counter
+    counter.write = async (c: Counter, shard: number) => {
+      const j = made.get(c.id) ?? 0;
+      made.set(c.id, j + 1);
+      const member = j < joins;
+      const uid = `u${member ? j : j - joins}`;
+      // Pins setMember's random shard choice to the shard the recorder serializes writes on.
+      const random = () => (shard + 0.5) / c.numShards;
+      for (let attempt = 0; ; attempt++) {
+        cost.reads += 2; // the parent and the member document, one getAll per attempt of setMember
+        const answer = await setMember(c.parent.firestore, c.id, uid, member, { random });
+        if (answer.changed) {
+          cost.writes += 2;
+          if (member) cost.likes++;
+          else cost.unlikes++;
+          const { seconds: s, nanoseconds } = answer.writeTime!;
+          return { writeTime: new Timestamp(s, nanoseconds), delta: member ? 1 : -1 };
+        }
+        // An unlike that overtook its user's like (never expected with these spacings): wait for it.
+        if (attempt >= 50) throw new Error(`setMember(${c.id}, ${uid}, ${member}) changed nothing`);
+        await sleep(20);
+      }
+    };
+  }
+  const run = await delivery.run("6 likes", counters, async (increment) => ({
+    writes: await paced(calls, rate, MAX_IN_FLIGHT, (i) => increment(counters[i % count]!)),
+  }));
+  let members = 0;
+  let totals = 0;
+  for (const counter of counters) {
+    members += (await counter.parent.collection("members").count().get()).data().count;
+    totals += (await counter.parent.get()).get("total") as number;
+  }
+  const changed = cost.likes + cost.unlikes;
+  return {
+    phase: run.result,
+    likes: cost.likes,
+    unlikes: cost.unlikes,
+    callReadsPerCall: changed === 0 ? 0 : cost.reads / changed,
+    callWritesPerCall: changed === 0 ? 0 : cost.writes / changed,
+    members,
+    totals,
+  };
+}
