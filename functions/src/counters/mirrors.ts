@@ -10,7 +10,7 @@
 // field can only ever hold a value the parent held at the same commit; after the rollup settles, target =
 // total. A target document is never created (the write is an update, which needs it to exist).
 import { COUNTERS } from "./paths";
-import { fillTemplate, matchTemplate, parseCounterIdPattern, parseTemplate, PatternError, splitList, type Template } from "./patterns";
+import { fillTemplate, matchTemplate, parseCounterIdPattern, parseListParam, parseTemplate, type Template } from "./patterns";
 
 /** One parsed MIRRORS rule. */
 export interface MirrorRule {
@@ -100,35 +100,12 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-const memo = new Map<string, MirrorRule[] | PatternError>();
-const MEMO_MAX_ENTRIES = 64;
-
 /**
- * Parses a MIRRORS value (comma-separated rules; empty = none). Memoized per value. Throws a PatternError
+ * Parses a MIRRORS value (comma-separated rules; empty = none), once per value. Throws a PatternError
  * naming the param, the rule's position and the rule, and what is wrong with it.
  */
 export function parseMirrorRules(param: string, value: string): MirrorRule[] {
-  const key = `${param}\u0000${value}`;
-  let parsed = memo.get(key);
-  if (parsed === undefined) {
-    parsed = parseList(param, value);
-    if (memo.size >= MEMO_MAX_ENTRIES) memo.clear();
-    memo.set(key, parsed);
-  }
-  if (parsed instanceof PatternError) throw parsed;
-  return parsed;
-}
-
-function parseList(param: string, value: string): MirrorRule[] | PatternError {
-  const rules: MirrorRule[] = [];
-  for (const [i, entry] of splitList(value).entries()) {
-    try {
-      rules.push(parseMirrorRule(entry));
-    } catch (error) {
-      return new PatternError(`${param}: rule ${i + 1} ${JSON.stringify(entry.slice(0, 120))} ${message(error)}`, i + 1);
-    }
-  }
-  return rules;
+  return parseListParam(param, value, "rule", parseMirrorRule);
 }
 
 /** The targets that mirror `counterId`: one per matching rule, in the rules' order, without repeats. */

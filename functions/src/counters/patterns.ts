@@ -106,37 +106,43 @@ export function splitList(value: string): string[] {
   return value.split(",").map((entry) => entry.trim());
 }
 
-const memo = new Map<string, Template[] | PatternError>();
+const memo = new Map<string, unknown[] | PatternError>();
 const MEMO_MAX_ENTRIES = 64;
 
 /**
- * Parses a param holding comma-separated counter-id patterns (e.g. UNIQUE_COUNTERS). Memoized per value:
- * a param's value is fixed for an instance's lifetime, so it is parsed once, not once per request. Throws
- * a PatternError naming the param and the first bad pattern with its position.
+ * Parses a param that holds a comma-separated list (UNIQUE_COUNTERS patterns, MIRRORS rules) with
+ * `parseOne`, which throws an Error saying what is wrong with one entry. Memoized per param and value: a
+ * param's value is fixed for an instance's lifetime, so it is parsed once, not once per request. Throws a
+ * PatternError naming the param, the first bad entry (`noun` and its 1-based position) and the problem.
  */
-export function parseCounterIdPatterns(param: string, value: string): Template[] {
-  const key = `${param}\u0000${value}`;
+export function parseListParam<T>(param: string, value: string, noun: string, parseOne: (entry: string) => T): T[] {
+  const key = `${param}\u0000${noun}\u0000${value}`;
   let parsed = memo.get(key);
   if (parsed === undefined) {
-    parsed = parseList(param, value);
+    parsed = parseList(param, value, noun, parseOne);
     if (memo.size >= MEMO_MAX_ENTRIES) memo.clear();
     memo.set(key, parsed);
   }
   if (parsed instanceof PatternError) throw parsed;
+  return parsed as T[];
+}
+
+function parseList<T>(param: string, value: string, noun: string, parseOne: (entry: string) => T): T[] | PatternError {
+  const parsed: T[] = [];
+  for (const [i, entry] of splitList(value).entries()) {
+    try {
+      parsed.push(parseOne(entry));
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      return new PatternError(`${param}: ${noun} ${i + 1} ${JSON.stringify(entry.slice(0, 80))} ${reason}`, i + 1);
+    }
+  }
   return parsed;
 }
 
-function parseList(param: string, value: string): Template[] | PatternError {
-  const patterns: Template[] = [];
-  for (const [i, entry] of splitList(value).entries()) {
-    try {
-      patterns.push(parseCounterIdPattern(entry));
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      return new PatternError(`${param}: pattern ${i + 1} ${JSON.stringify(entry.slice(0, 80))} ${reason}`, i + 1);
-    }
-  }
-  return patterns;
+/** A param of comma-separated counter-id patterns (e.g. UNIQUE_COUNTERS), parsed once per value. */
+export function parseCounterIdPatterns(param: string, value: string): Template[] {
+  return parseListParam(param, value, "pattern", parseCounterIdPattern);
 }
 
 /** Whether `counterId` matches any of `patterns`. */

@@ -3,37 +3,28 @@
 // (signed-in, what the example page and npm run seed need); each stricter policy is set in
 // functions/.env.local and the functions reloaded (touching lib/index.js makes the emulator read the .env
 // files again, ENVIRONMENT.md fact 22), then restored.
-import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { FunctionsError } from "firebase/functions";
 import { functionsErrorCode, signedInClient, type Client } from "../helpers/client";
 import { e2eAdminDb } from "../helpers/admin";
 import { pathsUnderIn } from "../helpers/documents";
+import { localParam, type LocalParam } from "../helpers/local-params";
 
 jest.setTimeout(300_000);
 
-const FUNCTIONS_DIR = join(__dirname, "..", "..");
-const ENV_LOCAL = join(FUNCTIONS_DIR, ".env.local");
-const ENTRY = join(FUNCTIONS_DIR, "lib", "index.js");
 const RELOAD_MS = 120_000;
 const db = e2eAdminDb();
 
 let anonymous: Client;
 let member: Client;
 let admin: Client;
-let original: string | undefined;
+let policy: LocalParam;
 let serial = 0;
 
 const freshId = () => `e2e-policy-${Date.now()}-${serial++}`;
 
 /** Sets CREATE_POLICY in .env.local (keeping anything else in it) and reloads the functions. */
 function setPolicy(value: string | undefined): void {
-  const kept = (original ?? "").split("\n").filter((line) => !/^\s*CREATE_POLICY\s*=/.test(line) && line !== "");
-  const lines = value === undefined ? kept : [...kept, `CREATE_POLICY=${value}`];
-  if (lines.length === 0 && original === undefined) rmSync(ENV_LOCAL, { force: true });
-  else writeFileSync(ENV_LOCAL, lines.length > 0 ? `${lines.join("\n")}\n` : "");
-  const now = new Date();
-  utimesSync(ENTRY, now, now);
+  policy.set(value);
 }
 
 /** What createCounter answers `client` for a fresh id: "ok" or the error code. */
@@ -59,14 +50,12 @@ beforeAll(async () => {
   anonymous = await signedInClient(undefined, { anonymous: true });
   member = await signedInClient();
   admin = await signedInClient({ admin: true });
-  original = existsSync(ENV_LOCAL) ? readFileSync(ENV_LOCAL, "utf8") : undefined;
+  policy = localParam("CREATE_POLICY");
 });
 
 afterAll(async () => {
   try {
-    if (original === undefined) rmSync(ENV_LOCAL, { force: true });
-    else writeFileSync(ENV_LOCAL, original);
-    utimesSync(ENTRY, new Date(), new Date());
+    policy.restore();
     // Leave the emulator serving the committed params for the tests that run next.
     await untilReloaded("ok");
   } finally {

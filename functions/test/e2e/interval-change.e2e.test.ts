@@ -3,35 +3,25 @@
 // functions with the new value (ENVIRONMENT.md fact 22), while increments keep coming. After the last
 // increment the total must be exact within one interval (the new one) and a second. The env file is
 // restored afterwards, whatever happens.
-import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { signedInClient, type Client } from "../helpers/client";
 import { e2eAdminDb, waitFor } from "../helpers/admin";
 import { shardSumIn } from "../helpers/documents";
 import { counterRef } from "../../src/counters/paths";
+import { localParam } from "../helpers/local-params";
 
 jest.setTimeout(300_000);
 
-const FUNCTIONS_DIR = join(__dirname, "..", "..");
-const ENV_LOCAL = join(FUNCTIONS_DIR, ".env.local");
-const ENTRY = join(FUNCTIONS_DIR, "lib", "index.js");
 const DEFAULT_INTERVAL_MS = Number(process.env.ROLLUP_INTERVAL_MS);
 const RELOAD_TIMEOUT_MS = 90_000;
 
 const db = e2eAdminDb();
 let client: Client;
-const previousEnvLocal = existsSync(ENV_LOCAL) ? readFileSync(ENV_LOCAL, "utf8") : undefined;
+const interval = localParam("ROLLUP_INTERVAL_MS");
 
 /** Sets ROLLUP_INTERVAL_MS for the functions emulator (undefined: back to what it was) and makes it reload. */
 function setRollupInterval(intervalMs: number | undefined): void {
-  if (intervalMs === undefined) {
-    if (previousEnvLocal === undefined) rmSync(ENV_LOCAL, { force: true });
-    else writeFileSync(ENV_LOCAL, previousEnvLocal);
-  } else {
-    writeFileSync(ENV_LOCAL, `${previousEnvLocal ?? ""}\nROLLUP_INTERVAL_MS=${intervalMs}\n`);
-  }
-  const now = new Date();
-  utimesSync(ENTRY, now, now);
+  if (intervalMs === undefined) interval.restore();
+  else interval.set(String(intervalMs));
 }
 
 /**

@@ -1,16 +1,12 @@
 // MIRRORS through the JS SDK, the functions emulator and the real rollup trigger: the param is set in
 // functions/.env.local and the functions reloaded (touching lib/index.js makes the emulator read the .env
 // files again, ENVIRONMENT.md fact 22), then restored. The target documents stand for an app's posts.
-import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { signedInClient, withConcurrency, type Client } from "../helpers/client";
 import { e2eAdminDb, waitFor } from "../helpers/admin";
+import { localParam, type LocalParam } from "../helpers/local-params";
 
 jest.setTimeout(300_000);
 
-const FUNCTIONS_DIR = join(__dirname, "..", "..");
-const ENV_LOCAL = join(FUNCTIONS_DIR, ".env.local");
-const ENTRY = join(FUNCTIONS_DIR, "lib", "index.js");
 const RELOAD_MS = 120_000;
 const SETTLE_MS = 15_000;
 const POSTS = "e2eposts";
@@ -19,19 +15,10 @@ const db = e2eAdminDb();
 
 let user: Client;
 let admin: Client;
-let original: string | undefined;
+let mirrorsParam: LocalParam;
 let serial = 0;
 
 const postId = () => `p${Date.now()}x${serial++}`;
-
-function setMirrors(value: string | undefined): void {
-  const kept = (original ?? "").split("\n").filter((line) => !/^\s*MIRRORS\s*=/.test(line) && line !== "");
-  const lines = value === undefined ? kept : [...kept, `MIRRORS=${value}`];
-  if (lines.length === 0 && original === undefined) rmSync(ENV_LOCAL, { force: true });
-  else writeFileSync(ENV_LOCAL, lines.length > 0 ? `${lines.join("\n")}\n` : "");
-  const now = new Date();
-  utimesSync(ENTRY, now, now);
-}
 
 const likeCount = async (id: string) => (await db.doc(`${POSTS}/${id}`).get()).get("likeCount") as unknown;
 const total = async (counterId: string) => (await db.doc(`counters/${counterId}`).get()).get("total") as unknown;
@@ -60,16 +47,14 @@ async function settled(read: () => Promise<unknown>, expected: unknown): Promise
 beforeAll(async () => {
   user = await signedInClient();
   admin = await signedInClient({ admin: true });
-  original = existsSync(ENV_LOCAL) ? readFileSync(ENV_LOCAL, "utf8") : undefined;
-  setMirrors(MIRRORS);
+  mirrorsParam = localParam("MIRRORS");
+  mirrorsParam.set(MIRRORS);
   await untilReloaded(true);
 });
 
 afterAll(async () => {
   try {
-    if (original === undefined) rmSync(ENV_LOCAL, { force: true });
-    else writeFileSync(ENV_LOCAL, original);
-    utimesSync(ENTRY, new Date(), new Date());
+    mirrorsParam.restore();
     await untilReloaded(false); // leave the emulator serving the committed params for the tests that run next
   } finally {
     await user?.close();

@@ -1,35 +1,26 @@
 // UNIQUE_COUNTERS through the JS SDK and the functions emulator: the param is set in functions/.env.local
 // and the functions reloaded (touching lib/index.js makes the emulator read the .env files again,
 // ENVIRONMENT.md fact 22), then restored. Its patterns are ids no other test uses.
-import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { FunctionsError } from "firebase/functions";
 import { functionsErrorCode, signedInClient, type Client } from "../helpers/client";
 import { e2eAdminDb } from "../helpers/admin";
 import { pathsUnderIn } from "../helpers/documents";
+import { localParam, type LocalParam } from "../helpers/local-params";
 
 jest.setTimeout(300_000);
 
-const FUNCTIONS_DIR = join(__dirname, "..", "..");
-const ENV_LOCAL = join(FUNCTIONS_DIR, ".env.local");
-const ENTRY = join(FUNCTIONS_DIR, "lib", "index.js");
 const RELOAD_MS = 120_000;
 const db = e2eAdminDb();
 
 let user: Client;
-let original: string | undefined;
+let uniqueParam: LocalParam;
 let serial = 0;
 
 const reservedId = () => `e2e-reserved-${Date.now()}-${serial++}-likes`;
 
 /** Sets UNIQUE_COUNTERS in .env.local (keeping anything else in it) and reloads the functions. */
 function setParam(value: string | undefined): void {
-  const kept = (original ?? "").split("\n").filter((line) => !/^\s*UNIQUE_COUNTERS\s*=/.test(line) && line !== "");
-  const lines = value === undefined ? kept : [...kept, `UNIQUE_COUNTERS=${value}`];
-  if (lines.length === 0 && original === undefined) rmSync(ENV_LOCAL, { force: true });
-  else writeFileSync(ENV_LOCAL, lines.length > 0 ? `${lines.join("\n")}\n` : "");
-  const now = new Date();
-  utimesSync(ENTRY, now, now);
+  uniqueParam.set(value);
 }
 
 /** Calls createCounter for a fresh reserved id until `check` accepts the outcome (the reload is done). */
@@ -47,14 +38,12 @@ const isUnique = (outcome: unknown) => (outcome as { unique?: unknown }).unique 
 
 beforeAll(async () => {
   user = await signedInClient();
-  original = existsSync(ENV_LOCAL) ? readFileSync(ENV_LOCAL, "utf8") : undefined;
+  uniqueParam = localParam("UNIQUE_COUNTERS");
 });
 
 afterAll(async () => {
   try {
-    if (original === undefined) rmSync(ENV_LOCAL, { force: true });
-    else writeFileSync(ENV_LOCAL, original);
-    utimesSync(ENTRY, new Date(), new Date());
+    uniqueParam.restore();
     // Leave the emulator serving the committed params for the tests that run next.
     await untilReloaded((outcome) => (outcome as { unique?: unknown }).unique === false);
   } finally {

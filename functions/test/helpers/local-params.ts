@@ -1,0 +1,41 @@
+// Setting a param in the running functions emulator: functions/.env.local, which the emulator reads over
+// functions/.env, and a reload (touching lib/index.js makes it read the .env files again, ENVIRONMENT.md
+// fact 22). Whatever .env.local held before is kept around the param and restored at the end.
+import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+const FUNCTIONS_DIR = join(__dirname, "..", "..");
+const ENV_LOCAL = join(FUNCTIONS_DIR, ".env.local");
+const ENTRY = join(FUNCTIONS_DIR, "lib", "index.js");
+
+export interface LocalParam {
+  /** Sets the param (undefined: removes it) in .env.local, keeping the file's other lines, and reloads. */
+  set(value: string | undefined): void;
+  /** Puts .env.local back as it was when localParam() was called, and reloads. */
+  restore(): void;
+}
+
+/** Call it before the first set(), e.g. in beforeAll: it remembers .env.local as it is then. */
+export function localParam(name: string): LocalParam {
+  const original = existsSync(ENV_LOCAL) ? readFileSync(ENV_LOCAL, "utf8") : undefined;
+  const assignment = new RegExp(`^\\s*${name}\\s*=`);
+  return {
+    set(value) {
+      const kept = (original ?? "").split("\n").filter((line) => !assignment.test(line) && line !== "");
+      const lines = value === undefined ? kept : [...kept, `${name}=${value}`];
+      if (lines.length === 0 && original === undefined) rmSync(ENV_LOCAL, { force: true });
+      else writeFileSync(ENV_LOCAL, lines.length > 0 ? `${lines.join("\n")}\n` : "");
+      reload();
+    },
+    restore() {
+      if (original === undefined) rmSync(ENV_LOCAL, { force: true });
+      else writeFileSync(ENV_LOCAL, original);
+      reload();
+    },
+  };
+}
+
+function reload(): void {
+  const now = new Date();
+  utimesSync(ENTRY, now, now);
+}
