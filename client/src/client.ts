@@ -3,7 +3,7 @@
 // (see coverage.ts for the rule and its argument).
 import { doc, onSnapshot, type DocumentSnapshot, type Firestore } from "firebase/firestore";
 import { httpsCallable, type Functions } from "firebase/functions";
-import { asTime, compareTimes, isCovered, laterOf, uncoveredDelta, type OwnIncrement, type Time } from "./coverage.js";
+import { asTime, isCovered, readCounterSnapshot, uncoveredDelta, type OwnIncrement, type Time } from "./coverage.js";
 import { createMembership, type MemberView, type SetMemberOutcome, type SetMemberRequest } from "./membership.js";
 
 /** The data `incrementCounter` receives. */
@@ -207,24 +207,16 @@ export function createCounterClient(options: CounterClientOptions): CounterClien
   }
 
   function onCounterSnapshot(counterId: string, state: CounterState, snap: DocumentSnapshot): void {
-    if (!snap.exists()) {
-      state.latest = { exists: false, total: 0, coveredUntil: null };
-      publish(counterId, state);
-      return;
-    }
-    const total = snap.get("total") as unknown;
-    if (typeof total !== "number" || !Number.isSafeInteger(total)) {
+    const read = readCounterSnapshot(snap, state.seenUntil);
+    if (read.kind === "malformed") {
       for (const watcher of state.watchers) watcher.onError?.(new Error(`counters/${counterId} has no integer total`));
       return;
     }
-    const coveredUntil = laterOf(asTime(snap.get("rollup.readTime")), asTime(snap.get("createdAt")));
-    // Snapshots of one document arrive in order; an older one (a cache) is skipped so that increments
-    // already dropped as covered are never needed again.
-    if (state.seenUntil !== null && (coveredUntil === null || compareTimes(coveredUntil, state.seenUntil) < 0)) return;
-    state.seenUntil = coveredUntil;
-    state.latest = { exists: true, total, coveredUntil };
+    if (read.kind === "stale") return;
+    state.seenUntil = read.seenUntil;
+    state.latest = read.state;
     for (const [requestId, own] of state.own) {
-      if (own.writeTime !== null && isCovered(coveredUntil, own.writeTime)) state.own.delete(requestId);
+      if (own.writeTime !== null && isCovered(read.state.coveredUntil, own.writeTime)) state.own.delete(requestId);
     }
     publish(counterId, state);
   }

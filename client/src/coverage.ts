@@ -87,3 +87,39 @@ export function asTime(value: unknown): Time | null {
   if (nanos < 0 || nanos > 999_999_999) return null;
   return { seconds: seconds as number, nanoseconds: nanos };
 }
+
+/** A counter document as a watcher keeps it: its total and the time up to which the total accounts. */
+export interface CounterSnapshotState {
+  exists: boolean;
+  total: number;
+  coveredUntil: Time | null;
+}
+
+/** What a counter snapshot means to a watcher that has seen snapshots covering up to `seenUntil`. */
+export type CounterSnapshotRead =
+  /** Use it; `seenUntil` is the watcher's new bound. */
+  | { kind: "state"; state: CounterSnapshotState; seenUntil: Time | null }
+  /** No integer total: report it, keep the last state. */
+  | { kind: "malformed" }
+  /**
+   * Older than one already seen (a cache): skip it, so that own writes already dropped as covered are
+   * never needed again.
+   */
+  | { kind: "stale" };
+
+/**
+ * Reads a `counters/{id}` snapshot (anything with `exists()` and `get(field)`, as the SDK's
+ * DocumentSnapshot): coveredUntil = max(rollup.readTime, createdAt), the rule in this file's header. Both
+ * watchers (increments and membership) read counters through it.
+ */
+export function readCounterSnapshot(
+  snap: { exists(): boolean; get(field: string): unknown },
+  seenUntil: Time | null,
+): CounterSnapshotRead {
+  if (!snap.exists()) return { kind: "state", state: { exists: false, total: 0, coveredUntil: null }, seenUntil };
+  const total = snap.get("total");
+  if (typeof total !== "number" || !Number.isSafeInteger(total)) return { kind: "malformed" };
+  const coveredUntil = laterOf(asTime(snap.get("rollup.readTime")), asTime(snap.get("createdAt")));
+  if (seenUntil !== null && (coveredUntil === null || compareTimes(coveredUntil, seenUntil) < 0)) return { kind: "stale" };
+  return { kind: "state", state: { exists: true, total, coveredUntil }, seenUntil: coveredUntil };
+}

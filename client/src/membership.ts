@@ -2,7 +2,7 @@
 // one counter sent one at a time so that the last tap decides, and watchMember(), which shows the count
 // and the signed-in user's own membership together, exactly (see member-coverage.ts for the argument).
 import { doc, onSnapshot, onSnapshotsInSync, type DocumentSnapshot, type Firestore } from "firebase/firestore";
-import { asTime, compareTimes, isCovered, laterOf, type Time } from "./coverage.js";
+import { asTime, isCovered, readCounterSnapshot, type Time } from "./coverage.js";
 import { knownMember, memberValue, type MemberCut, type OwnChange, type PendingCall } from "./member-coverage.js";
 
 /** The data `setMember` receives. */
@@ -158,20 +158,14 @@ export function createMembership(deps: MembershipDeps): Membership {
   }
 
   function onCounter(counterId: string, state: State, snap: DocumentSnapshot): void {
-    if (!snap.exists()) {
-      state.counter = { exists: false, total: 0, coveredUntil: null };
-      return;
-    }
-    const total = snap.get("total") as unknown;
-    if (typeof total !== "number" || !Number.isSafeInteger(total)) {
+    const read = readCounterSnapshot(snap, state.seenUntil);
+    if (read.kind === "malformed") {
       for (const watcher of state.watchers) watcher.onError?.(new Error(`counters/${counterId} has no integer total`));
       return;
     }
-    const coveredUntil = laterOf(asTime(snap.get("rollup.readTime")), asTime(snap.get("createdAt")));
-    // An older snapshot (a cache) is skipped: own changes dropped as covered must never be needed again.
-    if (state.seenUntil !== null && (coveredUntil === null || compareTimes(coveredUntil, state.seenUntil) < 0)) return;
-    state.seenUntil = coveredUntil;
-    state.counter = { exists: true, total, coveredUntil };
+    if (read.kind === "stale") return;
+    state.seenUntil = read.seenUntil;
+    state.counter = read.state;
   }
 
   async function setMember(counterId: string, member: boolean): Promise<SetMemberOutcome> {

@@ -12,6 +12,8 @@ import { signedInClient, type Client } from "../../functions/test/helpers/client
 import { e2eAdminDb } from "../../functions/test/helpers/admin";
 import { shardSumIn } from "../../functions/test/helpers/documents";
 import { counterRef } from "../../functions/src/counters/paths";
+// The model check's seeded PRNG (mulberry32), so a failing schedule can be replayed.
+import { rngOf } from "../../functions/test/unit/model/sim";
 
 jest.setTimeout(240_000);
 
@@ -27,18 +29,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([admin?.close(), user?.close(), other?.close()]);
 });
-
-/** mulberry32: a small seeded PRNG, so a failing schedule can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -194,7 +184,7 @@ function seedOf(): number {
 async function withSeed(name: string, body: (random: () => number) => Promise<void>): Promise<void> {
   const seed = seedOf();
   try {
-    await body(prng(seed));
+    await body(rngOf(seed));
   } catch (error) {
     console.error(`${name} failed with seed ${seed}; re-run with CLIENT_TEST_SEED=${seed}`);
     throw error;

@@ -43,6 +43,8 @@ import { E2E_PROJECT, signedInClient, type Client } from "../../functions/test/h
 import { e2eAdminDb } from "../../functions/test/helpers/admin";
 import { authHost, firestoreHost, requireFunctionsEmulator } from "../../functions/test/helpers/emulators";
 import { shardSumIn } from "../../functions/test/helpers/documents";
+// The model check's seeded PRNG (mulberry32), so a failing schedule can be replayed.
+import { rngOf } from "../../functions/test/unit/model/sim";
 
 jest.setTimeout(300_000);
 
@@ -74,18 +76,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([user?.close(), device2?.close(), ...(others ?? []).map((o) => o.close())]);
 });
-
-/** mulberry32: a small seeded PRNG, so a failing schedule can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -258,7 +248,7 @@ async function withSeed(name: string, body: (random: () => number, log: string[]
   const seed = seedOf();
   const log: string[] = [];
   try {
-    await body(prng(seed), log);
+    await body(rngOf(seed), log);
   } catch (error) {
     console.error(`${name} failed with seed ${seed}; re-run with CLIENT_TEST_SEED=${seed}\n${log.join("\n")}`);
     throw error;
