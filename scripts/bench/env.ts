@@ -1,8 +1,8 @@
 // Where the benchmark runs: its emulator config and ports (firebase.bench.json), its project ids, and
 // the functions' params, read from the same files the functions emulator reads.
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { EMULATORS, REPO_ROOT } from "../lib/firebase-cli";
+import { functionsParams } from "../lib/functions-env";
 
 /** Two codebases (product + naive) and ports of their own, so `npm start`/`npm test` can run meanwhile. */
 export const BENCH_CONFIG = join(REPO_ROOT, "scripts", "bench", "firebase.bench.json");
@@ -16,24 +16,13 @@ export const BENCH_PROJECT = "demo-counter-bench";
  */
 export const WRAPPED_PROJECT = "demo-counter-bench-wrapped";
 
-const FUNCTIONS_DIR = join(REPO_ROOT, "functions");
-
 /**
  * Puts the functions' params into process.env as the functions emulator does (functions/.env, then
  * .env.local on top), without overriding variables already set. Needed by the wrapped handlers
  * (delivery/wrapped.ts), whose params are read from process.env, and by the report (the rollup interval).
  */
 export function loadFunctionParams(): void {
-  const values: Record<string, string> = {};
-  for (const file of [".env", ".env.local"]) {
-    const path = join(FUNCTIONS_DIR, file);
-    if (!existsSync(path)) continue;
-    for (const line of readFileSync(path, "utf8").split("\n")) {
-      const match = /^\s*([A-Z0-9_]+)\s*=\s*(.*?)\s*$/.exec(line);
-      if (match) values[match[1]!] = match[2]!;
-    }
-  }
-  for (const [name, value] of Object.entries(values)) process.env[name] ??= value;
+  for (const [name, value] of Object.entries(functionsParams([".env", ".env.local"]))) process.env[name] ??= value;
 }
 
 /** ROLLUP_INTERVAL_MS as the functions see it (after loadFunctionParams). */

@@ -1,19 +1,28 @@
-// A param's value as the functions get it for a project: functions/.env, then functions/.env.<projectId>
-// over it (firebase-tools' order). Plain KEY=VALUE lines only (what this repository's files hold); the
-// preflight reads them with firebase-tools' own loader. For scripts that must start fast (reconcile).
+// The functions' params as firebase-tools gives them to the functions: KEY=VALUE lines of env files in
+// functions/, a later file overriding an earlier one (.env, then .env.<projectId>; the emulator also
+// .env.local). Plain lines only, which is what this repository's files hold; the preflight reads them with
+// firebase-tools' own loader. Shared by the scripts that must start fast (reconcile, the benchmark) and
+// the tests' setup. No other import, so the tests' setup stays light.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { REPO_ROOT } from "./firebase-cli";
 
-export function functionsParam(name: string, projectId: string, functionsDir = join(REPO_ROOT, "functions")): string | undefined {
-  let value: string | undefined;
-  for (const file of [".env", `.env.${projectId}`]) {
+export const FUNCTIONS_DIR = join(__dirname, "..", "..", "functions");
+
+/** The values the env `files` (names in `functionsDir`) set, later files over earlier ones; missing files are skipped. */
+export function functionsParams(files: readonly string[], functionsDir = FUNCTIONS_DIR): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const file of files) {
     const path = join(functionsDir, file);
     if (!existsSync(path)) continue;
     for (const line of readFileSync(path, "utf8").split("\n")) {
       const match = /^\s*([A-Z0-9_]+)\s*=\s*(.*?)\s*$/.exec(line);
-      if (match?.[1] === name) value = match[2]!;
+      if (match) values[match[1]!] = match[2]!;
     }
   }
-  return value;
+  return values;
+}
+
+/** One param's value for a deploy to `projectId`: functions/.env, then functions/.env.<projectId>. */
+export function functionsParam(name: string, projectId: string, functionsDir = FUNCTIONS_DIR): string | undefined {
+  return functionsParams([".env", `.env.${projectId}`], functionsDir)[name];
 }
