@@ -249,7 +249,7 @@ interface TimedWrite extends ShardWriteRecord {
   originUs: number;
 }
 
-function groupWrites(writes: readonly ShardWriteRecord[], originsUs: readonly number[] | undefined): Map<string, TimedWrite[]> {
+export function groupWrites(writes: readonly ShardWriteRecord[], originsUs: readonly number[] | undefined): Map<string, TimedWrite[]> {
   const groups = new Map<string, TimedWrite[]>();
   writes.forEach((write, i) => {
     const list = groups.get(write.counterId) ?? [];

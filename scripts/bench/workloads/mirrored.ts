@@ -11,7 +11,7 @@ import type { DocumentReference } from "firebase-admin/firestore";
 import { microsCeil } from "../../../functions/src/counters/plan";
 import { readParent, type Counter, type ShardWriteRecord } from "../counters";
 import { paced, sleep } from "../pace";
-import type { PhaseResult } from "../recorder";
+import { groupWrites, type PhaseResult } from "../recorder";
 import { summarize, type Summary } from "../stats";
 import { phasePrefixOf, type BenchContext } from "./context";
 import type { Delivery } from "./phase";
@@ -101,12 +101,10 @@ async function caughtUpFields(counters: readonly Counter[], states: Map<string, 
 function fieldLags(writes: readonly ShardWriteRecord[], states: Map<string, FieldState[]>): Summary & { uncovered: number } {
   const lags: number[] = [];
   let uncovered = 0;
-  const byCounter = new Map<string, ShardWriteRecord[]>();
-  for (const w of writes) byCounter.set(w.counterId, [...(byCounter.get(w.counterId) ?? []), w]);
-  for (const [counterId, list] of byCounter) {
+  for (const [counterId, list] of groupWrites(writes, undefined)) {
     const seen = states.get(counterId) ?? [];
     let sum = 0;
-    for (const w of [...list].sort((a, b) => a.writtenAtUs - b.writtenAtUs)) {
+    for (const w of list) {
       sum += w.delta;
       const shown = seen.find((s) => s.atUs >= w.writtenAtUs && s.value >= sum);
       if (shown === undefined) uncovered++;

@@ -220,8 +220,7 @@ async function commitTotalAt(
  * The mirror targets whose document exists; a warning for each one that does not (the target document is
  * the app's: the counter's own total is still committed, and the mirror follows once the document exists).
  */
-export async function existingMirrorTargets(counter: DocumentReference, targets: readonly MirrorTarget[]): Promise<MirrorTarget[]> {
-  if (targets.length === 0) return [];
+async function existingMirrorTargets(counter: DocumentReference, targets: readonly MirrorTarget[]): Promise<MirrorTarget[]> {
   const snaps = await counter.firestore.getAll(...targets.map((t) => counter.firestore.doc(t.path)));
   const present: MirrorTarget[] = [];
   targets.forEach((target, i) => {
