@@ -2,7 +2,7 @@
 // reset, reshard and delete. Every change is one atomic batch or transaction, so a failed call leaves
 // nothing behind and a concurrent increment lands either wholly before or wholly after it. Membership of
 // unique counters is written by members.ts; what a deleted counter leaves behind, by cleanup.ts.
-import { FieldValue, Timestamp, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
+import { FieldValue, Timestamp, type DocumentSnapshot, type DocumentData, type DocumentReference, type Firestore, type Transaction, type UpdateData } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
 import { finishDeletion, markDeleted } from "./cleanup";
 import { CounterError, GRPC, grpcCode } from "./errors";
@@ -234,48 +234,82 @@ function notForUnique(counterId: string, operation: string, why: string): Counte
   return new CounterError("failed-precondition", `${operation}: counter "${counterId}" is a unique counter; ${why}`);
 }
 
+/** Attempts of a reset whose read went stale before its write (a rollup commit, a reshard between them). */
+const RESET_ATTEMPTS = 20;
+
+export interface ResetOptions {
+  mirrors?: readonly MirrorTarget[];
+  /** Runs between the reset's read and its write; tests use it to land writes in that window. */
+  beforeCommit?: () => Promise<void>;
+}
+
 /**
- * Sets every shard and the total to 0 in one transaction. Increments committed after it count from 0;
- * those committed before are gone. `resetAt` (the commit time) lets callers tell the two apart. A rollup
- * that summed the shards before the reset cannot overwrite the 0: its commit is conditioned on the
- * parent's update time, which the reset changed.
+ * Takes every shard and the total back to 0 without locking the shards: increments keep landing, at full
+ * speed, while a reset runs. Those committed after it count from 0; those committed before are gone.
  *
- * The coverage rule (DESIGN.md) must keep holding across a reset: every increment with
- * `writeTime <= rollup.readTime` is accounted for in `total` (here: erased), every later one is not. So
- * the reset sets `rollup.readTime` to a time R with every erased increment at or before R and every
- * surviving one after it. The transaction reads the parent and every shard: serializability means no
- * write to them commits between those reads and the reset's commit, so the latest of their update times
- * is such an R (an increment's commit is its shard's update time or earlier; an increment folded away by a
- * reshard is covered by the reshard's parent update). Not a server timestamp: production resolves it to
- * the commit time, which would do too, but the emulator fills it from its own millisecond clock.
+ * How, and why it is exact. The reset reads the parent, every shard and the mirror targets in one
+ * read-only transaction: a consistent snapshot at one read time R that takes no lock. Then one batch
+ * subtracts from each shard the count it held at R (`increment(-count)`; a shard at 0 is not written) and
+ * sets `total: 0` and `rollup.readTime` = `resetAt` = R, conditioned on the parent's update time as of R.
+ * - An increment committed at or before R is in the count read, so it is subtracted: erased. One
+ *   committed after R is not, and increments commute: it survives the subtraction. So after the batch
+ *   every shard holds exactly the increments committed after R, and the coverage rule holds with
+ *   `rollup.readTime` = R (`total` 0 covers everything up to R, nothing after).
+ * - Everything else that changes shards (reshard, delete, another reset) writes the parent in the same
+ *   atomic commit, so the precondition refuses the batch if any of them ran between the read and the
+ *   write, and the reset reads again. So does a rollup commit in that window (it only wrote the total,
+ *   but the precondition cannot tell), a few percent of resets on a counter rolled up every second.
+ * - A rollup that summed the shards before the batch cannot overwrite its 0: the rollup's commit is
+ *   conditioned on the parent's update time too. Each shard the batch writes fires a rollup event whose
+ *   update time is after R, so the increments that survived are rolled up as usual.
+ * Cost: 1 + numShards + mirrors reads, 1 + (shards not at 0) + mirrors writes, and one rollup event per
+ * shard written. The old way (one transaction that set every shard to 0) held a lock on every shard from
+ * its read to its commit: every increment on the counter waited for it, and under load it could run out
+ * of attempts.
  */
-export async function resetCounter(
-  db: Firestore,
-  counterId: string,
-  options: { mirrors?: readonly MirrorTarget[] } = {},
-): Promise<{ counterId: string }> {
+export async function resetCounter(db: Firestore, counterId: string, options: ResetOptions = {}): Promise<{ counterId: string }> {
   const mirrors = options.mirrors ?? [];
-  await db.runTransaction(
-    async (tx) => {
-      const [parent, ...targets] = await tx.getAll(counterRef(db, counterId), ...mirrorRefs(db, mirrors));
-      const { numShards, unique } = shapeIn(counterId, parent!);
-      if (unique) throw notForUnique(counterId, "resetCounter", "its total is its number of members (delete it to start again)");
-      const shards = await tx.getAll(...shardIds(numShards).map((id) => shardRef(db, counterId, id)));
-      let coveredUntil = parent!.updateTime!;
-      for (const shard of shards) {
-        if (shard.exists && shard.updateTime!.valueOf() > coveredUntil.valueOf()) coveredUntil = shard.updateTime!;
+  const targetRefs = mirrorRefs(db, mirrors);
+  for (let attempt = 0; attempt < RESET_ATTEMPTS; attempt++) {
+    const { at, targets, shards } = await db.runTransaction(
+      async (tx) => {
+        const [parent, ...targetSnaps] = await tx.getAll(counterRef(db, counterId), ...targetRefs);
+        const { numShards, unique } = shapeIn(counterId, parent!);
+        if (unique) throw notForUnique(counterId, "resetCounter", "its total is its number of members (delete it to start again)");
+        const shardSnaps = numShards > 0 ? await tx.getAll(...shardIds(numShards).map((id) => shardRef(db, counterId, id))) : [];
+        return { at: parent!, targets: targetSnaps, shards: shardSnaps };
+      },
+      { readOnly: true }, // one snapshot for every read, and no lock
+    );
+    const readTime = at.readTime;
+    const batch = db.batch();
+    for (const shard of shards) {
+      if (!shard.exists) continue;
+      const count = readCount(shard.data());
+      if (count.malformed) {
+        // Not a number: nothing to subtract from. Overwritten, if nothing wrote it since the read.
+        logger.error("reset overwrites a malformed shard count", { counterId, shardId: shard.id, path: shard.ref.path });
+        batch.update(shard.ref, { count: 0 }, { lastUpdateTime: shard.updateTime! });
+      } else if (count.value !== 0) {
+        batch.update(shard.ref, { count: FieldValue.increment(-count.value) });
       }
-      for (const shard of shards) tx.set(shard.ref, { count: 0 });
-      tx.update(parent!.ref, {
-        total: 0,
-        resetAt: FieldValue.serverTimestamp(),
-        "rollup.readTime": coveredUntil,
-      });
-      writeMirrors(tx, counterId, mirrors, targets, 0);
-    },
-    { maxAttempts: ADMIN_TRANSACTION_ATTEMPTS },
-  );
-  return { counterId };
+    }
+    batch.update(at.ref, { total: 0, resetAt: readTime, "rollup.readTime": readTime }, { lastUpdateTime: at.updateTime! });
+    writeMirrors(batch, counterId, mirrors, targets, 0);
+    if (options.beforeCommit !== undefined) await options.beforeCommit();
+    try {
+      await batch.commit();
+      return { counterId };
+    } catch (error) {
+      const code = grpcCode(error);
+      // FAILED_PRECONDITION: the parent (or a malformed shard) was written since the read. NOT_FOUND: a
+      // shard or mirror target went away (a reshard or delete, which the next read sees). Read again.
+      if (code !== GRPC.FAILED_PRECONDITION && code !== GRPC.NOT_FOUND && code !== GRPC.ABORTED) throw error;
+      logger.debug("reset read went stale; reading again", { counterId, attempt, code });
+      await new Promise((resolve) => setTimeout(resolve, Math.min(200, 10 * 2 ** attempt) * Math.random()));
+    }
+  }
+  throw new CounterError("aborted", `resetCounter: counter "${counterId}" kept changing; try again`);
 }
 
 /**
@@ -362,8 +396,13 @@ function mirrorRefs(db: Firestore, mirrors: readonly MirrorTarget[]) {
   return mirrors.map((target) => db.doc(target.path));
 }
 
+/** What writeMirrors needs of a transaction or a batch. */
+interface Updater {
+  update(ref: DocumentReference, data: UpdateData<DocumentData>): unknown;
+}
+
 function writeMirrors(
-  tx: Transaction,
+  tx: Updater,
   counterId: string,
   mirrors: readonly MirrorTarget[],
   snaps: readonly (DocumentSnapshot | undefined)[],

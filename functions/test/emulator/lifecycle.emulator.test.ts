@@ -20,6 +20,7 @@ import {
 import { requireEmulators } from "../helpers/emulators";
 import { withConcurrency } from "../helpers/client";
 import { counterRef, requestRef, requestsRef, shardsRef } from "../../src/counters/paths";
+import { resetCounter as resetStore } from "../../src/counters/store";
 
 const { incrementCounter, resetCounter, reshardCounter, deleteCounter } = functions;
 
@@ -229,18 +230,85 @@ describe("resetCounter", () => {
       }),
     );
     await reset;
-    // Commit times decide "after": the reset's is the parent's update time (no rollup runs in this tier,
-    // so nothing else writes the parent) and an increment's is its record's create time (same batch).
-    // Not the serverTimestamp fields: the emulator fills those in at millisecond precision, in an order
-    // that can differ from the commit order of concurrent writes.
+    // Commit times decide "after": the reset takes effect at resetAt, the read time of its snapshot
+    // (increments committed between that read and the reset's own commit survive it), and an
+    // increment's commit time is its record's create time (same batch). Not the serverTimestamp fields:
+    // the emulator fills those in at millisecond precision, in an order that can differ from the commit
+    // order of concurrent writes.
     const parent = await counterRef(db, counterId).get();
     expect(parent.get("total")).toBe(0);
-    const resetAt = parent.updateTime!;
+    const resetAt = parent.get("resetAt") as Timestamp;
+    expect(resetAt.isEqual(parent.get("rollup.readTime") as Timestamp)).toBe(true);
     const after = (await requestsRef(db, counterId).get()).docs.filter((d) => d.createTime.valueOf() > resetAt.valueOf());
     const expected = after.reduce((sum, d) => sum + (d.get("delta") as number), 0);
     expect(after.length).toBeGreaterThan(0);
     expect(after.length).toBeLessThan(200);
     expect(await shardSum(counterId)).toBe(expected);
+  });
+});
+
+describe("resetCounter holds no lock on the shards", () => {
+  // The reset reads a snapshot without locking and writes one batch conditioned on the parent; these
+  // tests land writes between its read and its write (store.resetCounter's beforeCommit). A reset that
+  // read the shards in a transaction would hold their locks there: the increment in the first test
+  // would wait for a commit that waits for it.
+  it("lets an increment between its read and its write commit at once, and keeps it", async () => {
+    const counterId = await newCounter("reset-nolock", 4);
+    for (const d of [5, 7, -2]) await increment(counterId, d);
+    let during: IncrementResult | undefined;
+    await resetStore(db, counterId, {
+      beforeCommit: async () => {
+        during ??= await increment(counterId, 3, "during-reset");
+      },
+    });
+    const parent = await counterRef(db, counterId).get();
+    expect(parent.get("total")).toBe(0);
+    const readTime = parent.get("rollup.readTime") as Timestamp;
+    expect(new Timestamp(during!.writeTime.seconds, during!.writeTime.nanoseconds).valueOf() > readTime.valueOf()).toBe(true);
+    expect(await shardSum(counterId)).toBe(3); // erased: 5 + 7 - 2; kept: the 3 that came after the read
+  });
+
+  it("reads again when a rollup commits between its read and its write, and still ends at 0", async () => {
+    const counterId = await newCounter("reset-stale", 3);
+    for (const d of [4, 6]) await increment(counterId, d);
+    let attempts = 0;
+    await resetStore(db, counterId, {
+      beforeCommit: async () => {
+        attempts++;
+        // What a rollup commit does to the parent: a new total and read time.
+        if (attempts === 1) await counterRef(db, counterId).update({ total: 10, "rollup.readTime": Timestamp.now() });
+      },
+    });
+    expect(attempts).toBe(2);
+    expect((await readCounter(counterId)).total).toBe(0);
+    expect(await shardSum(counterId)).toBe(0);
+  });
+
+  it("never subtracts a count twice when a reshard folds shards between its read and its write", async () => {
+    const counterId = await newCounter("reset-reshard", 6);
+    for (let i = 0; i < 12; i++) await increment(counterId, i + 1);
+    let attempts = 0;
+    await resetStore(db, counterId, {
+      beforeCommit: async () => {
+        attempts++;
+        if (attempts === 1) await call(reshardCounter, { counterId, numShards: 2 }, ADMIN);
+      },
+    });
+    expect(attempts).toBe(2);
+    expect(await shardIdsOf(counterId)).toEqual(["0", "1"]);
+    expect(await shardSum(counterId)).toBe(0);
+    const shards = (await shardsRef(db, counterId).get()).docs.map((d) => d.get("count") as number);
+    expect(shards).toEqual([0, 0]);
+  });
+
+  it("writes only the shards that were not at 0", async () => {
+    const counterId = await newCounter("reset-sparse", 8);
+    await increment(counterId, 9);
+    const before = new Map((await shardsRef(db, counterId).get()).docs.map((d) => [d.id, d.updateTime.valueOf()]));
+    await call(resetCounter, { counterId }, ADMIN);
+    const after = (await shardsRef(db, counterId).get()).docs;
+    expect(after.filter((d) => d.updateTime.valueOf() !== before.get(d.id)).map((d) => d.id)).toHaveLength(1);
+    expect(await shardSum(counterId)).toBe(0);
   });
 });
 

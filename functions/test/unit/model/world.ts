@@ -98,23 +98,25 @@ export class World implements RollupStore {
   }
 
   /**
-   * What resetCounter's transaction does: every shard to 0 and the total to 0, with `rollup.readTime`
-   * the latest update time it read (parent and shards), all at one commit time.
+   * What resetCounter does: a snapshot of the parent and the shards at a read time R (no lock), then one
+   * batch conditioned on the parent that subtracts from each shard the count it held at R (shards at 0
+   * are not written) and sets the total to 0 with `rollup.readTime` = R. Here the read and the batch are
+   * one step, so nothing lands between them; the emulator tests land increments, rollup commits and
+   * reshards there (lifecycle.emulator.test.ts).
    */
   reset(counterId: string): ShardWrite[] {
     const c = this.counter(counterId);
     const p = c.parent!;
-    let readUs = p.updateUs;
-    for (const s of c.shards.values()) readUs = Math.max(readUs, s.updateUs);
+    const readUs = this.readTime();
+    this.lastCommitUs = readUs; // the batch commits after the read
     const at = this.commitTime();
     const events: ShardWrite[] = [];
     for (const [id, s] of c.shards) {
+      if (s.count === 0) continue;
       const before = { count: s.count };
-      const event = this.event(counterId, id, at, before, { count: 0 });
-      // A write that leaves the count as it was is nothing to cover.
-      events.push(s.count !== 0 ? this.changed(c, event) : event);
-      s.count = 0;
+      s.count -= before.count;
       s.updateUs = at;
+      events.push(this.changed(c, this.event(counterId, id, at, before, { count: s.count })));
     }
     p.total = 0;
     p.readUs = readUs;
