@@ -21,8 +21,8 @@ Checks, offline, what \`firebase deploy --only functions:counters,firestore\` ch
                  ROLLUP_TIMEOUT_SECONDS >= 2 x ROLLUP_INTERVAL_MS + 10 s
   exposure       warns when a project that is not demo-* would deploy the settings open for local
                  use (CREATE_POLICY=signed-in, RATE_LIMIT_PER_MINUTE=0, ENFORCE_APP_CHECK=false)
-  manifest       the 6 callables, rollupTotal (v2, event type, document pattern, retry) and the
-                 scheduled rollupSweep
+  manifest       the 6 callables, rollupTotal (v2, event type, document pattern, retry), the
+                 scheduled rollupSweep and cleanupDeletedCounter (event type, document, retry)
   placement      rollupTotal's region matches firebase.json firestore.location (nam5 -> us-central1,
                  eur3 -> europe-west1, a regional database -> that region); the database ids agree
   codebase       the functions are codebase "counters" of firebase.json (found among an app's codebases);

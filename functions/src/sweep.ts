@@ -1,11 +1,13 @@
 // The scheduled sweep (counters/rollup/sweep.ts): every few minutes, finish the rollup claims that
 // nobody else will — a claimer whose event the platform gave up on, on a counter that got no later
 // increment. Cost per run: one collection-group query (billed one read when it finds nothing), plus
-// what each claim it finishes costs (a parent read, a sum, a commit, the lease deleted).
+// what each claim it finishes costs (a parent read, a sum, a commit, the lease deleted). Then it resumes
+// deletions whose cleanup lost its runner: one more collection-group query over the deletion markers.
 import { onSchedule } from "firebase-functions/v2/scheduler";
 import { rollupConfig, rollupMirrorTargets } from "./config";
 import { countersDb } from "./firestore";
 import { firestoreRollupStore, sweepStaleClaims } from "./counters/rollup";
+import { resumeStrandedCleanups } from "./counters/cleanup";
 
 /** How often the sweep runs (Cloud Scheduler; App Engine cron syntax). A literal: the SDK takes no param here. */
 export const SWEEP_SCHEDULE = "every 5 minutes";
@@ -19,4 +21,6 @@ export const rollupSweep = onSchedule({ schedule: SWEEP_SCHEDULE, timeoutSeconds
     nowMs: Date.now,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   });
+  // Deletions whose cleanup lost its runner (counters/cleanup.ts): one more query, usually empty.
+  await resumeStrandedCleanups(countersDb(), { nowMs: Date.now });
 });

@@ -4,7 +4,7 @@
 // Each check returns ok / warn / fail with a message that names the problem and the file to change.
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { ROLLUP, SHARD_DOCUMENT_PATTERN } from "../../functions/src/counters/paths";
+import { CLEANUP_DOCUMENT_PATTERN, ROLLUP, SHARD_DOCUMENT_PATTERN } from "../../functions/src/counters/paths";
 import { parseMirrorRules } from "../../functions/src/counters/mirrors";
 import { parseCounterIdPatterns } from "../../functions/src/counters/patterns";
 import { settingsProblems } from "../../functions/src/settings";
@@ -47,7 +47,10 @@ export interface PreflightOptions {
 export const CALLABLES = ["createCounter", "incrementCounter", "setMember", "resetCounter", "reshardCounter", "deleteCounter"];
 export const TRIGGER = "rollupTotal";
 export const SWEEP = "rollupSweep";
+/** Finishes deleting a counter whose cleanup outlasted deleteCounter's budget (functions/src/cleanup.ts). */
+export const CLEANUP_TRIGGER = "cleanupDeletedCounter";
 export const WRITTEN_EVENT = "google.cloud.firestore.document.v1.written";
+export const UPDATED_EVENT = "google.cloud.firestore.document.v1.updated";
 /** firebase-tools reads a manifest only from firebase-functions >= 3.20.0 (runtimes/node/index.js). */
 const MIN_FUNCTIONS_SDK = [3, 20, 0];
 /** firebase-tools warns this long before a runtime's deprecation (supported/index.js). */
@@ -321,7 +324,7 @@ function checkManifest(backend: Backend): CheckResult {
   const endpoints = endpointsOf(backend);
   const problems: string[] = [];
   const byId = new Map(endpoints.map((e) => [e.id, e]));
-  const expected = [...CALLABLES, TRIGGER, SWEEP];
+  const expected = [...CALLABLES, TRIGGER, SWEEP, CLEANUP_TRIGGER];
   for (const name of expected) if (!byId.has(name)) problems.push(`${name} is not exported by functions/src/index.ts`);
   for (const e of endpoints) {
     if (!expected.includes(e.id)) problems.push(`unexpected endpoint ${e.id}`);
@@ -344,6 +347,15 @@ function checkManifest(backend: Backend): CheckResult {
   }
   const sweep = byId.get(SWEEP);
   if (sweep !== undefined && sweep.scheduleTrigger === undefined) problems.push(`${SWEEP} is not a scheduled (onSchedule) function`);
+  const cleanup = byId.get(CLEANUP_TRIGGER)?.eventTrigger;
+  if (byId.has(CLEANUP_TRIGGER)) {
+    const document = cleanup?.eventFilterPathPatterns?.document ?? cleanup?.eventFilters?.document;
+    if (cleanup?.eventType !== UPDATED_EVENT || document !== CLEANUP_DOCUMENT_PATTERN) {
+      problems.push(`${CLEANUP_TRIGGER} must listen to ${UPDATED_EVENT} on "${CLEANUP_DOCUMENT_PATTERN}": deletions too large for deleteCounter's budget would never finish`);
+    } else if (cleanup.retry !== true) {
+      problems.push(`${CLEANUP_TRIGGER} has retries off: a failed cleanup round would be dropped and the deletion left unfinished until the sweep`);
+    }
+  }
   if (problems.length > 0) return { check, status: "fail", message: problems.join("; ") };
   const regions = [...new Set(endpoints.map((e) => e.region))].join(", ");
   const t = trigger!;
@@ -353,7 +365,7 @@ function checkManifest(backend: Backend): CheckResult {
     status: "ok",
     message:
       `${endpoints.length} v2 endpoints in ${regions}: ${CALLABLES.length} callables; ${TRIGGER} on ${WRITTEN_EVENT} ${SHARD_DOCUMENT_PATTERN}, retry on, ${sizing}; ` +
-      `${SWEEP} ${sweep!.scheduleTrigger!.schedule}`,
+      `${SWEEP} ${sweep!.scheduleTrigger!.schedule}; ${CLEANUP_TRIGGER} on ${UPDATED_EVENT} ${CLEANUP_DOCUMENT_PATTERN}, retry on`,
   };
 }
 

@@ -21,7 +21,7 @@ import {
 import type { ProbeResult } from "./helpers/existing-app-probe";
 import { run, runNode, runScript, stopAll, type Run } from "./helpers/run";
 
-const OUR_FUNCTIONS = CALLABLES.length + 2; // and rollupTotal, rollupSweep
+const OUR_FUNCTIONS = CALLABLES.length + 3; // and rollupTotal, rollupSweep, cleanupDeletedCounter
 
 let app: string;
 let build: Run;

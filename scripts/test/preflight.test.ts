@@ -56,7 +56,7 @@ describe("preflight", () => {
       expect.arrayContaining(["runtime", "functions sdk", "discovery", "params", "settings", "manifest", "placement", "unique counters", "mirrors", "rules", "indexes"]),
     );
     expect(only(results, "settings").status).toBe("ok");
-    expect(only(results, "manifest").message).toMatch(/^8 v2 endpoints in us-central1: 6 callables/);
+    expect(only(results, "manifest").message).toMatch(/^9 v2 endpoints in us-central1: 6 callables.*; cleanupDeletedCounter on google\.cloud\.firestore\.document\.v1\.updated counters\/\{counterId\}\/cleanup\/pending, retry on$/);
     expect(only(results, "unique counters")).toMatchObject({ status: "ok", message: expect.stringContaining("UNIQUE_COUNTERS is empty") as string });
     expect(only(results, "mirrors")).toMatchObject({ status: "ok", message: expect.stringContaining("MIRRORS is empty") as string });
     expect(only(results, "exposure")).toMatchObject({ status: "ok", message: expect.stringContaining("local project demo-counter: open for local use") as string });
@@ -66,7 +66,7 @@ describe("preflight", () => {
     expect(only(results, "codebase")).toEqual({
       check: "codebase",
       status: "ok",
-      message: `firebase deploy --only functions:counters deploys the ${CALLABLES.length + 2} functions of codebase "counters"`,
+      message: `firebase deploy --only functions:counters deploys the ${CALLABLES.length + 3} functions of codebase "counters"`,
     });
   });
 
@@ -248,6 +248,13 @@ describe("preflight", () => {
     const manifest = only(await preflight(dir), "manifest");
     expect(manifest.status).toBe("fail");
     expect(manifest.message).toContain("rollupSweep is not exported");
+  });
+
+  it("fails when the manifest lacks the trigger that finishes large deletions", async () => {
+    const dir = brokenCopy((d) => edit(join(d, "functions", "lib", "index.js"), (t) => t.replace(/^.*cleanupDeletedCounter.*$/gm, "")));
+    const manifest = only(await preflight(dir), "manifest");
+    expect(manifest.status).toBe("fail");
+    expect(manifest.message).toContain("cleanupDeletedCounter is not exported");
   });
 
   it("fails when the manifest lacks the rollup trigger", async () => {

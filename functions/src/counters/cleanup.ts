@@ -5,8 +5,8 @@
 // writes the marker (markDeleted). The marker is the single source of truth for "this id is being
 // deleted":
 // - createCounter refuses the id while the marker exists (its transaction reads it), so there is no live
-//   counter with this id while the marker exists, and so every write a cleanup commits (each is
-//   conditioned on the marker, below) removes only what dead counters left behind, never a new
+//   counter with this id while the marker exists, and so every page a cleanup deletes (each in a
+//   transaction that reads the marker, below) removes only what dead counters left behind, never a new
 //   counter's members.
 // - Nothing can add a member or an idempotency record while the counter has no shards: both are written
 //   only in a batch with `update()` of a shard, which fails on a missing one. A setMember racing the
@@ -14,50 +14,109 @@
 //   or fails on the missing shard and writes nothing.
 // - The marker is removed last, in a transaction that sees no member and no record left. After that, a
 //   counter created with the same id starts with no member and no record from before.
-// Whoever runs the cleanup (the deleteCounter call, a second deleteCounter finishing a cleanup that was
-// cut off, or a background worker later) only needs the marker; several cleanups at once are safe.
-import { FieldValue, type DocumentReference, type Firestore, type Transaction } from "firebase-admin/firestore";
-import { GRPC, grpcCode } from "./errors";
-import { cleanupRef, membersRef, requestsRef } from "./paths";
+//
+// Who runs it, so that no timeout cuts it off. A cleanup runs for a bounded time (a budget well inside
+// its function's timeout) and then hands off: the deleteCounter call first (most counters are done well
+// within its budget), then, if documents remain, the trigger cleanupDeletedCounter (functions/src/
+// cleanup.ts), one budgeted round per event. A handoff is the marker's `round` going up by one, in a
+// transaction that checks the round it takes over from: each round ends by handing off at most once, so
+// a duplicated event cannot start a second chain. A round whose runner died without handing off (an
+// instance lost mid-call) is resumed by the scheduled sweep (resumeStrandedCleanups) once the marker has
+// not changed for longer than any round can last. Several cleanups at once are safe, only wasteful.
+import {
+  FieldValue,
+  type DocumentReference,
+  type DocumentSnapshot,
+  type Firestore,
+  type QueryDocumentSnapshot,
+  type Timestamp,
+  type Transaction,
+} from "firebase-admin/firestore";
+import * as logger from "firebase-functions/logger";
+import { cleanupRef, CLEANUP, membersRef, PENDING_ID, requestsRef } from "./paths";
 
-/** Deletes per batch; with the marker's update, well under the 500 writes a batch may hold. */
+/** Deletes per transaction: under the 500 writes a commit may hold. */
 const PAGE_SIZE = 400;
-/** Rounds of the last step before giving up (each one that finds documents deletes them first). */
-const FINISH_ROUNDS = 100;
 
-/** Writes the marker in the deleting transaction. */
+/** How long the deleteCounter call cleans up before handing off (the callable's timeout is 60 s). */
+export const INLINE_BUDGET_MS = 20_000;
+/** How long one round of the trigger cleans up before handing off (its timeout: CLEANUP_TIMEOUT_SECONDS). */
+export const ROUND_BUDGET_MS = 60_000;
+export const CLEANUP_TIMEOUT_SECONDS = 300;
+/** A marker unchanged for this long has no live runner: no round lasts longer than its timeout. */
+export const STRANDED_AFTER_MS = 2 * CLEANUP_TIMEOUT_SECONDS * 1000;
+
+export interface Clock {
+  nowMs: () => number;
+}
+
+/** Writes the marker in the deleting transaction: round 0 is the deleteCounter call's. */
 export function markDeleted(tx: Transaction, db: Firestore, counterId: string): void {
-  tx.set(cleanupRef(db, counterId), { startedAt: FieldValue.serverTimestamp(), pages: 0 });
+  tx.set(cleanupRef(db, counterId), { startedAt: FieldValue.serverTimestamp(), round: 0, removed: 0 });
+}
+
+/** The marker's round, as a transaction or a read saw it (0 if the field is missing or malformed). */
+export function roundOf(marker: DocumentSnapshot): number {
+  const round = marker.get("round") as unknown;
+  return typeof round === "number" && Number.isSafeInteger(round) ? round : 0;
+}
+
+export interface CleanupProgress {
+  /** True when the marker is gone: nothing is left (or another cleanup finished first). */
+  done: boolean;
+  /** Documents this call removed. */
+  removed: number;
 }
 
 /**
- * Removes the members and idempotency records of a deleted counter, page by page, then the marker.
- * Returns how many documents this call removed. Each page is one batch that also updates the marker
- * (`update()` fails if the marker is gone): if another cleanup finished first, and the id may already
- * belong to a new counter, this one stops without deleting anything.
+ * Removes the members and idempotency records of a deleted counter, page by page, then the marker, until
+ * done or past `deadlineMs`. Each page is deleted in a transaction that reads the marker: if another
+ * cleanup finished first, and the id may already belong to a new counter, this one stops without
+ * deleting anything.
  */
-export async function finishDeletion(db: Firestore, counterId: string): Promise<number> {
+export async function cleanUp(db: Firestore, counterId: string, deadlineMs: number, clock: Clock): Promise<CleanupProgress> {
   const marker = cleanupRef(db, counterId);
   let removed = 0;
-  for (let round = 0; round < FINISH_ROUNDS; ) {
+  while (clock.nowMs() < deadlineMs) {
     const page = await leftovers(db, counterId, PAGE_SIZE);
     if (page.length === 0) {
-      if (await removeMarkerIfDone(db, counterId)) return removed;
-      round++;
-      continue;
+      if (await removeMarkerIfDone(db, counterId)) return { done: true, removed };
+      continue; // another cleanup's page was still committing: look again
     }
-    const batch = db.batch();
-    batch.update(marker, { pages: FieldValue.increment(1) });
-    for (const ref of page) batch.delete(ref);
-    try {
-      await batch.commit();
-    } catch (error) {
-      if (grpcCode(error) === GRPC.NOT_FOUND) return removed; // another cleanup removed the marker
-      throw error;
-    }
+    const deleted = await db.runTransaction(async (tx) => {
+      if (!(await tx.get(marker)).exists) return false;
+      for (const ref of page) tx.delete(ref);
+      return true;
+    });
+    if (!deleted) return { done: true, removed };
     removed += page.length;
   }
-  throw new Error(`cleanup of deleted counter "${counterId}" did not finish; deleteCounter again to resume it`);
+  return { done: false, removed };
+}
+
+/**
+ * Hands the cleanup on to the next round (the trigger), if it is still at `fromRound`: true if this
+ * call handed off. `removed` adds to the marker's running count, which an operator can read.
+ */
+export async function handOff(db: Firestore, counterId: string, fromRound: number, removed: number): Promise<boolean> {
+  return db.runTransaction(async (tx) => {
+    const marker = await tx.get(cleanupRef(db, counterId));
+    if (!marker.exists || roundOf(marker) !== fromRound) return false;
+    tx.update(marker.ref, { round: fromRound + 1, removed: FieldValue.increment(removed), handedOffAt: FieldValue.serverTimestamp() });
+    return true;
+  });
+}
+
+/**
+ * One budgeted round of a cleanup, run for the event that handed it `round`. A stale or duplicated event
+ * (the marker is gone, or already at another round) does nothing. Unfinished: hands off to the next round.
+ */
+export async function cleanupRound(db: Firestore, counterId: string, round: number, budgetMs: number, clock: Clock): Promise<CleanupProgress & { stale: boolean }> {
+  const marker = await cleanupRef(db, counterId).get();
+  if (!marker.exists || roundOf(marker) !== round) return { done: marker.exists === false, removed: 0, stale: true };
+  const progress = await cleanUp(db, counterId, clock.nowMs() + budgetMs, clock);
+  if (!progress.done) await handOff(db, counterId, round, progress.removed);
+  return { ...progress, stale: false };
 }
 
 /** Up to `limit` member and idempotency-record documents of the counter (names only). */
@@ -87,4 +146,47 @@ async function removeMarkerIfDone(db: Firestore, counterId: string): Promise<boo
     tx.delete(marker.ref);
     return true;
   });
+}
+
+export interface StrandedReport {
+  /** Markers found. */
+  pending: number;
+  /** Stranded ones handed to a new round. */
+  resumed: number;
+}
+
+/**
+ * For the scheduled sweep: every pending deletion whose marker has not changed for `strandedAfterMs` has
+ * no live runner (its deleteCounter call or round died before handing off); hand it to a new round. One
+ * collection-group query over the markers (deletions in progress are few), paged.
+ */
+export async function resumeStrandedCleanups(db: Firestore, clock: Clock, strandedAfterMs = STRANDED_AFTER_MS): Promise<StrandedReport> {
+  const report: StrandedReport = { pending: 0, resumed: 0 };
+  let after: QueryDocumentSnapshot | undefined;
+  for (;;) {
+    let query = db.collectionGroup(CLEANUP).limit(200); // in document-name order: no index needed
+    if (after !== undefined) query = query.startAfter(after);
+    const page = await query.get();
+    for (const marker of page.docs) {
+      if (marker.id !== PENDING_ID || marker.ref.parent.parent === null) continue;
+      report.pending++;
+      if (ageMs(marker.updateTime, clock) < strandedAfterMs) continue;
+      const counterId = marker.ref.parent.parent.id;
+      if (await handOff(db, counterId, roundOf(marker), 0)) {
+        report.resumed++;
+        logger.warn("deletion cleanup resumed: its last runner stopped without handing off", {
+          counterId,
+          round: roundOf(marker) + 1,
+          removed: marker.get("removed") as unknown,
+          idleMs: ageMs(marker.updateTime, clock),
+        });
+      }
+    }
+    if (page.size < 200) return report;
+    after = page.docs[page.docs.length - 1];
+  }
+}
+
+function ageMs(time: Timestamp, clock: Clock): number {
+  return clock.nowMs() - time.toMillis();
 }

@@ -18,6 +18,8 @@ export const MEMBERS = "members";
  */
 export const CLEANUP = "cleanup";
 export const PENDING_ID = "pending";
+/** The cleanup trigger's document pattern: the deletion marker (functions/src/cleanup.ts). */
+export const CLEANUP_DOCUMENT_PATTERN = `${COUNTERS}/{counterId}/${CLEANUP}/${PENDING_ID}`;
 
 /** The trigger's document pattern (DESIGN.md). */
 export const SHARD_DOCUMENT_PATTERN = `${COUNTERS}/{counterId}/${SHARDS}/{shardId}`;

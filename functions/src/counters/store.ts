@@ -4,7 +4,7 @@
 // unique counters is written by members.ts; what a deleted counter leaves behind, by cleanup.ts.
 import { FieldValue, Timestamp, type DocumentSnapshot, type DocumentData, type DocumentReference, type Firestore, type Transaction, type UpdateData } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
-import { finishDeletion, markDeleted } from "./cleanup";
+import { cleanUp, handOff, INLINE_BUDGET_MS, markDeleted, roundOf } from "./cleanup";
 import { CounterError, GRPC, grpcCode } from "./errors";
 import type { MirrorTarget } from "./mirrors";
 import { cleanupRef, COUNTERS, counterRef, leaseRef, requestRef, shardRef } from "./paths";
@@ -352,26 +352,37 @@ export async function reshardCounter(
   return { counterId, numShards };
 }
 
+export interface DeleteOptions {
+  mirrors?: readonly MirrorTarget[];
+  /** How long this call removes members and idempotency records before handing off (cleanup.ts). */
+  cleanupBudgetMs?: number;
+  nowMs?: () => number;
+}
+
 /**
  * Deletes the parent, its shards and the rollup lease in one transaction, which also writes the deletion
  * marker: from then on increments and setMember calls fail with not-found and write nothing (their shard
  * update fails, taking the idempotency record or member document with it), trigger events find no parent,
- * and createCounter refuses the id. Then cleanup.ts removes the members and idempotency records (nothing
- * can add to them anymore) and, last, the marker.
+ * and createCounter refuses the id. Then it removes the members and idempotency records (nothing can add
+ * to them anymore) and, last, the marker, for at most `cleanupBudgetMs`; what is left then is handed to
+ * the trigger cleanupDeletedCounter, round by round (cleanup.ts). The answer does not wait for that: the
+ * counter is gone when it comes, and the id can be created again once the marker is.
  *
- * A counter whose parent is gone but whose marker remains (a cleanup cut off by a timeout or a crash) is
- * still being deleted: deleting it again finishes the cleanup instead of answering not-found.
+ * A counter whose parent is gone but whose marker remains is still being deleted: deleting it again
+ * works on the cleanup too (safe next to the trigger's round) instead of answering not-found.
  */
-export async function deleteCounter(
-  db: Firestore,
-  counterId: string,
-  options: { mirrors?: readonly MirrorTarget[] } = {},
-): Promise<{ counterId: string }> {
+export async function deleteCounter(db: Firestore, counterId: string, options: DeleteOptions = {}): Promise<{ counterId: string }> {
   const mirrors = options.mirrors ?? [];
+  const nowMs = options.nowMs ?? Date.now;
+  let round = 0;
   await db.runTransaction(
     async (tx) => {
       const [parent, marker, ...targets] = await tx.getAll(counterRef(db, counterId), cleanupRef(db, counterId), ...mirrorRefs(db, mirrors));
-      if (!parent!.exists && marker!.exists) return;
+      if (!parent!.exists && marker!.exists) {
+        round = roundOf(marker!);
+        return;
+      }
+      round = 0;
       const { numShards } = shapeIn(counterId, parent!);
       for (const id of shardIds(numShards)) tx.delete(shardRef(db, counterId, id));
       tx.delete(leaseRef(db, counterId));
@@ -383,7 +394,10 @@ export async function deleteCounter(
     { maxAttempts: ADMIN_TRANSACTION_ATTEMPTS },
   );
   forgetShape(counterId);
-  await finishDeletion(db, counterId);
+  const progress = await cleanUp(db, counterId, nowMs() + (options.cleanupBudgetMs ?? INLINE_BUDGET_MS), { nowMs });
+  if (!progress.done && (await handOff(db, counterId, round, progress.removed))) {
+    logger.info("deleteCounter handed the rest of its cleanup to cleanupDeletedCounter", { counterId, removed: progress.removed, round: round + 1 });
+  }
   return { counterId };
 }
 

@@ -23,7 +23,7 @@ import { documentsUnderIn } from "../helpers/documents";
 import { requireEmulators } from "../helpers/emulators";
 import { withConcurrency } from "../helpers/client";
 import { cleanupRef, counterRef, memberRef, membersRef, requestsRef, shardRef } from "../../src/counters/paths";
-import { finishDeletion } from "../../src/counters/cleanup";
+import { cleanUp, cleanupRound } from "../../src/counters/cleanup";
 import * as members from "../../src/counters/members";
 
 const { createCounter, incrementCounter, setMember, resetCounter, reshardCounter, deleteCounter } = functions;
@@ -473,8 +473,10 @@ describe("deleteCounter and create again", () => {
     await call(createCounter, { counterId, unique: true });
     await like(counterId, user(1));
     await like(counterId, user(2));
-    // A second cleanup of the first deletion, still running somewhere, finds no marker: it deletes nothing.
-    await expect(finishDeletion(db, counterId)).resolves.toBe(0);
+    // A second cleanup of the first deletion, still running somewhere, finds no marker: it deletes nothing;
+    // nor does a late round of the trigger.
+    await expect(cleanUp(db, counterId, Date.now() + 5_000, { nowMs: Date.now })).resolves.toEqual({ done: true, removed: 0 });
+    await expect(cleanupRound(db, counterId, 1, 5_000, { nowMs: Date.now })).resolves.toMatchObject({ removed: 0, stale: true });
     expect(await memberIds(counterId)).toEqual(["member-1", "member-2"]);
     expect(await shardSum(counterId)).toBe(2);
   });
