@@ -33,6 +33,9 @@ Checks, offline, what \`firebase deploy --only functions:counters,firestore\` ch
   mirrors        MIRRORS parses: rules COUNTER_ID_PATTERN=DOCUMENT_PATH_PATTERN:FIELD_PATH, the same
                  placeholder on both sides, a document path (even segments, not in counters/), a
                  valid field path (the message names a bad rule)
+  counter kinds  COUNTER_KINDS parses: rules ID_PATTERN=shards:N;maxDelta:N, shards within MAX_SHARDS,
+                 maxDelta within MAX_DELTA, no rule hidden behind an earlier one (the message names a
+                 bad rule)
   rules          firebase.json's rules file compiles (in a Firestore emulator; FIRESTORE_EMULATOR_HOST
                  if set, otherwise one started for the check); whether it keeps the counters'
                  guarantees is npm run check-rules

@@ -1,7 +1,8 @@
 // The callable functions: each one names its input schema and delegates to the counter store (or, for
-// membership of unique counters, to counters/members.ts).
+// membership of unique counters, to counters/members.ts). What the params declare per counter id
+// (UNIQUE_COUNTERS, COUNTER_KINDS) is decided here, before the store writes anything.
 import { validatedOnCall } from "./callable";
-import { createPolicy, mirrorTargetsFor, uniqueCounterPatterns } from "./config";
+import { counterKindFor, createPolicy, mirrorTargetsFor, uniqueCounterPatterns } from "./config";
 import { countersDb } from "./firestore";
 import {
   counterOnlyInput,
@@ -10,6 +11,7 @@ import {
   reshardCounterInput,
   setMemberInput,
 } from "./counters/schema";
+import * as kinds from "./counters/kinds";
 import * as members from "./counters/members";
 import * as store from "./counters/store";
 
@@ -20,10 +22,11 @@ export const createCounter = validatedOnCall({
   rateLimited: true,
   handler: (input, { config }) => {
     const db = countersDb();
-    // The id is chosen here, not in the store, because UNIQUE_COUNTERS applies to auto ids too.
+    // The id is chosen here, not in the store, because UNIQUE_COUNTERS and COUNTER_KINDS apply to auto ids too.
     const counterId = input.counterId ?? store.newCounterId(db);
     const unique = members.uniqueFor(counterId, input.unique, uniqueCounterPatterns());
-    return store.createCounter(db, counterId, input.numShards ?? config.defaultShards, { unique, mirrors: mirrorTargetsFor(counterId) });
+    const numShards = kinds.shardsFor(counterId, input.numShards, counterKindFor(counterId, config)) ?? config.defaultShards;
+    return store.createCounter(db, counterId, numShards, { unique, mirrors: mirrorTargetsFor(counterId) });
   },
 });
 
@@ -31,11 +34,14 @@ export const incrementCounter = validatedOnCall({
   name: "incrementCounter",
   schema: incrementCounterInput,
   rateLimited: true,
-  handler: (input, { config }) =>
-    store.incrementCounter(countersDb(), input.counterId, input.delta ?? 1, {
+  handler: (input, { config }) => {
+    const delta = input.delta ?? 1;
+    kinds.checkDelta(input.counterId, delta, counterKindFor(input.counterId, config));
+    return store.incrementCounter(countersDb(), input.counterId, delta, {
       requestId: input.requestId,
       requestTtlMs: config.requestTtlMs,
-    }),
+    });
+  },
 });
 
 export const setMember = validatedOnCall({
@@ -56,6 +62,7 @@ export const resetCounter = validatedOnCall({
   handler: (input) => store.resetCounter(countersDb(), input.counterId, { mirrors: mirrorTargetsFor(input.counterId) }),
 });
 
+// Not bound by COUNTER_KINDS: an admin may reshard a counter of a declared kind (a hot one, say).
 export const reshardCounter = validatedOnCall({
   name: "reshardCounter",
   schema: reshardCounterInput,

@@ -4,10 +4,12 @@
 // stop the rollup, and a bad rollup setting must not stop the callables.
 import * as logger from "firebase-functions/logger";
 import { staleAfterMsFor } from "./counters/rollup";
+import { kindOf, parseCounterKinds, type CounterKind, type KindLimits } from "./counters/kinds";
 import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "./counters/mirrors";
 import { parseCounterIdPatterns, type Template } from "./counters/patterns";
 import {
   allowUnauthenticated,
+  counterKinds,
   createPolicy as createPolicyParam,
   defaultShards,
   enforceAppCheck,
@@ -100,6 +102,17 @@ export function rollupConfig(): RollupConfig {
  */
 export function uniqueCounterPatterns(): Template[] {
   return parseCounterIdPatterns("UNIQUE_COUNTERS", uniqueCounters.value());
+}
+
+/**
+ * The COUNTER_KINDS rule that `counterId` matches first, if any (parsed once per value and limits; a kind
+ * must stay within MAX_SHARDS and MAX_DELTA). A bad value throws, naming the rule, so createCounter and
+ * incrementCounter, the two operations it bounds, fail loudly (logged, `internal`) instead of running as if
+ * it were empty: a typo must not hand the shard count and the delta back to clients. The rollup, setMember
+ * and the admin callables never read it.
+ */
+export function counterKindFor(counterId: string, limits: KindLimits): CounterKind | undefined {
+  return kindOf(parseCounterKinds("COUNTER_KINDS", counterKinds.value(), limits), counterId);
 }
 
 /**

@@ -52,6 +52,14 @@ export const mirrors = defineString("MIRRORS", {
     "(e.g. post-{id}-likes=posts/{id}:likeCount). A target document is never created.",
 });
 
+export const counterKinds = defineString("COUNTER_KINDS", {
+  default: "",
+  description:
+    "Shapes the server declares for counter ids, so clients cannot choose them: rules ID_PATTERN=SPEC, " +
+    "comma-separated, SPEC being shards:N and/or maxDelta:N separated by ; (e.g. post-{id}-likes=shards:20," +
+    "post-{id}-views=shards:50;maxDelta:1). The first matching rule applies; reshardCounter is not bound by it.",
+});
+
 // The deploy default is the strictest policy: a counter costs shards and rollup events from the moment it
 // exists, so who may create them is opened up on purpose, not by accident (docs/security.md).
 export const createPolicy = defineString("CREATE_POLICY", {

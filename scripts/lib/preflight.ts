@@ -5,9 +5,10 @@
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { CLEANUP_DOCUMENT_PATTERN, ROLLUP, SHARD_DOCUMENT_PATTERN } from "../../functions/src/counters/paths";
+import { describeKind, parseCounterKinds, type KindLimits } from "../../functions/src/counters/kinds";
 import { parseMirrorRules } from "../../functions/src/counters/mirrors";
 import { parseCounterIdPatterns } from "../../functions/src/counters/patterns";
-import { settingsProblems } from "../../functions/src/settings";
+import { PARAM_RULES, paramProblem, settingsProblems } from "../../functions/src/settings";
 import { checkCodebase, countersCodebase } from "./codebase-check";
 import { discoverBuild, endpointsOf, resolveBuildWithParams, type ProjectRef } from "./codebases";
 import {
@@ -111,6 +112,7 @@ export async function runPreflight(options: PreflightOptions): Promise<CheckResu
   }
   results.push(checkUniqueCounters(ctx));
   results.push(checkMirrors(ctx));
+  results.push(checkCounterKinds(ctx));
   results.push(await checkRules(ctx), checkIndexes(ctx));
   return results;
 }
@@ -431,18 +433,49 @@ function checkMirrors(ctx: Context): CheckResult {
   });
 }
 
-/** A param of patterns, read as a deploy would read it and parsed by `describe` (which throws on a bad one). */
-function checkPatternParam(ctx: Context, check: string, param: string, describe: (value: string) => string): CheckResult {
+/**
+ * COUNTER_KINDS, parsed by the functions' own parser (counters/kinds.ts) against the MAX_SHARDS and MAX_DELTA
+ * a deploy would use: a bad rule fails here, naming it, instead of createCounter and incrementCounter
+ * refusing every call with internal.
+ */
+function checkCounterKinds(ctx: Context): CheckResult {
+  return checkPatternParam(ctx, "counter kinds", "COUNTER_KINDS", (value, envs) => {
+    const kinds = parseCounterKinds("COUNTER_KINDS", value, kindLimits(envs));
+    if (kinds.length === 0) return "COUNTER_KINDS is empty: callers choose numShards and delta within MAX_SHARDS and MAX_DELTA";
+    return `COUNTER_KINDS (the first matching rule applies): ${kinds.map(describeKind).join("; ")}`;
+  });
+}
+
+/**
+ * The bounds a kind must stay within, as deployed. A missing or invalid MAX_SHARDS / MAX_DELTA fails the
+ * params or settings check, naming it; here it stands for its widest valid value so that this check still
+ * reports what is wrong with the rules themselves.
+ */
+function kindLimits(envs: Record<string, string>): KindLimits {
+  const limit = (name: "MAX_SHARDS" | "MAX_DELTA"): number => {
+    const rule = PARAM_RULES[name];
+    const widest = rule?.kind === "int" ? rule.max : Number.MAX_SAFE_INTEGER;
+    const value = envs[name];
+    return value !== undefined && paramProblem(name, value) === undefined ? Number(value) : widest;
+  };
+  return { maxShards: limit("MAX_SHARDS"), maxDelta: limit("MAX_DELTA") };
+}
+
+/**
+ * A param of patterns, read as a deploy would read it and parsed by `describe` (which throws on a bad one;
+ * it also gets every param's value, for a parse that depends on other params).
+ */
+function checkPatternParam(ctx: Context, check: string, param: string, describe: (value: string, envs: Record<string, string>) => string): CheckResult {
   const { projectId } = ctx.options;
   const source = relative(ctx.options.projectDir, ctx.sourceDir);
-  let value: string;
+  let envs: Record<string, string>;
   try {
-    value = functionsEnv.loadUserEnvs({ functionsSource: ctx.sourceDir, projectId })[param] ?? "";
+    envs = functionsEnv.loadUserEnvs({ functionsSource: ctx.sourceDir, projectId });
   } catch (error) {
     return { check, status: "fail", message: `reading ${source}/.env for ${projectId}: ${errorMessage(error)}` };
   }
   try {
-    return { check, status: "ok", message: describe(value) };
+    return { check, status: "ok", message: describe(envs[param] ?? "", envs) };
   } catch (error) {
     return { check, status: "fail", message: `${errorMessage(error)}; fix it in ${source}/.env or ${source}/.env.${projectId}` };
   }

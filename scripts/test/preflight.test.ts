@@ -53,12 +53,13 @@ describe("preflight", () => {
     const results = await preflight(REPO_ROOT);
     expect(failures(results)).toEqual([]);
     expect(results.map((r) => r.check)).toEqual(
-      expect.arrayContaining(["runtime", "functions sdk", "discovery", "params", "settings", "manifest", "placement", "unique counters", "mirrors", "rules", "indexes"]),
+      expect.arrayContaining(["runtime", "functions sdk", "discovery", "params", "settings", "manifest", "placement", "unique counters", "mirrors", "counter kinds", "rules", "indexes"]),
     );
     expect(only(results, "settings").status).toBe("ok");
     expect(only(results, "manifest").message).toMatch(/^9 v2 endpoints in us-central1: 6 callables.*; cleanupDeletedCounter on google\.cloud\.firestore\.document\.v1\.updated counters\/\{counterId\}\/cleanup\/pending, retry on$/);
     expect(only(results, "unique counters")).toMatchObject({ status: "ok", message: expect.stringContaining("UNIQUE_COUNTERS is empty") as string });
     expect(only(results, "mirrors")).toMatchObject({ status: "ok", message: expect.stringContaining("MIRRORS is empty") as string });
+    expect(only(results, "counter kinds")).toMatchObject({ status: "ok", message: expect.stringContaining("COUNTER_KINDS is empty") as string });
     expect(only(results, "exposure")).toMatchObject({ status: "ok", message: expect.stringContaining("local project demo-counter: open for local use") as string });
     expect(only(results, "runtime")).toMatchObject({ status: "ok", message: expect.stringContaining("nodejs22") as string });
     expect(only(results, "manifest").message).toContain("rollupTotal on google.cloud.firestore.document.v1.written counters/{counterId}/shards/{shardId}, retry on");
@@ -211,6 +212,43 @@ describe("preflight", () => {
     expect(check.status).toBe("fail");
     expect(check.message).toContain(message);
     expect(check.message).toContain("fix it in functions/.env or functions/.env.demo-counter");
+  });
+
+  it("accepts COUNTER_KINDS rules and lists them in order", async () => {
+    const dir = brokenCopy((d) =>
+      edit(join(d, "functions", ".env"), (t) => t.replace(/^COUNTER_KINDS=.*$/m, "COUNTER_KINDS=post-{id}-likes=shards:20,post-{id}-views=shards:50;maxDelta:1")),
+    );
+    expect(only(await preflight(dir), "counter kinds")).toEqual({
+      check: "counter kinds",
+      status: "ok",
+      message: "COUNTER_KINDS (the first matching rule applies): post-{id}-likes: 20 shards; post-{id}-views: 50 shards, |delta| <= 1",
+    });
+  });
+
+  it.each([
+    ["no =", "post-{id}-likes:shards:20", 'COUNTER_KINDS: rule 1 "post-{id}-likes:shards:20" has no "="'],
+    ["an unknown key", "post-{id}-likes=shards:20,post-{id}-views=shard:50", 'COUNTER_KINDS: rule 2 "post-{id}-views=shard:50" has an unknown key "shard" (the keys are shards and maxDelta)'],
+    ["a duplicate key", "post-{id}-views=maxDelta:1;maxDelta:2", 'COUNTER_KINDS: rule 1 "post-{id}-views=maxDelta:1;maxDelta:2" declares maxDelta twice'],
+    ["a bad number", "post-{id}-views=shards:fifty", 'COUNTER_KINDS: rule 1 "post-{id}-views=shards:fifty" sets shards to "fifty": it must be an integer from 1 to 200 (MAX_SHARDS)'],
+    ["maxDelta above MAX_DELTA", "post-{id}-views=maxDelta:1001", 'sets maxDelta to "1001": it must be an integer from 1 to 1000 (MAX_DELTA)'],
+    ["a rule an earlier one hides", "{id}=maxDelta:10,post-{id}-likes=shards:20", 'COUNTER_KINDS: rule 2 "post-{id}-likes=shards:20" can never apply: rule 1 ({id}) matches every id it matches'],
+    ["a bad pattern", "posts/{id}=shards:2", 'COUNTER_KINDS: rule 1 "posts/{id}=shards:2" has a counter-id pattern "posts/{id}" that has "/"'],
+  ])("fails on COUNTER_KINDS with %s, naming the rule", async (_name, value, message) => {
+    const dir = brokenCopy((d) => edit(join(d, "functions", ".env"), (t) => t.replace(/^COUNTER_KINDS=.*$/m, `COUNTER_KINDS=${value}`)));
+    const check = only(await preflight(dir), "counter kinds");
+    expect(check.status).toBe("fail");
+    expect(check.message).toContain(message);
+    expect(check.message).toContain("fix it in functions/.env or functions/.env.demo-counter");
+  });
+
+  it("checks COUNTER_KINDS against the project's MAX_SHARDS, from .env.<project> over functions/.env", async () => {
+    const dir = brokenCopy((d) => {
+      edit(join(d, "functions", ".env"), (t) => t.replace(/^COUNTER_KINDS=.*$/m, "COUNTER_KINDS=post-{id}-views=shards:50"));
+      writeFileSync(join(d, "functions", ".env.demo-counter"), "MAX_SHARDS=40\nDEFAULT_SHARDS=10\n");
+    });
+    const check = only(await preflight(dir), "counter kinds");
+    expect(check.status).toBe("fail");
+    expect(check.message).toContain('COUNTER_KINDS: rule 1 "post-{id}-views=shards:50" sets shards to "50": it must be an integer from 1 to 40 (MAX_SHARDS)');
   });
 
   it("reads UNIQUE_COUNTERS from .env.<project> over functions/.env", async () => {

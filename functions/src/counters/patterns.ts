@@ -110,13 +110,16 @@ const memo = new Map<string, unknown[] | PatternError>();
 const MEMO_MAX_ENTRIES = 64;
 
 /**
- * Parses a param that holds a comma-separated list (UNIQUE_COUNTERS patterns, MIRRORS rules) with
- * `parseOne`, which throws an Error saying what is wrong with one entry. Memoized per param and value: a
- * param's value is fixed for an instance's lifetime, so it is parsed once, not once per request. Throws a
- * PatternError naming the param, the first bad entry (`noun` and its 1-based position) and the problem.
+ * Parses a param that holds a comma-separated list (UNIQUE_COUNTERS patterns, MIRRORS rules, COUNTER_KINDS
+ * rules) with `parseOne`, which throws an Error saying what is wrong with one entry; it is called on the
+ * entries in order. Memoized per param and value: a param's value is fixed for an instance's lifetime, so
+ * it is parsed once, not once per request. A parse that depends on more than the value (COUNTER_KINDS
+ * checks against MAX_SHARDS and MAX_DELTA) names that in `variant`, which is part of the memo's key.
+ * Throws a PatternError naming the param, the first bad entry (`noun` and its 1-based position) and the
+ * problem.
  */
-export function parseListParam<T>(param: string, value: string, noun: string, parseOne: (entry: string) => T): T[] {
-  const key = `${param}\u0000${noun}\u0000${value}`;
+export function parseListParam<T>(param: string, value: string, noun: string, parseOne: (entry: string) => T, variant = ""): T[] {
+  const key = `${param}\u0000${noun}\u0000${variant}\u0000${value}`;
   let parsed = memo.get(key);
   if (parsed === undefined) {
     parsed = parseList(param, value, noun, parseOne);
@@ -148,4 +151,16 @@ export function parseCounterIdPatterns(param: string, value: string): Template[]
 /** Whether `counterId` matches any of `patterns`. */
 export function matchesAny(patterns: readonly Template[], counterId: string): boolean {
   return patterns.some((pattern) => matchTemplate(pattern, counterId) !== null);
+}
+
+/**
+ * Whether every id that `narrow` matches also matches `wide` (so a rule on `narrow` listed after one on
+ * `wide` can never be the first match). Exact for these patterns: a placeholder takes 1+ id characters,
+ * so `narrow`'s ids all match `wide` if and only if `narrow` keeps `wide`'s prefix and suffix around its own
+ * placeholder (a shorter prefix would let the placeholder put any character where `wide` needs one).
+ */
+export function matchesEveryIdOf(wide: Template, narrow: Template): boolean {
+  if (narrow.placeholder === null) return matchTemplate(wide, narrow.prefix) !== null;
+  if (wide.placeholder === null) return false;
+  return narrow.prefix.startsWith(wide.prefix) && narrow.suffix.endsWith(wide.suffix);
 }

@@ -4,6 +4,7 @@ import {
   fillTemplate,
   matchTemplate,
   matchesAny,
+  matchesEveryIdOf,
   parseCounterIdPattern,
   parseCounterIdPatterns,
   parseTemplate,
@@ -169,5 +170,39 @@ describe("parseCounterIdPatterns (a param's value)", () => {
     expect(() => parseCounterIdPatterns("UNIQUE_COUNTERS", `${"x".repeat(500)}/`)).toThrow(
       new RegExp(`pattern 1 "${"x".repeat(80)}" has "/"`),
     );
+  });
+});
+
+describe("matchesEveryIdOf", () => {
+  const p = (text: string) => parseCounterIdPattern(text);
+
+  it.each([
+    ["{id}", "post-{x}-likes", true],
+    ["post-{id}", "post-{x}-likes", true],
+    ["{id}-likes", "post-{x}-likes", true],
+    ["post-{id}-likes", "post-{x}-likes", true],
+    ["post-{id}-likes", "post-{x}-old-likes", true],
+    ["post-{id}-likes", "post-42-likes", true],
+    ["site", "site", true],
+    ["post-{id}-likes", "post-{x}", false],
+    ["post-{id}-likes", "{x}-likes", false],
+    ["post-{id}", "pos{x}", false],
+    ["post-{id}-likes", "post--likes", false],
+    ["site", "{x}", false],
+    ["site", "site2", false],
+    ["a{id}", "a", false],
+  ])("%s matches every id of %s: %s", (wide, narrow, expected) => {
+    expect(matchesEveryIdOf(p(wide), p(narrow))).toBe(expected);
+  });
+
+  it("agrees with matchTemplate on sample ids (a placeholder takes 1+ id characters)", () => {
+    const patterns = ["{a}", "p-{a}", "{a}-l", "p-{a}-l", "p-{a}-x-l", "p-1-l", "p-{a}x", "p{a}"].map(p);
+    const samples = ["p-1-l", "p--l", "p-x-l", "p-1-x-l", "p-_-l", "p-1-lx", "q-1-l", "p-", "p-1x", "p1"];
+    for (const wide of patterns) {
+      for (const narrow of patterns) {
+        const ids = samples.filter((id) => matchTemplate(narrow, id) !== null);
+        if (matchesEveryIdOf(wide, narrow)) expect(ids.filter((id) => matchTemplate(wide, id) === null)).toEqual([]);
+      }
+    }
   });
 });

@@ -1,0 +1,138 @@
+// Counter kinds (issue 19): the shape the server declares for counters whose id matches a pattern, so that
+// clients cannot choose it. The param COUNTER_KINDS holds rules `ID_PATTERN=SPEC`, comma-separated; SPEC
+// is `key:value` pairs separated by `;`, with the keys `shards` (the counter's exact shard count) and
+// `maxDelta` (the largest |delta| of one increment), e.g.
+// `post-{id}-likes=shards:20,post-{id}-views=shards:50;maxDelta:1`. ID_PATTERN is the one counter-id
+// matcher of patterns.ts (UNIQUE_COUNTERS, MIRRORS). An id's kind is the first rule that matches it; a rule
+// that an earlier one makes unreachable is refused, so every rule written is a rule that applies somewhere.
+// Uniqueness is not part of a kind: UNIQUE_COUNTERS alone decides it (DESIGN.md).
+// Pure, no Firebase import: the functions and `npm run preflight` share it.
+import { CounterError } from "./errors";
+import { matchesEveryIdOf, matchTemplate, parseCounterIdPattern, parseListParam, type Template } from "./patterns";
+
+/** One parsed COUNTER_KINDS rule. At least one of `shards` and `maxDelta` is set. */
+export interface CounterKind {
+  /** The rule as written (trimmed). */
+  source: string;
+  counter: Template;
+  /** createCounter gives every counter of this kind exactly this many shards. */
+  shards?: number;
+  /** The largest |delta| one incrementCounter call may apply to a counter of this kind. */
+  maxDelta?: number;
+}
+
+/** The deployed bounds a kind must stay within: a kind cannot declare more than any caller may ask for. */
+export interface KindLimits {
+  maxShards: number;
+  maxDelta: number;
+}
+
+type Key = "shards" | "maxDelta";
+const LIMIT_PARAM: Record<Key, string> = { shards: "MAX_SHARDS", maxDelta: "MAX_DELTA" };
+
+function isKey(key: string): key is Key {
+  return key === "shards" || key === "maxDelta";
+}
+
+/** Parses one rule; throws an Error saying what is wrong (callers add which rule). */
+export function parseCounterKind(text: string, limits: KindLimits): CounterKind {
+  if (text === "") throw new Error("is empty");
+  const eq = text.indexOf("=");
+  if (eq === -1) throw new Error('has no "=": write ID_PATTERN=shards:N;maxDelta:N');
+  const left = text.slice(0, eq).trim();
+  const right = text.slice(eq + 1).trim();
+  if (right.includes("=")) throw new Error('has more than one "="');
+
+  let counter: Template;
+  try {
+    counter = parseCounterIdPattern(left);
+  } catch (error) {
+    throw new Error(`has a counter-id pattern ${JSON.stringify(left)} that ${message(error)}`);
+  }
+  if (right === "") throw new Error("declares nothing: write shards:N, maxDelta:N or both (separated by ;) after the =");
+
+  const kind: CounterKind = { source: text, counter };
+  for (const pair of right.split(";").map((p) => p.trim())) {
+    if (pair === "") throw new Error('has an empty key:value (two ";" in a row, or one at an end)');
+    const colon = pair.indexOf(":");
+    if (colon === -1) throw new Error(`has ${JSON.stringify(pair)} without a ":": write key:value`);
+    const key = pair.slice(0, colon).trim();
+    const raw = pair.slice(colon + 1).trim();
+    if (!isKey(key)) throw new Error(`has an unknown key ${JSON.stringify(key)} (the keys are shards and maxDelta)`);
+    if (kind[key] !== undefined) throw new Error(`declares ${key} twice`);
+    kind[key] = integerUpTo(key, raw, key === "shards" ? limits.maxShards : limits.maxDelta);
+  }
+  return kind;
+}
+
+function integerUpTo(key: Key, raw: string, max: number): number {
+  const n = /^[0-9]+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1 || n > max) {
+    throw new Error(`sets ${key} to ${JSON.stringify(raw)}: it must be an integer from 1 to ${max} (${LIMIT_PARAM[key]})`);
+  }
+  return n;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Parses a COUNTER_KINDS value (comma-separated rules; empty = none), once per value and limits. Throws a
+ * PatternError naming the param, the rule's position and the rule, and what is wrong with it, including a
+ * rule that can never apply because an earlier rule matches every id it matches (the first match wins).
+ */
+export function parseCounterKinds(param: string, value: string, limits: KindLimits): CounterKind[] {
+  // parseListParam parses the rules in order, so `earlier` holds the rules before the one being parsed.
+  const earlier: CounterKind[] = [];
+  const parseOne = (entry: string): CounterKind => {
+    const kind = parseCounterKind(entry, limits);
+    const i = earlier.findIndex((e) => matchesEveryIdOf(e.counter, kind.counter));
+    if (i !== -1) {
+      const first = earlier[i]!.counter;
+      const same = matchesEveryIdOf(kind.counter, first);
+      throw new Error(
+        same
+          ? `can never apply: rule ${i + 1} (${first.source}) matches the same ids and comes first (the first matching rule wins); merge the two`
+          : `can never apply: rule ${i + 1} (${first.source}) matches every id it matches and comes first (the first matching rule wins); put the narrower rule first`,
+      );
+    }
+    earlier.push(kind);
+    return kind;
+  };
+  return parseListParam(param, value, "rule", parseOne, `${limits.maxShards}:${limits.maxDelta}`);
+}
+
+/** The kind of `counterId`: the first rule whose pattern matches it, or undefined (no declared shape). */
+export function kindOf(kinds: readonly CounterKind[], counterId: string): CounterKind | undefined {
+  return kinds.find((kind) => matchTemplate(kind.counter, counterId) !== null);
+}
+
+/**
+ * The shard count of a new counter: the kind's `shards` when it declares one, else what the caller asked
+ * for (undefined: the default). A caller asking for another count is refused rather than overruled, so a
+ * client that believes it chose the count learns at once that it did not.
+ */
+export function shardsFor(counterId: string, requested: number | undefined, kind: CounterKind | undefined): number | undefined {
+  if (kind?.shards === undefined) return requested;
+  if (requested !== undefined && requested !== kind.shards) {
+    throw new CounterError("invalid-argument", `numShards: counter "${counterId}" is declared with ${kind.shards} shards (COUNTER_KINDS); omit numShards`);
+  }
+  return kind.shards;
+}
+
+/** Refuses a delta beyond the kind's `maxDelta` (MAX_DELTA, checked by the schema, bounds every counter). */
+export function checkDelta(counterId: string, delta: number, kind: CounterKind | undefined): void {
+  const max = kind?.maxDelta;
+  if (max !== undefined && Math.abs(delta) > max) {
+    throw new CounterError("invalid-argument", `delta must be a non-zero integer from -${max} to ${max} for counter "${counterId}" (COUNTER_KINDS)`);
+  }
+}
+
+/** One line per rule for humans (the preflight): `post-{id}-views: 50 shards, |delta| <= 1`. */
+export function describeKind(kind: CounterKind): string {
+  const parts: string[] = [];
+  if (kind.shards !== undefined) parts.push(`${kind.shards} shards`);
+  if (kind.maxDelta !== undefined) parts.push(`|delta| <= ${kind.maxDelta}`);
+  return `${kind.counter.source}: ${parts.join(", ")}`;
+}
