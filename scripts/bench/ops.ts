@@ -22,13 +22,17 @@ export interface Ops {
 
 const ZERO: Ops = { invocations: 0, reads: 0, writes: 0, aggregations: 0, waitMs: 0 };
 
-interface OpsLine {
+export interface OpsLine {
   counterId: string;
   outcome: string;
   reads: number;
   writes: number;
   aggregations: number;
   waitMs: number;
+  /** The invocation's own duration, from the handler's start (module load and delivery not included). */
+  durationMs: number;
+  /** The total committed, on commits; null otherwise. */
+  total: number | null;
 }
 
 function opsLineOf(line: string): OpsLine | undefined {
@@ -48,6 +52,8 @@ function opsLineOf(line: string): OpsLine | undefined {
       writes: n("writes"),
       aggregations: n("aggregations"),
       waitMs: n("waitMs"),
+      durationMs: n("durationMs"),
+      total: typeof entry.total === "number" ? entry.total : null,
     };
   } catch {
     return undefined;
@@ -71,6 +77,14 @@ export function opsOf(logPath: string, prefix: string): Ops {
     total.waitMs += ops.waitMs;
   }
   return total;
+}
+
+/** The "rollup ops" lines of one counter, in the order they reached the log. */
+export function rollupInvocationsOf(logPath: string, counterId: string): OpsLine[] {
+  return readFileSync(logPath, "utf8")
+    .split("\n")
+    .map(opsLineOf)
+    .filter((ops): ops is OpsLine => ops !== undefined && ops.counterId === counterId);
 }
 
 /**

@@ -35,6 +35,9 @@ export interface BenchOptions {
   likesCounters: number;
   likesRate: number;
   likesSeconds: number;
+  /** Workload 7 (cold start): cold samples (one functions reload each), idle time before each warm one. */
+  coldSamples: number;
+  coldIdleMs: number;
   /** Production-like delivery (delivery/deliverer.ts): the model's numbers. */
   deliveryDelayMs: number;
   deliveryDuplicatesPercent: number;
@@ -77,6 +80,8 @@ const FLAGS: Flag[] = [
   { key: "likesCounters", flag: "--likes-counters", full: 10, quick: 3, min: 1, help: "workload 6: unique counters (10 shards each)" },
   { key: "likesRate", flag: "--likes-rate", full: 100, quick: 20, min: 1, help: "workload 6: setMember calls per second over them" },
   { key: "likesSeconds", flag: "--likes-seconds", full: 20, quick: 3, min: 1, help: "workload 6: duration" },
+  { key: "coldSamples", flag: "--cold-samples", full: 8, quick: 2, min: 1, help: "workload 7: cold starts of rollupTotal (one functions reload each)" },
+  { key: "coldIdleMs", flag: "--cold-idle-ms", full: 5000, quick: 3000, min: 1, help: "workload 7: idle time before each warm increment" },
   { key: "capacityEvents", flag: "--capacity-events", full: 2000, quick: 150, min: 1, help: "no-op events that measure the emulator's delivery capacity" },
   { key: "deliveryDelayMs", flag: "--delivery-delay-ms", full: 1000, quick: 1000, min: 0, help: "production-like delivery: each delivery a uniform random 0..n ms after its write" },
   { key: "deliveryDuplicatesPercent", flag: "--delivery-duplicates", full: 1, quick: 10, min: 0, max: 100, help: "production-like delivery: % of events delivered twice" },
@@ -93,8 +98,9 @@ export function helpText(): string {
        node --import tsx scripts/bench/main.ts [options]
 
 Starts its own emulator suite (auth, firestore, functions on ports 9199, 8180, 5101; hub 4410) with the
-product functions and a benchmark-only naive rollup (scripts/bench/firebase.bench.json), measures the
-emulator's delivery capacity, runs five workloads through both rollups (workloads 1 and 2 under the
+product functions and a benchmark-only naive rollup (scripts/bench/firebase.bench.json), first measures
+what a cold rollupTotal adds to an increment's lag (workload 7: it restarts the functions' workers), then
+the emulator's delivery capacity, runs the workloads through both rollups (workloads 1 and 2 under the
 emulator's delivery and under production-like delivery), prints tables, writes <out>/results.json and
 <out>/bench-sustained.png.
 

@@ -8,6 +8,7 @@ import { PRICES, type CostPerMillion } from "./ops";
 import type { DeliveryLabel, PhaseResult } from "./recorder";
 import { targetsTable, type Target } from "./targets";
 import type { CapacityResult } from "./workloads/capacity";
+import type { ColdStartResult } from "./workloads/coldStart";
 import type { EndToEndResult } from "./workloads/endToEnd";
 import type { LikesResult } from "./workloads/likes";
 import type { MirrorResult } from "./workloads/mirrored";
@@ -39,6 +40,8 @@ export interface BenchResults {
   mirrors: MirrorResult;
   /** Workload 6: likes on unique counters. */
   likes: LikesResult;
+  /** Workload 7: a cold rollupTotal against a warm one. */
+  coldStart: ColdStartResult;
   targets: Target[];
   sustainedTimeline: TimelinePoint[];
   /** Operations and list-price cost per 1,000,000 increments, per workload, delivery and rollup (ops.ts). */
@@ -223,6 +226,12 @@ export function renderReport(r: BenchResults, files: string): string {
     "",
     likesLines(r),
     "",
+    `Workload 7, cold start: the first increment after rollupTotal's worker was replaced (a functions reload), then the same counter again after ${fixed(r.coldStart.idleMs / 1000)} s idle; lag from the increment's commit to the total covering it:`,
+    "",
+    coldStartTable(r.coldStart),
+    "",
+    coldStartLine(r.coldStart),
+    "",
     `Workload 4, latency per call at ${r.endToEnd.concurrency} in flight:`,
     "",
     endToEndTable(r.endToEnd),
@@ -265,4 +274,34 @@ export function likesLines(r: BenchResults): string {
       (rollupDollars === undefined ? "" : `, the rollup ${dollars(rollupDollars)} (row "${l.phase.workload}" of the cost table), ${dollars(callDollars + rollupDollars)} in all`) +
       ` (an incrementCounter call: 1 write = ${dollars(PRICES.write * 1_000_000)}).`,
   ].join("\n");
+}
+
+/** Workload 7: the cold and the warm increments side by side, each with its median and range. */
+export function coldStartTable(c: ColdStartResult): string {
+  const row = (label: string, m: ColdStartResult["cold"]) => [
+    label,
+    int(m.lagMs.count),
+    ms(m.lagMs.p50),
+    ms(m.lagMs.min),
+    ms(m.lagMs.max),
+    ms(m.handlerMs.p50),
+    `${ms(m.handlerMs.min)}–${ms(m.handlerMs.max)}`,
+  ];
+  return markdownTable(
+    ["rollupTotal", "samples", "lag p50 ms", "lag min ms", "lag max ms", "handler p50 ms", "handler range ms"],
+    [row("cold (no worker: a new process starts)", c.cold), row(`warm (after ${fixed(c.idleMs / 1000)} s idle)`, c.warm)],
+    1,
+  );
+}
+
+/** What the cold start added to the first increment: the per-sample difference, and where it went. */
+export function coldStartLine(c: ColdStartResult): string {
+  const start = c.addedMs.p50 === null || c.cold.handlerMs.p50 === null || c.warm.handlerMs.p50 === null
+    ? ""
+    : `; the handler itself took ${ms(c.cold.handlerMs.p50)} ms cold against ${ms(c.warm.handlerMs.p50)} ms warm (its first Firestore call loads the client and connects), ` +
+      `so about ${ms(c.addedMs.p50 - (c.cold.handlerMs.p50 - c.warm.handlerMs.p50))} ms went to starting the worker`;
+  return (
+    `A cold rollupTotal added ${ms(c.addedMs.p50)} ms to the first increment's lag (median of ${c.addedMs.count} paired samples, ` +
+    `range ${ms(c.addedMs.min)}–${ms(c.addedMs.max)} ms)${start}.`
+  );
 }

@@ -11,12 +11,13 @@ import type { BenchOptions } from "./options";
 import { renderPng, sustainedSpec } from "./plot";
 import { emulatorLogPath, opsOf, perMillion } from "./ops";
 import type { PhaseResult } from "./recorder";
-import { machine, machineLine, renderReport, type BenchResults, type CostRow } from "./report";
+import { coldStartLine, machine, machineLine, renderReport, type BenchResults, type CostRow } from "./report";
 import { targets } from "./targets";
 import { sleep } from "./pace";
 import { OPTIONS_ENV, say } from "./say";
 import { burst } from "./workloads/burst";
 import { emulatorCapacity } from "./workloads/capacity";
+import { coldStart } from "./workloads/coldStart";
 import type { BenchContext } from "./workloads/context";
 import { endToEnd } from "./workloads/endToEnd";
 import { drainFunctionsQueue, emulatorDelivery, type Delivery } from "./workloads/phase";
@@ -59,6 +60,12 @@ async function main(): Promise<number> {
   const host = machine();
   say(`bench: ${options.quick ? "quick" : "full"} run on ${machineLine(host)}; rollup interval ${ctx.intervalMs} ms`);
 
+  // First: its cold samples restart every functions worker, which would undo the warm-up.
+  const cold = await step(
+    `workload 7, cold start: ${options.coldSamples} cold starts of rollupTotal (one functions reload each), then the same counter after ${options.coldIdleMs} ms idle`,
+    () => coldStart(ctx),
+  );
+  say(`  ${coldStartLine(cold)}`);
   await step(`warm-up (${options.warmupSeconds} s of writes per rollup, then a burst)`, () => warmUp(ctx));
   const capacity = await step(`the emulator's delivery capacity: ${options.capacityEvents} events to a no-op trigger`, () => emulatorCapacity(ctx));
   say(`  ${capacity.eventsPerSecond.toFixed(0)} events/s`);
@@ -95,6 +102,7 @@ async function main(): Promise<number> {
     endToEnd: w4,
     mirrors: direct.mirrors,
     likes: direct.likes,
+    coldStart: cold,
     targets: targets([...w0, ...loads, ...direct.redelivery], w4, ctx.intervalMs, direct.mirrors),
     sustainedTimeline: [...onEmulator.timeline, ...direct.timeline],
     costs,

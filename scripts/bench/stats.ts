@@ -22,3 +22,16 @@ export function summarize(samples: readonly number[]): Summary {
     max: sorted.length === 0 ? null : sorted[sorted.length - 1]!,
   };
 }
+
+/** A few samples told honestly: how many, the median (nearest rank) and the whole range. */
+export interface Spread {
+  count: number;
+  min: number | null;
+  p50: number | null;
+  max: number | null;
+}
+
+export function spread(samples: readonly number[]): Spread {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { count: sorted.length, min: sorted[0] ?? null, p50: percentile(sorted, 50), max: sorted.at(-1) ?? null };
+}
