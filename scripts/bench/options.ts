@@ -36,6 +36,10 @@ export interface BenchOptions {
   likesRate: number;
   likesSeconds: number;
   /** Workload 7 (cold start): cold samples (one functions reload each), idle time before each warm one. */
+  /** Workload 8 (resets under load): increments per second on one counter, duration, ms between resets. */
+  resetRate: number;
+  resetSeconds: number;
+  resetEveryMs: number;
   coldSamples: number;
   coldIdleMs: number;
   /** Production-like delivery (delivery/deliverer.ts): the model's numbers. */
@@ -80,6 +84,9 @@ const FLAGS: Flag[] = [
   { key: "likesCounters", flag: "--likes-counters", full: 10, quick: 3, min: 1, help: "workload 6: unique counters (10 shards each)" },
   { key: "likesRate", flag: "--likes-rate", full: 100, quick: 20, min: 1, help: "workload 6: setMember calls per second over them" },
   { key: "likesSeconds", flag: "--likes-seconds", full: 20, quick: 3, min: 1, help: "workload 6: duration" },
+  { key: "resetRate", flag: "--reset-rate", full: 200, quick: 60, min: 1, help: "workload 8: increments per second on one counter of 200 shards, resets running" },
+  { key: "resetSeconds", flag: "--reset-seconds", full: 20, quick: 5, min: 1, help: "workload 8: duration, per reset implementation" },
+  { key: "resetEveryMs", flag: "--reset-every-ms", full: 500, quick: 500, min: 1, help: "workload 8: pause between two resets" },
   { key: "coldSamples", flag: "--cold-samples", full: 8, quick: 2, min: 1, help: "workload 7: cold starts of rollupTotal (one functions reload each)" },
   { key: "coldIdleMs", flag: "--cold-idle-ms", full: 5000, quick: 3000, min: 1, help: "workload 7: idle time before each warm increment" },
   { key: "capacityEvents", flag: "--capacity-events", full: 2000, quick: 150, min: 1, help: "no-op events that measure the emulator's delivery capacity" },

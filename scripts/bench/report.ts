@@ -12,6 +12,7 @@ import type { ColdStartResult } from "./workloads/coldStart";
 import type { EndToEndResult } from "./workloads/endToEnd";
 import type { LikesResult } from "./workloads/likes";
 import type { MirrorResult } from "./workloads/mirrored";
+import type { ResetsResult } from "./workloads/resets";
 import type { TimelinePoint } from "./workloads/sustained";
 
 export interface Machine {
@@ -42,6 +43,8 @@ export interface BenchResults {
   likes: LikesResult;
   /** Workload 7: a cold rollupTotal against a warm one. */
   coldStart: ColdStartResult;
+  /** Workload 8: resets of a hot counter, the product's against the transactional one it replaced. */
+  resets: ResetsResult;
   targets: Target[];
   sustainedTimeline: TimelinePoint[];
   /** Operations and list-price cost per 1,000,000 increments, per workload, delivery and rollup (ops.ts). */
@@ -232,6 +235,10 @@ export function renderReport(r: BenchResults, files: string): string {
     "",
     coldStartLine(r.coldStart),
     "",
+    `Workload 8, resets under load: ${r.resets.rate} increments/s for ${r.resets.seconds} s on one counter of ${r.resets.rows[0]?.shards ?? 0} shards, a reset every ${fixed(r.resets.resetEveryMs / 1000)} s; increment latency while a reset runs and otherwise:`,
+    "",
+    resetsTable(r.resets),
+    "",
     `Workload 4, latency per call at ${r.endToEnd.concurrency} in flight:`,
     "",
     endToEndTable(r.endToEnd),
@@ -274,6 +281,24 @@ export function likesLines(r: BenchResults): string {
       (rollupDollars === undefined ? "" : `, the rollup ${dollars(rollupDollars)} (row "${l.phase.workload}" of the cost table), ${dollars(callDollars + rollupDollars)} in all`) +
       ` (an incrementCounter call: 1 write = ${dollars(PRICES.write * 1_000_000)}).`,
   ].join("\n");
+}
+
+/** Workload 8: the product's reset against the transactional one it replaced. */
+export function resetsTable(r: ResetsResult): string {
+  const rows = r.rows.map((row) => [
+    row.reset === "ours" ? "ours (snapshot + batch, no lock)" : "one transaction (before)",
+    `${int(row.resets)} (${int(row.failedResets)} failed)`,
+    `${ms(row.resetMs.p50)} / ${ms(row.resetMs.max)}`,
+    `${int(row.increments)} (${int(row.failedIncrements)} failed)`,
+    `${ms(row.outsideMs.p50)} / ${ms(row.outsideMs.p99)}`,
+    `${ms(row.duringMs.p50)} / ${ms(row.duringMs.p99)} / ${ms(row.duringMs.max)}`,
+    int(row.drift),
+  ]);
+  return markdownTable(
+    ["reset", "resets", "reset p50 / max ms", "increments", "no reset: p50 / p99 ms", "during a reset: p50 / p99 / max ms", "drift"],
+    rows,
+    1,
+  );
 }
 
 /** Workload 7: the cold and the warm increments side by side, each with its median and range. */

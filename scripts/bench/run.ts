@@ -23,6 +23,7 @@ import { endToEnd } from "./workloads/endToEnd";
 import { drainFunctionsQueue, emulatorDelivery, type Delivery } from "./workloads/phase";
 import { likes } from "./workloads/likes";
 import { mirrored } from "./workloads/mirrored";
+import { resets } from "./workloads/resets";
 import { redelivery } from "./workloads/redelivery";
 import { sparse } from "./workloads/sparse";
 import { sustained } from "./workloads/sustained";
@@ -76,6 +77,10 @@ async function main(): Promise<number> {
   );
   const onEmulator = await loadWorkloads(ctx, emulator, [options.sustainedRate]);
   const direct = await directWorkloads(ctx);
+  const w8 = await step(
+    `workload 8, resets under load: ${options.resetRate} increments/s for ${options.resetSeconds} s on one counter of 200 shards, a reset every ${options.resetEveryMs} ms; ours, then the one-transaction reset it replaced`,
+    () => resets(ctx),
+  );
   const w4 = await step(
     `workload 4, end to end: ${options.e2eCalls} calls per path, ${options.e2eConcurrency} in flight`,
     () => endToEnd(ctx),
@@ -103,6 +108,7 @@ async function main(): Promise<number> {
     mirrors: direct.mirrors,
     likes: direct.likes,
     coldStart: cold,
+    resets: w8,
     targets: targets([...w0, ...loads, ...direct.redelivery], w4, ctx.intervalMs, direct.mirrors),
     sustainedTimeline: [...onEmulator.timeline, ...direct.timeline],
     costs,
@@ -136,6 +142,11 @@ async function main(): Promise<number> {
   }
   if (direct.likes.members !== direct.likes.totals) {
     say(`FAIL: workload 6 settled at ${direct.likes.totals} likes in the totals for ${direct.likes.members} member documents`);
+    return 1;
+  }
+  const ours = w8.rows.find((row) => row.reset === "ours")!;
+  if (ours.drift !== 0 || ours.failedIncrements > 0 || ours.failedResets > 0) {
+    say(`FAIL: workload 8, our reset: drift ${ours.drift}, ${ours.failedIncrements} failed increments, ${ours.failedResets} failed resets`);
     return 1;
   }
   if (direct.mirrors.mirrorDrift !== 0) {

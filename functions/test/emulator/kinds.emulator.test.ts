@@ -20,6 +20,7 @@ import {
   writeShard,
 } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
+import { captureErrorLogs } from "../helpers/rollup";
 import { requestRef } from "../../src/counters/paths";
 
 const { createCounter, incrementCounter, setMember, resetCounter, reshardCounter, deleteCounter } = functions;
@@ -210,14 +211,7 @@ describe("reshardCounter with COUNTER_KINDS", () => {
 describe("an invalid COUNTER_KINDS at run time", () => {
   const BAD = "kind-{id}-likes=shards:20,kind-{id}-views=shards:fifty";
   withParam("COUNTER_KINDS", BAD);
-  let logged: string[] = [];
-  beforeEach(() => {
-    logged = [];
-    jest.spyOn(logger, "error").mockImplementation((...args: unknown[]) => {
-      logged.push(JSON.stringify(args));
-    });
-  });
-  afterEach(() => jest.restoreAllMocks());
+  const errors = captureErrorLogs();
 
   const badRule = 'COUNTER_KINDS: rule 2 \\"kind-{id}-views=shards:fifty\\" sets shards to \\"fifty\\"';
 
@@ -226,7 +220,7 @@ describe("an invalid COUNTER_KINDS at run time", () => {
       await expectRefused(call(createCounter, { counterId, numShards: 1 }), "internal", "internal error");
       expect(await documentsUnder(counterId)).toEqual([]);
     }
-    expect(logged.some((l) => l.includes("createCounter failed") && l.includes(badRule) && l.includes('"uid":"user-1"'))).toBe(true);
+    expect(errors.lines.some((l) => l.includes("createCounter failed") && l.includes(badRule) && l.includes('"uid":"user-1"'))).toBe(true);
   });
 
   it("refuses incrementCounter with internal and logs the bad rule, writing nothing", async () => {
@@ -236,7 +230,7 @@ describe("an invalid COUNTER_KINDS at run time", () => {
     process.env.COUNTER_KINDS = BAD;
     await expectRefused(call(incrementCounter, { counterId, delta: 1 }), "internal", "internal error");
     expect(await shardSum(counterId)).toBe(0);
-    expect(logged.some((l) => l.includes("incrementCounter failed") && l.includes(badRule) && l.includes(counterId))).toBe(true);
+    expect(errors.lines.some((l) => l.includes("incrementCounter failed") && l.includes(badRule) && l.includes(counterId))).toBe(true);
   });
 
   it("never stops the rollup, setMember or the admin callables", async () => {

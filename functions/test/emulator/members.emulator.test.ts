@@ -2,7 +2,6 @@
 // UNIQUE_COUNTERS, setMember and its refusals, the refusals of incrementCounter and resetCounter, reshard,
 // and delete / create again with members, also racing setMember calls. (The same through the real SDK
 // and the real rollup trigger: test/e2e/members.e2e.test.ts.)
-import * as logger from "firebase-functions/logger";
 import { FieldValue, Timestamp } from "firebase-admin/firestore";
 import {
   ADMIN,
@@ -21,6 +20,7 @@ import {
 } from "../helpers/functions";
 import { documentsUnderIn } from "../helpers/documents";
 import { requireEmulators } from "../helpers/emulators";
+import { captureErrorLogs } from "../helpers/rollup";
 import { withConcurrency } from "../helpers/client";
 import { cleanupRef, counterRef, memberRef, membersRef, requestsRef, shardRef } from "../../src/counters/paths";
 import { cleanUp, cleanupRound } from "../../src/counters/cleanup";
@@ -136,20 +136,13 @@ describe("createCounter with UNIQUE_COUNTERS={id}", () => {
 
 describe("an invalid UNIQUE_COUNTERS at run time", () => {
   withParam("UNIQUE_COUNTERS", "post-{id}-likes,posts/{id}");
-  let logged: string[] = [];
-  beforeEach(() => {
-    logged = [];
-    jest.spyOn(logger, "error").mockImplementation((...args: unknown[]) => {
-      logged.push(JSON.stringify(args));
-    });
-  });
-  afterEach(() => jest.restoreAllMocks());
+  const errors = captureErrorLogs();
 
   it("refuses createCounter with internal, logs the bad pattern, and writes nothing", async () => {
     const counterId = uniqueId("bad-param");
     await expectRefused(call(createCounter, { counterId }), "internal", /^internal error$/);
     expect(await documentsUnder(counterId)).toEqual([]);
-    expect(logged.some((l) => l.includes('UNIQUE_COUNTERS: pattern 2 \\"posts/{id}\\"'))).toBe(true);
+    expect(errors.lines.some((l) => l.includes('UNIQUE_COUNTERS: pattern 2 \\"posts/{id}\\"'))).toBe(true);
   });
 
   it("never stops the counters that exist: increments and setMember still work", async () => {

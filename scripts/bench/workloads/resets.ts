@@ -1,0 +1,136 @@
+// Workload 8: resets of a hot counter under load. Increments at a steady rate on one counter of the
+// maximum shard count, and a reset every so often, through the product's store functions (admin SDK, no
+// callable layer, so what is measured is Firestore's locking, not the functions). Run twice: with the
+// product's reset (a read-only snapshot, then one batch conditioned on the parent: no lock on the shards)
+// and with the reset it replaced (one transaction that reads every shard and sets it to 0: a lock on every
+// shard from its read to its commit), copied here as the baseline. Measured: how long increments take
+// while a reset runs against the rest of the time, how long a reset takes, failures, and exactness: the
+// shards must hold exactly the increments committed after the last reset's `rollup.readTime`.
+//
+// Its counters live in a project of their own that no trigger serves: the rollup plays no part in this,
+// and 200 rollup events per baseline reset would only queue behind the emulator's one-at-a-time delivery.
+import { getApps, initializeApp } from "firebase-admin/app";
+import { FieldValue, getFirestore, Timestamp, type Firestore } from "firebase-admin/firestore";
+import { counterRef, shardRef } from "../../../functions/src/counters/paths";
+import { shardIds } from "../../../functions/src/counters/shards";
+import { createCounter, incrementCounter, resetCounter } from "../../../functions/src/counters/store";
+import { HARD_MAX_SHARDS } from "../../../functions/src/config";
+import { shardSumIn } from "../../../functions/test/helpers/documents";
+import { paced, sleep } from "../pace";
+import { summarize, type Summary } from "../stats";
+import type { BenchContext } from "./context";
+
+const RESETS_PROJECT = "demo-counter-bench-resets";
+const MAX_IN_FLIGHT = 32;
+
+export type ResetKind = "ours" | "transaction";
+
+export interface ResetRow {
+  reset: ResetKind;
+  shards: number;
+  increments: number;
+  failedIncrements: number;
+  resets: number;
+  failedResets: number;
+  /** How long each reset call took. */
+  resetMs: Summary;
+  /** Increments whose call overlapped a reset call, and the others. */
+  duringMs: Summary;
+  outsideMs: Summary;
+  /** Shard sum − the increments committed after the last reset's rollup.readTime (must be 0). */
+  drift: number;
+}
+
+export interface ResetsResult {
+  rate: number;
+  seconds: number;
+  resetEveryMs: number;
+  rows: ResetRow[];
+}
+
+interface Span {
+  start: number;
+  end: number;
+}
+
+export async function resets(ctx: BenchContext): Promise<ResetsResult> {
+  const { resetRate: rate, resetSeconds: seconds, resetEveryMs } = ctx.options;
+  const app = getApps().find((a) => a.name === "resets") ?? initializeApp({ projectId: RESETS_PROJECT }, "resets");
+  const db = getFirestore(app);
+  const rows: ResetRow[] = [];
+  for (const kind of ["ours", "transaction"] as const) {
+    rows.push(await run(db, `${kind}-${ctx.runId}`, kind, rate, seconds, resetEveryMs));
+  }
+  return { rate, seconds, resetEveryMs, rows };
+}
+
+async function run(db: Firestore, counterId: string, kind: ResetKind, rate: number, seconds: number, resetEveryMs: number): Promise<ResetRow> {
+  const shards = HARD_MAX_SHARDS;
+  await createCounter(db, `reset-${counterId}`, shards);
+  const id = `reset-${counterId}`;
+  const resetSpans: (Span & { ok: boolean })[] = [];
+  const incrementSpans: (Span & { ok: boolean; writeTime: Timestamp | null })[] = [];
+  let running = true;
+  const resetter = (async () => {
+    await sleep(resetEveryMs / 2);
+    while (running) {
+      const start = Date.now();
+      let ok = true;
+      try {
+        await (kind === "ours" ? resetCounter(db, id) : transactionReset(db, id));
+      } catch {
+        ok = false;
+      }
+      resetSpans.push({ start, end: Date.now(), ok });
+      await sleep(resetEveryMs);
+    }
+  })();
+  await paced(Math.round(rate * seconds), rate, MAX_IN_FLIGHT, async () => {
+    const start = Date.now();
+    try {
+      const r = await incrementCounter(db, id, 1, { requestTtlMs: 3_600_000 });
+      incrementSpans.push({ start, end: Date.now(), ok: true, writeTime: new Timestamp(r.writeTime.seconds, r.writeTime.nanoseconds) });
+    } catch {
+      incrementSpans.push({ start, end: Date.now(), ok: false, writeTime: null });
+    }
+  });
+  running = false;
+  await resetter;
+
+  const readTime = (await counterRef(db, id).get()).get("rollup.readTime") as Timestamp | undefined;
+  const after = incrementSpans.filter((s) => s.writeTime !== null && (readTime === undefined || s.writeTime.valueOf() > readTime.valueOf())).length;
+  const overlaps = (s: Span) => resetSpans.some((r) => s.start < r.end && s.end > r.start);
+  const ok = incrementSpans.filter((s) => s.ok);
+  return {
+    reset: kind,
+    shards,
+    increments: incrementSpans.length,
+    failedIncrements: incrementSpans.length - ok.length,
+    resets: resetSpans.length,
+    failedResets: resetSpans.filter((r) => !r.ok).length,
+    resetMs: summarize(resetSpans.map((r) => r.end - r.start)),
+    duringMs: summarize(ok.filter(overlaps).map((s) => s.end - s.start)),
+    outsideMs: summarize(ok.filter((s) => !overlaps(s)).map((s) => s.end - s.start)),
+    drift: (await shardSumIn(db, id)) - after,
+  };
+}
+
+/**
+ * The reset this product shipped before (store.ts until issue 19), kept as the baseline: one transaction
+ * that reads the parent and every shard (locking them until it commits), sets every shard to 0, and
+ * covers up to the latest update time it read.
+ */
+async function transactionReset(db: Firestore, counterId: string): Promise<void> {
+  await db.runTransaction(
+    async (tx) => {
+      const parent = await tx.get(counterRef(db, counterId));
+      const numShards = parent.get("numShards") as number;
+      const shards = await tx.getAll(...shardIds(numShards).map((s) => shardRef(db, counterId, s)));
+      let coveredUntil = parent.updateTime!;
+      for (const shard of shards) if (shard.updateTime!.valueOf() > coveredUntil.valueOf()) coveredUntil = shard.updateTime!;
+      for (const shard of shards) tx.set(shard.ref, { count: 0 });
+      tx.update(parent.ref, { total: 0, resetAt: FieldValue.serverTimestamp(), "rollup.readTime": coveredUntil });
+    },
+    { maxAttempts: 20 },
+  );
+}
