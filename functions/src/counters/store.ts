@@ -247,8 +247,8 @@ export interface ResetOptions {
  * Takes every shard and the total back to 0 without locking the shards: increments keep landing, at full
  * speed, while a reset runs. Those committed after it count from 0; those committed before are gone.
  *
- * How, and why it is exact. The reset reads the parent, every shard and the mirror targets in one
- * read-only transaction: a consistent snapshot at one read time R that takes no lock. Then one batch
+ * How, and why it is exact. The reset reads the parent, every shard and the mirror targets in one getAll
+ * of a read-only transaction: a consistent snapshot at one read time R that takes no lock. Then one batch
  * subtracts from each shard the count it held at R (`increment(-count)`; a shard at 0 is not written) and
  * sets `total: 0` and `rollup.readTime` = `resetAt` = R, conditioned on the parent's update time as of R.
  * - An increment committed at or before R is in the count read, so it is subtracted: erased. One
@@ -271,16 +271,22 @@ export async function resetCounter(db: Firestore, counterId: string, options: Re
   const mirrors = options.mirrors ?? [];
   const targetRefs = mirrorRefs(db, mirrors);
   for (let attempt = 0; attempt < RESET_ATTEMPTS; attempt++) {
-    const { at, targets, shards } = await db.runTransaction(
-      async (tx) => {
-        const [parent, ...targetSnaps] = await tx.getAll(counterRef(db, counterId), ...targetRefs);
-        const { numShards, unique } = shapeIn(counterId, parent!);
-        if (unique) throw notForUnique(counterId, "resetCounter", "its total is its number of members (delete it to start again)");
-        const shardSnaps = numShards > 0 ? await tx.getAll(...shardIds(numShards).map((id) => shardRef(db, counterId, id))) : [];
-        return { at: parent!, targets: targetSnaps, shards: shardSnaps };
-      },
-      { readOnly: true }, // one snapshot for every read, and no lock
-    );
+    // One read of everything at one read time, with the shard count this instance knows (cached, or read
+    // first); a stale guess shows in the parent read with the shards, and the reset reads again.
+    const guess = await shapeOf(db, counterId, attempt > 0);
+    if (guess.unique) throw notForUnique(counterId, "resetCounter", "its total is its number of members (delete it to start again)");
+    const shardRefs = shardIds(guess.numShards).map((id) => shardRef(db, counterId, id));
+    const snapshot = await db.runTransaction((tx) => tx.getAll(counterRef(db, counterId), ...targetRefs, ...shardRefs), {
+      readOnly: true, // one snapshot for every read, and no lock
+    });
+    const at = snapshot[0]!;
+    const targets = snapshot.slice(1, 1 + targetRefs.length);
+    const shards = snapshot.slice(1 + targetRefs.length);
+    const shape = shapeIn(counterId, at); // not-found if the counter is gone
+    if (shape.unique || shape.numShards !== guess.numShards) {
+      forgetShape(counterId);
+      continue;
+    }
     const readTime = at.readTime;
     const batch = db.batch();
     for (const shard of shards) {
