@@ -6,6 +6,7 @@
 import { onSchedule } from "firebase-functions/v2/scheduler";
 import { rollupConfig, rollupMirrorTargets } from "./config";
 import { countersDb } from "./firestore";
+import { pause } from "./counters/backoff";
 import { firestoreRollupStore, sweepStaleClaims } from "./counters/rollup";
 import { resumeStrandedCleanups } from "./counters/cleanup";
 
@@ -19,7 +20,7 @@ export const rollupSweep = onSchedule({ schedule: SWEEP_SCHEDULE, timeoutSeconds
     intervalMs,
     staleAfterMs,
     nowMs: Date.now,
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    sleep: pause,
   });
   // Deletions whose cleanup lost its runner (counters/cleanup.ts): one more query, usually empty.
   await resumeStrandedCleanups(countersDb(), { nowMs: Date.now });

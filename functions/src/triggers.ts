@@ -8,6 +8,7 @@ import { onDocumentWritten, type DocumentSnapshot } from "firebase-functions/v2/
 import * as logger from "firebase-functions/logger";
 import { rollupConfig, rollupMirrorTargets } from "./config";
 import { countersDb } from "./firestore";
+import { pause } from "./counters/backoff";
 import { isPermanentError } from "./counters/errors";
 import { SHARD_DOCUMENT_PATTERN } from "./counters/paths";
 import { databaseId, ROLLUP_CPU, rollupConcurrency, rollupMemoryMb, rollupMinInstances, rollupTimeoutSeconds } from "./params";
@@ -53,7 +54,7 @@ export const rollupTotal = onDocumentWritten({ document: SHARD_DOCUMENT_PATTERN,
       intervalMs,
       staleAfterMs,
       nowMs: Date.now,
-      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      sleep: pause,
       claims,
       leads,
     });

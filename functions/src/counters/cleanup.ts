@@ -29,7 +29,6 @@ import {
   type DocumentSnapshot,
   type Firestore,
   type QueryDocumentSnapshot,
-  type Timestamp,
   type Transaction,
 } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
@@ -113,7 +112,7 @@ export async function handOff(db: Firestore, counterId: string, fromRound: numbe
  */
 export async function cleanupRound(db: Firestore, counterId: string, round: number, budgetMs: number, clock: Clock): Promise<CleanupProgress & { stale: boolean }> {
   const marker = await cleanupRef(db, counterId).get();
-  if (!marker.exists || roundOf(marker) !== round) return { done: marker.exists === false, removed: 0, stale: true };
+  if (!marker.exists || roundOf(marker) !== round) return { done: !marker.exists, removed: 0, stale: true };
   const progress = await cleanUp(db, counterId, clock.nowMs() + budgetMs, clock);
   if (!progress.done) await handOff(db, counterId, round, progress.removed);
   return { ...progress, stale: false };
@@ -170,23 +169,21 @@ export async function resumeStrandedCleanups(db: Firestore, clock: Clock, strand
     for (const marker of page.docs) {
       if (marker.id !== PENDING_ID || marker.ref.parent.parent === null) continue;
       report.pending++;
-      if (ageMs(marker.updateTime, clock) < strandedAfterMs) continue;
+      const idleMs = clock.nowMs() - marker.updateTime.toMillis();
+      if (idleMs < strandedAfterMs) continue;
       const counterId = marker.ref.parent.parent.id;
-      if (await handOff(db, counterId, roundOf(marker), 0)) {
+      const round = roundOf(marker);
+      if (await handOff(db, counterId, round, 0)) {
         report.resumed++;
         logger.warn("deletion cleanup resumed: its last runner stopped without handing off", {
           counterId,
-          round: roundOf(marker) + 1,
+          round: round + 1,
           removed: marker.get("removed") as unknown,
-          idleMs: ageMs(marker.updateTime, clock),
+          idleMs,
         });
       }
     }
     if (page.size < 200) return report;
     after = page.docs[page.docs.length - 1];
   }
-}
-
-function ageMs(time: Timestamp, clock: Clock): number {
-  return clock.nowMs() - time.toMillis();
 }

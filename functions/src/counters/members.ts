@@ -5,6 +5,7 @@
 // retried call finds the precondition false and writes nothing. No transaction (which would lock the
 // parent and the shards against the rollup and other likes), no idempotency key.
 import { FieldValue, type Firestore, type Timestamp } from "firebase-admin/firestore";
+import { backoffMs, pause } from "./backoff";
 import { CounterError, GRPC, grpcCode } from "./errors";
 import { counterRef, memberRef, shardRef } from "./paths";
 import { matchesAny, type Template } from "./patterns";
@@ -44,14 +45,9 @@ export interface SetMemberOptions {
 /** Rounds of read-then-commit before giving up: each lost race costs one (see setMember). */
 const SET_MEMBER_ATTEMPTS = 10;
 
-/**
- * A short random pause before round n (1-based) after a lost race: calls of one user racing each other
- * (two devices, a double tap) would otherwise read and collide in lockstep; spread out, one of them wins
- * the next round and the others find the membership settled.
- */
-function backoffMs(round: number, random: Random): number {
-  return random() * Math.min(200, 5 * 2 ** round);
-}
+/** The backoff step after a lost race (backoff.ts): calls of one user racing each other (two devices, a
+ * double tap) would otherwise read and collide in lockstep. */
+const BACKOFF_STEP_MS = 5;
 
 /**
  * Makes `uid` a member of the unique counter (`member: true`) or not (`false`). Changes it only if the
@@ -81,7 +77,7 @@ export async function setMember(
   const random = options.random ?? Math.random;
   const ref = memberRef(db, counterId, memberDocumentId(uid));
   for (let attempt = 0; attempt < SET_MEMBER_ATTEMPTS; attempt++) {
-    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt, random)));
+    if (attempt > 0) await pause(backoffMs(attempt, random, BACKOFF_STEP_MS));
     const [parent, current] = await db.getAll(counterRef(db, counterId), ref);
     const { numShards, unique } = shapeIn(counterId, parent!);
     if (!unique) {

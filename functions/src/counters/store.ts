@@ -4,6 +4,7 @@
 // unique counters is written by members.ts; what a deleted counter leaves behind, by cleanup.ts.
 import { FieldValue, Timestamp, type DocumentSnapshot, type DocumentData, type DocumentReference, type Firestore, type Transaction, type UpdateData } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
+import { backoffMs, pause } from "./backoff";
 import { cleanUp, handOff, INLINE_BUDGET_MS, markDeleted, roundOf } from "./cleanup";
 import { CounterError, GRPC, grpcCode } from "./errors";
 import type { MirrorTarget } from "./mirrors";
@@ -236,6 +237,8 @@ function notForUnique(counterId: string, operation: string, why: string): Counte
 
 /** Attempts of a reset whose read went stale before its write (a rollup commit, a reshard between them). */
 const RESET_ATTEMPTS = 20;
+/** The backoff step between those attempts (backoff.ts). */
+const RESET_BACKOFF_STEP_MS = 10;
 
 export interface ResetOptions {
   mirrors?: readonly MirrorTarget[];
@@ -312,7 +315,7 @@ export async function resetCounter(db: Firestore, counterId: string, options: Re
       // shard or mirror target went away (a reshard or delete, which the next read sees). Read again.
       if (code !== GRPC.FAILED_PRECONDITION && code !== GRPC.NOT_FOUND && code !== GRPC.ABORTED) throw error;
       logger.debug("reset read went stale; reading again", { counterId, attempt, code });
-      await new Promise((resolve) => setTimeout(resolve, Math.min(200, 10 * 2 ** attempt) * Math.random()));
+      await pause(backoffMs(attempt, Math.random, RESET_BACKOFF_STEP_MS));
     }
   }
   throw new CounterError("aborted", `resetCounter: counter "${counterId}" kept changing; try again`);

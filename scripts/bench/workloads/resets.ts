@@ -66,8 +66,8 @@ export async function resets(ctx: BenchContext): Promise<ResetsResult> {
 
 async function run(db: Firestore, counterId: string, kind: ResetKind, rate: number, seconds: number, resetEveryMs: number): Promise<ResetRow> {
   const shards = HARD_MAX_SHARDS;
-  await createCounter(db, `reset-${counterId}`, shards);
   const id = `reset-${counterId}`;
+  await createCounter(db, id, shards);
   const resetSpans: (Span & { ok: boolean })[] = [];
   const incrementSpans: (Span & { ok: boolean; writeTime: Timestamp | null })[] = [];
   let running = true;
