@@ -218,7 +218,7 @@ function checkFunctionsSdk(ctx: Context): CheckResult {
   if (!satisfiesTildeOrCaret(version, declared)) {
     return { check, status: "fail", message: `installed firebase-functions ${version} does not satisfy "${declared}" in ${relativeDir}/package.json: run npm install` };
   }
-  return { check, status: "ok", message: `firebase-functions ${version} (declared "${declared}"); 6.6 is pinned on purpose, see docs/development.md, Requirements` };
+  return { check, status: "ok", message: `firebase-functions ${version} (declared "${declared}")` };
 }
 
 function parseVersion(version: string): number[] {
