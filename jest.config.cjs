@@ -6,13 +6,20 @@
 // the emulators. app = what an app developer gets: the packed client installed in fresh apps (Node ESM,
 // CommonJS, a browser bundle) and the example like button (examples/web), in headless Chromium.
 // `npm test` runs all of them inside `firebase emulators:exec`.
+// Packages the functions' dependencies require() although they ship ES modules only (see esm-to-cjs.cjs).
+const ESM_ONLY = ["jose"];
+
 const tier = (name, match, extra = {}) => ({
   displayName: name,
   preset: "ts-jest",
   testEnvironment: "node",
   rootDir: __dirname,
   testMatch: [match.startsWith("<rootDir>") ? match : `<rootDir>/functions/test/${match}`],
-  transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "<rootDir>/tsconfig.json" }] },
+  transform: {
+    "^.+\\.ts$": ["ts-jest", { tsconfig: "<rootDir>/tsconfig.json" }],
+    [`/node_modules/(${ESM_ONLY.join("|")})/.+\\.js$`]: "<rootDir>/functions/test/helpers/esm-to-cjs.cjs",
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join("|")})/)`],
   ...extra,
 });
 
