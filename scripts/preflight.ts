@@ -24,7 +24,8 @@ Checks, offline, what \`firebase deploy --only functions:counters,firestore\` ch
   manifest       the 6 callables, rollupTotal (v2, event type, document pattern, retry), the
                  scheduled rollupSweep and cleanupDeletedCounter (event type, document, retry)
   placement      rollupTotal's region matches firebase.json firestore.location (nam5 -> us-central1,
-                 eur3 -> europe-west1, a regional database -> that region); the database ids agree
+                 eur3 -> europe-west1, a regional database -> that region); warns "unknown" when firebase.json
+                 names no firestore.location; the database ids agree
   codebase       the functions are codebase "counters" of firebase.json (found among an app's codebases);
                  --only functions:counters deploys all of them and no function of another codebase
                  (warns when it would); no other codebase has a function of the same name
