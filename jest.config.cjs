@@ -34,7 +34,11 @@ module.exports = {
     tier("rules", "rules/**/*.rules.test.ts", { setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"] }),
     tier("e2e", "e2e/**/*.e2e.test.ts", { setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"] }),
     // scripts = the operator tools (deploy preflight, reconcile at scale) against the emulators.
-    tier("scripts", "<rootDir>/scripts/test/**/*.test.ts", { setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"] }),
+    // Some run the client's sources (npm start's lines for an app), which import "./x.js" like the client tier.
+    tier("scripts", "<rootDir>/scripts/test/**/*.test.ts", {
+      setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"],
+      moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
+    }),
     // The client's sources import "./x.js" (what its ESM build needs); jest loads the .ts files.
     tier("client", "<rootDir>/client/test/*.test.ts", {
       setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"],
