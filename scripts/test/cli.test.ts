@@ -173,6 +173,7 @@ describe("bad arguments", () => {
     ["reconcile", ["--counter"], /--counter needs a value: a counter id/],
     ["bench/main", ["--sustained-rate", "fast"], /--sustained-rate takes a whole number from 1 up, not "fast"/],
     ["bench/main", ["--no-such-option", "1"], /unknown option --no-such-option/],
+    ["firestore-jar", ["--out", "x"], /unknown option --out \(this script takes no options\)/],
     ["emulators", ["begin"], /unknown mode "begin": start or exec/],
     ["emulators", ["exec"], /exec needs a command after --/],
     ["emulators", ["start", "--web-port", "70000"], /--web-port takes a whole number from 1 to 65535, not "70000"/],
