@@ -317,16 +317,11 @@ export function createCounterClient(options: CounterClientOptions): CounterClien
     return membership.setMember(counterId, member);
   }
 
-  function watchMember(
-    counterId: string,
-    uid: string,
-    onValue: (value: number | null, view: MemberView) => void,
-    onError?: (error: Error) => void,
-  ): () => void {
+  const watchMember: CounterClient["watchMember"] = (counterId, uid, onValue, onError) => {
     checkWatchArguments(counterId, onValue, onError);
     if (typeof uid !== "string" || uid === "" || uid.includes("/")) throw new TypeError("uid must be the signed-in user's uid (a non-empty string without /)");
     return membership.watchMember(counterId, uid, onValue, onError);
-  }
+  };
 
   return { increment, watch, setMember, watchMember, dispose };
 }
