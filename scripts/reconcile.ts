@@ -49,8 +49,8 @@ projects (firebase.json's port); otherwise to the real project with Application 
 --concurrency takes 1 to 500; --interval-ms and --stuck-after a whole number from 1 up.
 
 Exit codes: 0 every counter is ok or was fixed; 1 drift or lag remains (or an unexpected error);
-2 bad arguments, or a --counter that does not exist (the other counters are still checked; drift
-and stuck outrank it); 3 the Firestore emulator does not answer (start the emulators first: npm start);
+2 bad arguments, a MIRRORS param that does not parse (nothing checked), or a --counter that does
+not exist (the other counters are still checked; drift and stuck outrank it); 3 the Firestore emulator does not answer (start the emulators first: npm start);
 4 a counter is stuck and none drifted; 130 interrupted (after printing where to resume).`;
 
 interface Args {
