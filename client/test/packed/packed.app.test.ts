@@ -7,6 +7,7 @@
 // Also: `npm publish --dry-run` passes with what a published package needs; the client runs with the
 // newest release of every other major its peer range claims (the range claims nothing this does not
 // run); and docs/app.md's main snippet runs as written in the fresh app.
+import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -178,11 +179,10 @@ describe("the packed client in a fresh app", () => {
       .replace('"http://127.0.0.1:9099"', JSON.stringify(`http://${hosts.auth}`))
       .replace('"127.0.0.1", 5001', hostArgs(hosts.functions))
       .replace('"127.0.0.1", 8080', hostArgs(hosts.firestore));
-    // What "later" means in a script: stop, then end the process the SDK keeps alive.
-    writeFileSync(join(appDir, "snippet.mjs"), `${snippet}\nstop();\ncounters.dispose();\nprocess.exit(0);\n`);
-    const result = await run(process.execPath, ["snippet.mjs"], { cwd: appDir });
-    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
-    expect(result.stdout).toMatch(/^likes: \d+$/m);
+    writeFileSync(join(appDir, "snippet.mjs"), snippet);
+    // It keeps listening, as an app does: watch its output until it shows the tap, then stop it.
+    const seen = await untilPrinted(join(appDir, "snippet.mjs"), `likes: ${before + 1}`);
+    expect(seen).toEqual({ found: true, stderr: "", exitCode: null });
     const deadline = Date.now() + 30_000;
     while ((await admin.readCounter(counterId))?.total !== before + 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect((await admin.readCounter(counterId))?.total).toBe(before + 1);
@@ -217,4 +217,32 @@ function appSnippet(): string {
 function hostArgs(host: string): string {
   const i = host.lastIndexOf(":");
   return `${JSON.stringify(host.slice(0, i))}, ${host.slice(i + 1)}`;
+}
+
+/**
+ * Runs a Node module until it prints `line` (then stops it) or 60 s pass: whether the line came, what it
+ * wrote to stderr, and its exit code if it ended by itself (null when stopped).
+ */
+function untilPrinted(file: string, line: string): Promise<{ found: boolean; stderr: string; exitCode: number | null }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [file], { cwd: join(file, ".."), stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    let found = false;
+    let exitCode: number | null = null;
+    const timer = setTimeout(() => child.kill(), 60_000);
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+      if (!found && stdout.split("\n").includes(line)) {
+        found = true;
+        child.kill();
+      }
+    });
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    child.on("exit", (code) => (exitCode = code));
+    child.on("close", () => {
+      clearTimeout(timer);
+      resolve({ found, stderr, exitCode: found ? null : exitCode });
+    });
+  });
 }
