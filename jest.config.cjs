@@ -6,13 +6,20 @@
 // the emulators. app = what an app developer gets: the packed client installed in fresh apps (Node ESM,
 // CommonJS, a browser bundle) and the example like button (examples/web), in headless Chromium.
 // `npm test` runs all of them inside `firebase emulators:exec`.
+// Packages the functions' dependencies require() although they ship ES modules only (see esm-to-cjs.cjs).
+const ESM_ONLY = ["jose"];
+
 const tier = (name, match, extra = {}) => ({
   displayName: name,
   preset: "ts-jest",
   testEnvironment: "node",
   rootDir: __dirname,
   testMatch: [match.startsWith("<rootDir>") ? match : `<rootDir>/functions/test/${match}`],
-  transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "<rootDir>/tsconfig.json" }] },
+  transform: {
+    "^.+\\.ts$": ["ts-jest", { tsconfig: "<rootDir>/tsconfig.json" }],
+    [`/node_modules/(${ESM_ONLY.join("|")})/.+\\.js$`]: "<rootDir>/functions/test/helpers/esm-to-cjs.cjs",
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join("|")})/)`],
   ...extra,
 });
 
@@ -27,7 +34,11 @@ module.exports = {
     tier("rules", "rules/**/*.rules.test.ts", { setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"] }),
     tier("e2e", "e2e/**/*.e2e.test.ts", { setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"] }),
     // scripts = the operator tools (deploy preflight, reconcile at scale) against the emulators.
-    tier("scripts", "<rootDir>/scripts/test/**/*.test.ts", { setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"] }),
+    // Some run the client's sources (npm start's lines for an app), which import "./x.js" like the client tier.
+    tier("scripts", "<rootDir>/scripts/test/**/*.test.ts", {
+      setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"],
+      moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
+    }),
     // The client's sources import "./x.js" (what its ESM build needs); jest loads the .ts files.
     tier("client", "<rootDir>/client/test/*.test.ts", {
       setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"],

@@ -2,9 +2,9 @@
 // with our block pasted in) keeps the counters' guarantees. Evaluates the file in a Firestore emulator
 // with the table the rules tests use (scripts/lib/rules-guarantees.ts): one line per guarantee, exit 1
 // naming each broken one.
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { runCli, type Parsed } from "./lib/cli";
+import { EXIT, readArgv, runCli, UsageError } from "./lib/cli";
 import { REPO_ROOT } from "./lib/firebase-cli";
 import { withFirestoreEmulator } from "./lib/firestore-emulator";
 import { errorMessage } from "./lib/firebase-tools-internals";
@@ -23,18 +23,30 @@ can open what the counters' block denies. Use it on an app's rules after pasting
 
 Uses the Firestore emulator at FIRESTORE_EMULATOR_HOST when set, else starts one for the check.
 Exit code: 0 when every guarantee holds, 1 when one is broken (each is named) or the file does not
-compile, 2 on bad arguments.`;
+compile, 2 on bad arguments (no file, a file that does not exist or cannot be read, an empty file).`;
 
 interface Args {
   file: string;
+  source: string;
 }
 
-function parseArgs(argv: string[]): Parsed<Args> {
-  if (argv.includes("--help") || argv.includes("-h")) return { help: true };
-  const options = argv.filter((arg) => arg.startsWith("-"));
-  if (options.length > 0) return { error: `unknown option: ${options[0]}` };
-  if (argv.length !== 1) return { error: argv.length === 0 ? "no rules file given" : `one rules file, not ${argv.length}` };
-  return { file: resolve(argv[0]!) };
+function parseArgs(argv: string[]): Args | "help" {
+  const read = readArgv(argv, { positionals: { min: 1, max: 1, name: "one rules file (path/to/firestore.rules)" } });
+  if (read === "help") return read;
+  const given = read.positionals[0]!;
+  const file = resolve(given);
+  let source: string;
+  try {
+    if (statSync(file).isDirectory()) throw new UsageError(`${given} is a folder: name the rules file in it (firestore.rules)`);
+    source = readFileSync(file, "utf8");
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(code === "ENOENT" ? `${given}: no such file` : `cannot read ${given} (${code ?? errorMessage(error)})`);
+  }
+  // An empty rules file would be evaluated as a file with no rules; say what it is instead.
+  if (source.trim() === "") throw new UsageError(`${given} is empty: it holds no rules to check`);
+  return { file, source };
 }
 
 const BLOCK_NOTE: Record<BlockStatus, string> = {
@@ -43,21 +55,14 @@ const BLOCK_NOTE: Record<BlockStatus, string> = {
   missing: "no firestore-exact-counter block (BEGIN/END markers) in this file",
 };
 
-async function main({ file }: Args): Promise<number> {
-  let source: string;
-  try {
-    source = readFileSync(file, "utf8");
-  } catch (error) {
-    console.error(`check-rules: cannot read ${file}: ${errorMessage(error)}`);
-    return 1;
-  }
+async function main({ file, source }: Args): Promise<number> {
   console.log(`check-rules: ${file}`);
   let results: GuaranteeResult[];
   try {
     results = await withFirestoreEmulator((host) => checkGuarantees(source, host));
   } catch (error) {
     console.error(`check-rules: ${file} could not be evaluated: ${errorMessage(error).replace(/\s*\n\s*/g, " ")}`);
-    return 1;
+    return EXIT.failed;
   }
   for (const { guarantee, breakers } of results) {
     const by = breakers.map((c) => CALLERS[c].label).join(", ");
@@ -74,4 +79,4 @@ async function main({ file }: Args): Promise<number> {
   return 1;
 }
 
-runCli(HELP, parseArgs, main);
+runCli("check-rules", HELP, parseArgs, main);

@@ -2,7 +2,7 @@
 //   tsx scripts/emulators.ts start               serve the backend and the example app locally until Ctrl-C
 //   tsx scripts/emulators.ts exec -- <command>   start the suite, run <command>, stop, exit with its code
 import { resolve } from "node:path";
-import { exitWith } from "./lib/cli";
+import { integerValue, lastValue, readArgv, runCli, UsageError } from "./lib/cli";
 import { configuredHosts } from "./lib/emulator-hosts";
 import { buildExample, EXAMPLE_COUNTER, EXAMPLE_OUT_DIR, exampleConfig, functionsRegion } from "./lib/example-web";
 import { DEFAULT_PROJECT, EMULATORS, emulatorEnv, runFirebase, shellQuote } from "./lib/firebase-cli";
@@ -23,9 +23,12 @@ ${DEFAULT_WEB_PORT}) once the emulators are ready, then prints the next steps. T
 (one line per rollup and per call) are hidden unless --debug.
 Environment: EMULATOR_LOG_VERBOSITY (exec only: DEBUG, INFO, QUIET (default), SILENT),
 FIRESTORE_EMULATOR_BINARY_PATH (use this emulator binary), FUNCTIONS_EMULATOR_PARALLEL
-(requests the functions emulator runs at once, default 16).`;
+(requests the functions emulator runs at once, default 16).
+Exit code: exec exits with the command's code (firebase's, non-zero, when the emulators do not start);
+start with firebase's when it stops; 2 on bad arguments.`;
 
 interface Options {
+  mode: "start" | "exec";
   project: string;
   configFile: string | undefined;
   webPort: number;
@@ -33,22 +36,30 @@ interface Options {
   command: string[];
 }
 
-function parse(rest: string[]): Options | string {
-  const options: Options = { project: DEFAULT_PROJECT, configFile: undefined, webPort: DEFAULT_WEB_PORT, debug: false, command: [] };
-  const separator = rest.indexOf("--");
-  const flags = separator === -1 ? rest : rest.slice(0, separator);
-  options.command = separator === -1 ? [] : rest.slice(separator + 1);
-  for (let i = 0; i < flags.length; i++) {
-    const flag = flags[i];
-    const value = flags[i + 1];
-    if (flag === "--debug") options.debug = true;
-    else if (flag === "--project" && value !== undefined) options.project = value;
-    else if (flag === "--config" && value !== undefined) options.configFile = value;
-    else if (flag === "--web-port" && value !== undefined && /^\d+$/.test(value) && Number(value) < 65536) options.webPort = Number(value);
-    else return `unknown or incomplete option ${String(flag)}`;
-    if (flag !== "--debug") i++;
-  }
-  return options;
+function parse(argv: string[]): Options | "help" {
+  const [mode, ...rest] = argv;
+  if (mode === undefined || mode === "--help" || mode === "-h") return "help";
+  if (mode !== "start" && mode !== "exec") throw new UsageError(`unknown mode ${JSON.stringify(mode)}: start or exec`);
+  const read = readArgv(rest, {
+    flags: mode === "start" ? ["--debug"] : [],
+    values: {
+      "--project": "a project id (demo-* for the emulators alone)",
+      "--config": "a firebase.json file",
+      ...(mode === "start" ? { "--web-port": "a port from 1 to 65535" } : {}),
+    },
+    passThrough: mode === "exec",
+  });
+  if (read === "help") return read;
+  if (mode === "exec" && read.rest.length === 0) throw new UsageError("exec needs a command after --");
+  const webPort = lastValue(read, "--web-port");
+  return {
+    mode,
+    project: lastValue(read, "--project") ?? DEFAULT_PROJECT,
+    configFile: lastValue(read, "--config"),
+    webPort: webPort === undefined ? DEFAULT_WEB_PORT : integerValue("--web-port", webPort, { min: 1, max: 65_535 }),
+    debug: read.flags.has("--debug"),
+    command: read.rest,
+  };
 }
 
 /** emulators:start with the example served next to it, the next steps once ready, debug logs filtered. */
@@ -86,22 +97,8 @@ async function start({ project, configFile, webPort, debug }: Options): Promise<
   return code;
 }
 
-async function main(argv: string[]): Promise<number> {
-  const [mode, ...rest] = argv;
-  if (mode === undefined || mode === "--help" || mode === "-h" || (mode !== "start" && mode !== "exec")) {
-    console.log(HELP);
-    return mode === undefined || mode === "--help" || mode === "-h" ? 0 : 2;
-  }
-  const options = parse(rest);
-  if (typeof options === "string") {
-    console.error(`${options}\n\n${HELP}`);
-    return 2;
-  }
-  if (mode === "start") return start(options);
-  if (options.command.length === 0) {
-    console.error(`exec needs a command after --\n\n${HELP}`);
-    return 2;
-  }
+async function main(options: Options): Promise<number> {
+  if (options.mode === "start") return start(options);
   const common = ["--project", options.project, "--only", EMULATORS, ...(options.configFile ? ["--config", options.configFile] : [])];
   // QUIET keeps warnings, errors and function logs but drops a line per function invocation.
   const verbosity = ["--log-verbosity", process.env.EMULATOR_LOG_VERBOSITY ?? "QUIET"];
@@ -111,4 +108,4 @@ async function main(argv: string[]): Promise<number> {
   return runFirebase(["emulators:exec", ...common, ...verbosity, options.command.map(shellQuote).join(" ")], { env });
 }
 
-exitWith(() => main(process.argv.slice(2)));
+runCli({ name: "emulators", helpCommand: "node --import tsx scripts/emulators.ts --help" }, HELP, parse, main);

@@ -2,7 +2,7 @@
 // `admin: true`, so resetCounter, reshardCounter and deleteCounter can be tried locally. It only ever
 // talks to the Auth emulator (through its REST API, as the admin SDK would) and refuses any project
 // id that is not demo-*: a real project's admins are made with the admin SDK, deliberately.
-import { EXIT, runCli, type Parsed } from "./lib/cli";
+import { CliError, demoProject, EXIT, lastValue, readArgv, runCli, UsageError } from "./lib/cli";
 import { emulatorHosts, unreachableMessage } from "./lib/emulator-hosts";
 import { DEFAULT_PROJECT } from "./lib/firebase-cli";
 
@@ -14,7 +14,7 @@ const HELP = `Usage: npm run make-admin -- <email or uid> [--project <demo-id>]
 Sets the custom claim admin: true on a user of the Auth emulator (the one \`npm start\` runs), so the
 admin callables (resetCounter, reshardCounter, deleteCounter) can be tried locally. Other claims the
 user has are kept. An email with no user yet gets a new user with the password "${CREATED_PASSWORD}".
-A uid must exist already (the example page shows the uid it signed in with).
+A uid must exist already (the example page shows the uid it signed in with): 1 to 128 characters.
 Only for the emulators: refuses a project id that does not start with demo-.
 
 Exit codes: 0 done; 1 unexpected error or no user with that uid; 2 bad arguments or a non-demo project;
@@ -25,27 +25,24 @@ interface Args {
   project: string;
 }
 
-function parseArgs(argv: string[]): Parsed<Args> {
-  let who: string | undefined;
-  let project = process.env.GCLOUD_PROJECT ?? DEFAULT_PROJECT;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === "--help" || arg === "-h") return { help: true };
-    if (arg === "--project") {
-      const value = argv[++i];
-      if (value === undefined) return { error: "--project needs a project id" };
-      project = value;
-    } else if (arg.startsWith("-") || who !== undefined) {
-      return { error: `unexpected argument: ${arg}` };
-    } else {
-      who = arg;
-    }
+/** An email: name@domain, no spaces, no empty domain label (stricter than the Auth emulator's own check). */
+const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)*$/;
+
+function parseArgs(argv: string[]): Args | "help" {
+  const read = readArgv(argv, {
+    values: { "--project": "a demo-* project id" },
+    positionals: { min: 1, max: 1, name: "one user: an email or a uid" },
+  });
+  if (read === "help") return read;
+  const who = read.positionals[0]!;
+  if (who.includes("@") && !EMAIL.test(who)) throw new UsageError(`${JSON.stringify(who)} is not an email address (name@example.com), nor a uid (uids have no @)`);
+  if (who.length > 128) throw new UsageError(`a uid has at most 128 characters; this one has ${who.length}`);
+  const project = lastValue(read, "--project") ?? process.env.GCLOUD_PROJECT ?? DEFAULT_PROJECT;
+  try {
+    return { who, project: demoProject("--project", project) };
+  } catch {
+    throw new UsageError(`refusing project "${project}": make-admin only works on the Auth emulator with a demo-* project`);
   }
-  if (who === undefined) return { error: "name the user: an email or a uid" };
-  if (!project.startsWith("demo-")) {
-    return { error: `refusing project "${project}": make-admin only works on the Auth emulator with a demo-* project` };
-  }
-  return { who, project };
 }
 
 interface AuthUser {
@@ -62,7 +59,16 @@ async function identityToolkit<T>(authHost: string, project: string, path: strin
     body: JSON.stringify(body),
   });
   const text = await response.text();
-  if (!response.ok) throw new Error(`Auth emulator ${path}: HTTP ${response.status} ${text}`);
+  if (!response.ok) {
+    // The Auth emulator answers errors as {"error":{"message":"INVALID_EMAIL",...}}: show the reason only.
+    let reason = `HTTP ${response.status}`;
+    try {
+      reason = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? reason;
+    } catch {
+      // not JSON: keep the status
+    }
+    throw new CliError(`the Auth emulator refused ${path} (project ${project}): ${reason}`, EXIT.failed);
+  }
   return JSON.parse(text) as T;
 }
 
@@ -99,4 +105,4 @@ async function main({ who, project }: Args): Promise<number> {
   return EXIT.ok;
 }
 
-runCli(HELP, parseArgs, main);
+runCli("make-admin", HELP, parseArgs, main);

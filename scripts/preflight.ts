@@ -1,9 +1,9 @@
 // `npm run preflight`: what `firebase deploy --only functions:counters,firestore` checks before it
 // touches the network, offline, with firebase-tools' own code (scripts/lib/preflight.ts). Run it before a
 // deploy, here or on an app's project that the counters were added to (--dir).
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { runCli, type Parsed } from "./lib/cli";
+import { lastValue, readArgv, runCli, UsageError } from "./lib/cli";
 import { REPO_ROOT } from "./lib/firebase-cli";
 import { withFirestoreEmulator } from "./lib/firestore-emulator";
 import { runPreflight, type CheckResult } from "./lib/preflight";
@@ -24,7 +24,8 @@ Checks, offline, what \`firebase deploy --only functions:counters,firestore\` ch
   manifest       the 6 callables, rollupTotal (v2, event type, document pattern, retry), the
                  scheduled rollupSweep and cleanupDeletedCounter (event type, document, retry)
   placement      rollupTotal's region matches firebase.json firestore.location (nam5 -> us-central1,
-                 eur3 -> europe-west1, a regional database -> that region); the database ids agree
+                 eur3 -> europe-west1, a regional database -> that region); warns "unknown" when firebase.json
+                 names no firestore.location; the database ids agree
   codebase       the functions are codebase "counters" of firebase.json (found among an app's codebases);
                  --only functions:counters deploys all of them and no function of another codebase
                  (warns when it would); no other codebase has a function of the same name
@@ -41,11 +42,13 @@ Checks, offline, what \`firebase deploy --only functions:counters,firestore\` ch
                  guarantees is npm run check-rules
   indexes        firestore.indexes.json passes firebase-tools' validator and keeps the TTL policy
                  and the sweep's collection-group index on rollup.dueAt
---project  the project whose params are checked (default: .firebaserc's default)
+--project  the project whose params are checked: a project id (lowercase letters, digits, hyphens;
+           default: .firebaserc's default project)
 --dir      the folder holding firebase.json (default: this repository; an app's project folder
            once the counters are added to it, docs/existing-app.md)
 --now      check the runtime's support window as of this date (e.g. 2027-03-01)
-Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 on bad arguments.`;
+Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 on bad arguments (an
+unknown option, a folder without firebase.json, no project given and none in .firebaserc).`;
 
 interface Args {
   dir: string;
@@ -53,25 +56,28 @@ interface Args {
   now: Date;
 }
 
-function parseArgs(argv: string[]): Parsed<Args> {
-  const args: Args = { dir: REPO_ROOT, project: undefined, now: new Date() };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const value = argv[i + 1];
-    if (arg === "--help" || arg === "-h") return { help: true };
-    if ((arg === "--project" || arg === "--dir" || arg === "--now") && value !== undefined && !value.startsWith("--")) {
-      if (arg === "--project") args.project = value;
-      else if (arg === "--dir") args.dir = resolve(value);
-      else {
-        args.now = new Date(value);
-        if (Number.isNaN(args.now.getTime())) return { error: `--now: not a date: ${value}` };
-      }
-      i++;
-    } else {
-      return { error: `unknown or incomplete option: ${String(arg)}` };
-    }
-  }
-  return args;
+const PROJECT_ID = /^[a-z0-9][a-z0-9-]*$/;
+
+function parseArgs(argv: string[]): Args | "help" {
+  const read = readArgv(argv, {
+    values: {
+      "--project": "a project id (lowercase letters, digits, hyphens)",
+      "--dir": "a project folder holding firebase.json",
+      "--now": "a date such as 2027-03-01",
+    },
+  });
+  if (read === "help") return read;
+  const project = lastValue(read, "--project");
+  if (project !== undefined && !PROJECT_ID.test(project)) throw new UsageError(`--project takes a project id (lowercase letters, digits, hyphens), not ${JSON.stringify(project)}`);
+  const dirValue = lastValue(read, "--dir");
+  const dir = dirValue === undefined ? REPO_ROOT : resolve(dirValue);
+  if (!existsSync(dir)) throw new UsageError(`--dir ${dirValue}: no such folder`);
+  if (!statSync(dir).isDirectory()) throw new UsageError(`--dir ${dirValue}: not a folder (name the folder that holds firebase.json)`);
+  if (!existsSync(join(dir, "firebase.json"))) throw new UsageError(`--dir ${dirValue}: no firebase.json in ${dir}`);
+  const nowValue = lastValue(read, "--now");
+  const now = nowValue === undefined ? new Date() : new Date(nowValue);
+  if (Number.isNaN(now.getTime())) throw new UsageError(`--now takes a date such as 2027-03-01, not ${JSON.stringify(nowValue)}`);
+  return { dir, project, now };
 }
 
 function defaultProject(dir: string): string {
@@ -81,7 +87,7 @@ function defaultProject(dir: string): string {
   } catch {
     // no .firebaserc: fall through
   }
-  throw new Error(`no --project given and no default project in ${join(dir, ".firebaserc")}`);
+  throw new UsageError(`no --project given and no default project in ${join(dir, ".firebaserc")}`);
 }
 
 const MARK: Record<CheckResult["status"], string> = { ok: "ok  ", warn: "WARN", fail: "FAIL" };
@@ -98,4 +104,4 @@ async function main(args: Args): Promise<number> {
   return failed === 0 ? 0 : 1;
 }
 
-runCli(HELP, parseArgs, main);
+runCli("preflight", HELP, parseArgs, main);

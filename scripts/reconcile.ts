@@ -2,7 +2,7 @@
 // members); reports drift; fixes it with --fix.
 import { initializeApp } from "firebase-admin/app";
 import { getFirestore } from "firebase-admin/firestore";
-import { EXIT, runCli, type Parsed } from "./lib/cli";
+import { EXIT, integerValue, lastValue, readArgv, runCli } from "./lib/cli";
 import { answers, configuredHosts, START_EMULATORS_FIRST } from "./lib/emulator-hosts";
 import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "../functions/src/counters/mirrors";
 import { DEFAULT_PROJECT } from "./lib/firebase-cli";
@@ -33,6 +33,7 @@ per counter whose status is not ok (all of them with --json), then a summary.
   drift     it differs although the total claims to cover every shard write; or, for a unique
             counter, the shard sum differs from the number of member documents (read at one time)
   overflow  the shard sum is beyond 2^53 - 1
+  missing   a --counter names no counter (no counters/<id> document)
 Also lists shard documents outside 0..numShards-1 (stray) and missing shards, and for unique counters
 members= (member documents) and member-drift= (shard sum - members).
 --fix writes the shard sum as the total (a rollup commit, conditioned on the parent being unchanged),
@@ -45,8 +46,11 @@ off. Interrupted (Ctrl-C), it prints the id to resume from: --start-after <id> r
 Connects to the Firestore emulator when FIRESTORE_EMULATOR_HOST is set, or by default for demo-*
 projects (firebase.json's port); otherwise to the real project with Application Default Credentials.
 
+--concurrency takes 1 to 500; --interval-ms and --stuck-after a whole number from 1 up.
+
 Exit codes: 0 every counter is ok or was fixed; 1 drift or lag remains (or an unexpected error);
-2 bad arguments; 3 the Firestore emulator does not answer (start the emulators first: npm start);
+2 bad arguments, a MIRRORS param that does not parse (nothing checked), or a --counter that does
+not exist (the other counters are still checked; drift and stuck outrank it); 3 the Firestore emulator does not answer (start the emulators first: npm start);
 4 a counter is stuck and none drifted; 130 interrupted (after printing where to resume).`;
 
 interface Args {
@@ -60,56 +64,41 @@ interface Args {
   stuckAfterMs: number;
 }
 
-function parseArgs(argv: string[]): Parsed<Args> {
-  const args: Args = {
-    project: process.env.GCLOUD_PROJECT ?? DEFAULT_PROJECT,
-    counterIds: [],
-    fix: false,
-    json: false,
-    concurrency: 16,
-    startAfter: undefined,
-    quiet: false,
-    stuckAfterMs: stuckAfterMsFor(1000),
+function parseArgs(argv: string[]): Args | "help" {
+  const read = readArgv(argv, {
+    flags: ["--fix", "--json", "--quiet"],
+    values: {
+      "--project": "a project id",
+      "--counter": "a counter id",
+      "--concurrency": "a whole number from 1 to 500",
+      "--start-after": "a counter id",
+      "--interval-ms": "your ROLLUP_INTERVAL_MS, a whole number of milliseconds",
+      "--stuck-after": "a whole number of seconds",
+    },
+  });
+  if (read === "help") return read;
+  const positive = { min: 1, max: Number.MAX_SAFE_INTEGER };
+  const intervalMs = lastValue(read, "--interval-ms");
+  const stuckAfter = lastValue(read, "--stuck-after");
+  const concurrency = lastValue(read, "--concurrency");
+  return {
+    project: lastValue(read, "--project") ?? process.env.GCLOUD_PROJECT ?? DEFAULT_PROJECT,
+    counterIds: read.values.get("--counter") ?? [],
+    fix: read.flags.has("--fix"),
+    json: read.flags.has("--json"),
+    quiet: read.flags.has("--quiet"),
+    concurrency: concurrency === undefined ? 16 : integerValue("--concurrency", concurrency, { min: 1, max: 500 }),
+    startAfter: lastValue(read, "--start-after"),
+    // --stuck-after wins over the threshold --interval-ms computes, whatever their order.
+    stuckAfterMs:
+      stuckAfter !== undefined
+        ? integerValue("--stuck-after", stuckAfter, positive) * 1000
+        : stuckAfterMsFor(intervalMs === undefined ? 1000 : integerValue("--interval-ms", intervalMs, positive)),
   };
-  let stuckAfterSet = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const value = argv[i + 1];
-    if (arg === "--help" || arg === "-h") return { help: true };
-    else if (arg === "--fix") args.fix = true;
-    else if (arg === "--json") args.json = true;
-    else if (arg === "--quiet") args.quiet = true;
-    else if ((arg === "--interval-ms" || arg === "--stuck-after") && value !== undefined && !value.startsWith("--")) {
-      const n = Number(value);
-      if (!Number.isSafeInteger(n) || n < 1) return { error: `${arg} must be a positive integer (got ${value})` };
-      // --stuck-after wins over the threshold --interval-ms computes, whatever their order.
-      if (arg === "--stuck-after") {
-        args.stuckAfterMs = n * 1000;
-        stuckAfterSet = true;
-      } else if (!stuckAfterSet) args.stuckAfterMs = stuckAfterMsFor(n);
-      i++;
-    }
-    else if (
-      (arg === "--project" || arg === "--counter" || arg === "--concurrency" || arg === "--start-after") &&
-      value !== undefined &&
-      !value.startsWith("--")
-    ) {
-      if (arg === "--project") args.project = value;
-      else if (arg === "--counter") args.counterIds.push(value);
-      else if (arg === "--start-after") args.startAfter = value;
-      else {
-        args.concurrency = Number(value);
-        if (!Number.isSafeInteger(args.concurrency) || args.concurrency < 1 || args.concurrency > 500) {
-          return { error: `--concurrency must be an integer from 1 to 500 (got ${value})` };
-        }
-      }
-      i++;
-    } else return { error: `unknown or incomplete option: ${String(arg)}` };
-  }
-  return args;
 }
 
 function line(r: CounterReport): string {
+  if (r.status === "missing") return `${r.status.padEnd(8)} ${r.counterId}  no such counter (no counters/${r.counterId} document)`;
   const parts = [`${r.status.padEnd(8)} ${r.counterId}`, `total=${String(r.total)}`, `sum=${String(r.sum)}`];
   if (r.drift !== null && r.drift !== 0) parts.push(`drift=${r.drift}`);
   if (r.missingForMs !== null) parts.push(`age=${(r.missingForMs / 1000).toFixed(1)}s`);
@@ -167,6 +156,7 @@ async function main(args: Args): Promise<number> {
   let drifted = 0; // drift or overflow left: a wrong total
   let stuck = 0;
   let lagging = 0;
+  let missing = 0; // a --counter that names no counter
   for await (const report of reconcile(db, options)) {
     done++;
     lastId = report.counterId;
@@ -179,6 +169,7 @@ async function main(args: Args): Promise<number> {
       if (report.status === "drift" || report.status === "overflow") drifted++;
       else if (report.status === "stuck") stuck++;
       else if (report.status === "lagging") lagging++;
+      else if (report.status === "missing") missing++;
     }
     if (args.json) console.log(JSON.stringify(report));
     else if (report.status !== "ok" || report.strayShards.length > 0 || report.missingShards.length > 0) console.log(line(report));
@@ -189,6 +180,7 @@ async function main(args: Args): Promise<number> {
   // Drift (a wrong total) outranks stuck (a total that stopped moving), which outranks mere lag.
   if (drifted > 0) return EXIT.failed;
   if (stuck > 0) return STUCK;
+  if (missing > 0) return EXIT.usage;
   return lagging > 0 ? EXIT.failed : EXIT.ok;
 }
 
@@ -207,4 +199,4 @@ function mirrorsOf(project: string): ((counterId: string) => MirrorTarget[]) | s
   }
 }
 
-runCli(HELP, parseArgs, main);
+runCli("reconcile", HELP, parseArgs, main);

@@ -5,16 +5,21 @@ import { connectAuthEmulator, getAuth, signInAnonymously } from "firebase/auth";
 import { connectFirestoreEmulator, doc, getDoc, getFirestore } from "firebase/firestore";
 import { connectFunctionsEmulator, FunctionsError, getFunctions, httpsCallable } from "firebase/functions";
 import { randomUUID } from "node:crypto";
-import { EXIT, runCli, type Parsed } from "./lib/cli";
+import { demoProject, EXIT, integerOption, lastValue, readArgv, runCli } from "./lib/cli";
 import { emulatorHosts, splitHost, unreachableMessage } from "./lib/emulator-hosts";
 import { DEFAULT_PROJECT } from "./lib/firebase-cli";
+
+/** Most increments per counter: seed makes them one by one, about 20 a second against the emulator. */
+const MAX_INCREMENTS = 10_000;
 
 const HELP = `Usage: npm run seed -- [--increments <n>] [--project <demo-id>]
 
 Creates the counters demo-likes (10 shards), demo-views (50) and demo-favorites (5) if they do not exist,
-makes <n> increments (default 50) on each through incrementCounter, and prints each total once the rollup
+makes <n> increments (a whole number from 0 to ${MAX_INCREMENTS}, default 50) on each through incrementCounter, and prints each total once the rollup
 has caught up. Needs the emulators from \`npm start\` (the ports in firebase.json, or the hosts in
 FIREBASE_AUTH_EMULATOR_HOST / FIRESTORE_EMULATOR_HOST / FIREBASE_EMULATOR_HUB).
+
+--project takes a demo-* project id (default: ${DEFAULT_PROJECT}).
 
 Exit codes: 0 seeded; 1 unexpected error; 2 bad arguments;
 3 the emulators do not answer (start the emulators first: npm start).`;
@@ -30,17 +35,16 @@ interface Args {
   project: string;
 }
 
-function parseArgs(argv: string[]): Parsed<Args> {
-  const args: Args = { increments: 50, project: DEFAULT_PROJECT };
-  for (let i = 0; i < argv.length; i++) {
-    const [arg, value] = [argv[i], argv[i + 1]];
-    if (arg === "--help" || arg === "-h") return { help: true };
-    if (arg === "--increments" && value !== undefined && /^\d+$/.test(value)) args.increments = Number(value);
-    else if (arg === "--project" && value !== undefined && value.startsWith("demo-")) args.project = value;
-    else return { error: `unknown or invalid option: ${String(arg)} (--project takes a demo-* id)` };
-    i++;
-  }
-  return args;
+function parseArgs(argv: string[]): Args | "help" {
+  const read = readArgv(argv, {
+    values: { "--increments": `a whole number from 0 to ${MAX_INCREMENTS}`, "--project": "a demo-* project id" },
+  });
+  if (read === "help") return read;
+  const project = lastValue(read, "--project");
+  return {
+    increments: integerOption(read, "--increments", { min: 0, max: MAX_INCREMENTS }, 50),
+    project: project === undefined ? DEFAULT_PROJECT : demoProject("--project", project),
+  };
 }
 
 async function main({ increments, project }: Args): Promise<number> {
@@ -92,4 +96,4 @@ async function main({ increments, project }: Args): Promise<number> {
   }
 }
 
-runCli(HELP, parseArgs, main);
+runCli("seed", HELP, parseArgs, main);

@@ -4,7 +4,8 @@
 import { doc, onSnapshot, type DocumentSnapshot, type Firestore } from "firebase/firestore";
 import { httpsCallable, type Functions } from "firebase/functions";
 import { asTime, isCovered, readCounterSnapshot, uncoveredDelta, type OwnIncrement, type Time } from "./coverage.js";
-import { createMembership, type MemberView, type SetMemberOutcome, type SetMemberRequest } from "./membership.js";
+import { counterIdProblem, failureMessage, reasonOf } from "./failure.js";
+import { createMembership, SetMemberError, type MemberView, type SetMemberOutcome, type SetMemberRequest } from "./membership.js";
 
 /** The data `incrementCounter` receives. */
 export interface IncrementRequest {
@@ -132,9 +133,10 @@ export class IncrementError extends Error {
      * came first, or attempts ran out). The counter's total then shows whether it did.
      */
     readonly maybeApplied: boolean,
-    options?: { cause?: unknown },
+    /** `cause`: the last rejection, whose message (the server's) the message repeats; `reason`: the client's own. */
+    options?: { cause?: unknown; reason?: string },
   ) {
-    super(`incrementCounter(${counterId}) failed: ${code}`, options);
+    super(failureMessage(`incrementCounter(${counterId})`, code, options?.reason ?? reasonOf(options?.cause)), { cause: options?.cause });
     this.name = "IncrementError";
   }
 }
@@ -222,10 +224,13 @@ export function createCounterClient(options: CounterClientOptions): CounterClien
   }
 
   async function increment(counterId: string, delta = 1, opts?: { requestId?: string }): Promise<IncrementOutcome> {
-    if (!Number.isSafeInteger(delta) || delta === 0) throw new RangeError("delta must be a non-zero integer");
     const requestId = opts?.requestId ?? newRequestId();
+    // Refused before anything is sent or shown, with the error every other refusal gets.
+    const refuse = (code: string, reason: string) => new IncrementError(code, String(counterId), String(requestId), false, { reason });
+    const problem = counterIdProblem(counterId) ?? deltaProblem(delta) ?? requestIdProblem(requestId);
+    if (problem !== undefined) throw refuse("invalid-argument", problem);
     const state = stateOf(counterId);
-    if (state.own.has(requestId)) throw new Error(`request ${requestId} is already in flight`);
+    if (state.own.has(requestId)) throw refuse("failed-precondition", `request ${requestId} is already in flight`);
     state.own.set(requestId, { delta, writeTime: null, sentAfter: state.seenUntil });
     publish(counterId, state);
 
@@ -277,6 +282,7 @@ export function createCounterClient(options: CounterClientOptions): CounterClien
     onValue: (value: number | null, view: CounterView) => void,
     onError?: (error: Error) => void,
   ): () => void {
+    checkWatchArguments(counterId, onValue, onError);
     const state = stateOf(counterId);
     const watcher: Watcher = { onValue, onError, last: undefined };
     state.watchers.add(watcher);
@@ -305,7 +311,37 @@ export function createCounterClient(options: CounterClientOptions): CounterClien
     membership.dispose();
   }
 
-  return { increment, watch, setMember: membership.setMember, watchMember: membership.watchMember, dispose };
+  async function setMember(counterId: string, member: boolean): Promise<SetMemberOutcome> {
+    const problem = counterIdProblem(counterId) ?? (typeof member === "boolean" ? undefined : "member must be a boolean");
+    if (problem !== undefined) throw new SetMemberError("invalid-argument", String(counterId), member, false, { reason: problem });
+    return membership.setMember(counterId, member);
+  }
+
+  const watchMember: CounterClient["watchMember"] = (counterId, uid, onValue, onError) => {
+    checkWatchArguments(counterId, onValue, onError);
+    if (typeof uid !== "string" || uid === "" || uid.includes("/")) throw new TypeError("uid must be the signed-in user's uid (a non-empty string without /)");
+    return membership.watchMember(counterId, uid, onValue, onError);
+  };
+
+  return { increment, watch, setMember, watchMember, dispose };
+}
+
+/** delta as increment() can show it and the server accepts it, or why not (the server's words). */
+function deltaProblem(delta: unknown): string | undefined {
+  if (typeof delta !== "number") return "delta must be a number";
+  return Number.isSafeInteger(delta) && delta !== 0 ? undefined : "delta must be a non-zero integer";
+}
+
+function requestIdProblem(requestId: unknown): string | undefined {
+  return counterIdProblem(requestId)?.replace("counterId", "requestId");
+}
+
+/** A watch with a bad argument is a programming error, thrown at once (nothing is listened to). */
+function checkWatchArguments(counterId: unknown, onValue: unknown, onError: unknown): void {
+  const problem = counterIdProblem(counterId);
+  if (problem !== undefined) throw new TypeError(problem);
+  if (typeof onValue !== "function") throw new TypeError("onValue must be a function");
+  if (onError !== undefined && typeof onError !== "function") throw new TypeError("onError must be a function or undefined");
 }
 
 /**

@@ -4,6 +4,7 @@
 import { doc, onSnapshot, onSnapshotsInSync, type DocumentSnapshot, type Firestore } from "firebase/firestore";
 import { asTime, isCovered, readCounterSnapshot, type Time } from "./coverage.js";
 import { knownMember, memberValue, type MemberCut, type OwnChange, type PendingCall } from "./member-coverage.js";
+import { failureMessage, reasonOf } from "./failure.js";
 
 /** The data `setMember` receives. */
 export interface SetMemberRequest {
@@ -50,9 +51,10 @@ export class SetMemberError extends Error {
     readonly member: boolean,
     /** True when an attempt may have changed the membership although no answer said so. */
     readonly maybeApplied: boolean,
-    options?: { cause?: unknown },
+    /** `cause`: the last rejection, whose message (the server's) the message repeats; `reason`: the client's own. */
+    options?: { cause?: unknown; reason?: string },
   ) {
-    super(`setMember(${counterId}, ${member}) failed: ${code}`, options);
+    super(failureMessage(`setMember(${counterId}, ${member})`, code, options?.reason ?? reasonOf(options?.cause)), { cause: options?.cause });
     this.name = "SetMemberError";
   }
 }

@@ -125,6 +125,8 @@ class Harness {
       if (mode !== "refuse") throw error;
       expect(error).toBeInstanceOf(IncrementError);
       expect(error).toMatchObject({ code: "invalid-argument", maybeApplied: false });
+      // The server's reason, not only the code.
+      expect((error as Error).message).toMatch(/^incrementCounter\(client-[\w-]+\) failed: invalid-argument: delta must be a non-zero integer from -\d+ to \d+$/);
     } finally {
       own.settledSeq = ++this.seq;
     }
@@ -355,7 +357,7 @@ describe("the client against the emulators", () => {
     unwatch();
   });
 
-  it("shows a counter that does not exist as null, and an increment to it rejects with not-found", async () => {
+  it("shows a counter that does not exist as null, and an increment to it rejects with not-found and the server's reason", async () => {
     const counterId = `client-missing-${Date.now()}`;
     const client = createCounterClient({ functions: user.functions, firestore: user.firestore });
     const values: (number | null)[] = [];
@@ -366,7 +368,11 @@ describe("the client against the emulators", () => {
       seen();
     });
     await first;
-    await expect(client.increment(counterId)).rejects.toMatchObject({ code: "not-found", maybeApplied: false });
+    await expect(client.increment(counterId)).rejects.toMatchObject({
+      code: "not-found",
+      maybeApplied: false,
+      message: `incrementCounter(${counterId}) failed: not-found: counter "${counterId}" does not exist`,
+    });
     expect(values).toEqual([null]);
     unwatch();
     expect(await shardSumIn(db, counterId)).toBe(0);

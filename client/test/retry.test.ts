@@ -3,7 +3,7 @@
 import { deleteApp, initializeApp, type FirebaseApp } from "firebase/app";
 import { getFirestore } from "firebase/firestore";
 import { FunctionsError, getFunctions } from "firebase/functions";
-import { createCounterClient, IncrementError, randomRequestId, type IncrementRequest } from "../src";
+import { createCounterClient, IncrementError, randomRequestId, SetMemberError, type IncrementRequest, type SetMemberRequest } from "../src";
 
 let app: FirebaseApp;
 
@@ -96,10 +96,57 @@ describe("increment retries", () => {
     expect(requests).toEqual([{ counterId: "c", delta: 1, requestId: "tap-7" }]);
   });
 
-  it("rejects a delta that is not a non-zero integer before calling anything", async () => {
+  it("says the server's reason in the message, not only the code", async () => {
+    const { client } = scripted([new FunctionsError("invalid-argument", "delta must be a non-zero integer from -1000 to 1000 [400]")]);
+    await expect(client.increment("c", 5000)).rejects.toMatchObject({
+      message: "incrementCounter(c) failed: invalid-argument: delta must be a non-zero integer from -1000 to 1000",
+    });
+    const network = scripted([failure("internal")], 1);
+    await expect(network.client.increment("c")).rejects.toMatchObject({ message: "incrementCounter(c) failed: internal: simulated internal" });
+    const bare = scripted([new FunctionsError("internal", "internal")], 1);
+    await expect(bare.client.increment("c")).rejects.toMatchObject({ message: "incrementCounter(c) failed: internal" });
+  });
+
+  // What JavaScript callers can pass whatever the types say (docs/app.md, "Bad arguments").
+  it.each<[string, unknown[], string]>([
+    ["a delta of 0", ["c", 0], "delta must be a non-zero integer"],
+    ["a fractional delta", ["c", 1.5], "delta must be a non-zero integer"],
+    ["a NaN delta", ["c", Number.NaN], "delta must be a non-zero integer"],
+    ["a delta given as a string", ["c", "5"], "delta must be a number"],
+    ["a counterId that is not a string", [42], "counterId must be a string"],
+    ["a counterId with a slash", ["posts/42"], "counterId must be 1-128 characters of A-Z, a-z, 0-9, _ or -"],
+    ["an empty counterId", [""], "counterId must be 1-128 characters of A-Z, a-z, 0-9, _ or -"],
+    ["a requestId with spaces", ["c", 1, { requestId: "tap 7" }], "requestId must be 1-128 characters of A-Z, a-z, 0-9, _ or -"],
+  ])("rejects %s with IncrementError invalid-argument naming the field, before calling or showing anything", async (_, args, reason) => {
     const { client, requests } = scripted([answer]);
-    for (const delta of [0, 1.5, Number.NaN]) await expect(client.increment("c", delta)).rejects.toThrow(RangeError);
+    const loose = client as unknown as { increment(...a: unknown[]): Promise<unknown> }; // what plain JavaScript can pass
+    const error = (await loose.increment(...args).catch((e: unknown) => e)) as IncrementError;
+    expect(error).toBeInstanceOf(IncrementError);
+    expect(error).toMatchObject({ code: "invalid-argument", maybeApplied: false });
+    expect(error.message).toBe(`incrementCounter(${String(args[0])}) failed: invalid-argument: ${reason}`);
     expect(requests).toHaveLength(0);
+  });
+
+  it("rejects a second increment with a requestId still in flight (failed-precondition), sending nothing more", async () => {
+    let answerFirst!: (value: unknown) => void;
+    const requests: IncrementRequest[] = [];
+    const client = createCounterClient({
+      functions: getFunctions(app),
+      firestore: getFirestore(app),
+      call: (request) => {
+        requests.push(request);
+        return new Promise((resolve) => (answerFirst = resolve));
+      },
+    });
+    const first = client.increment("c", 1, { requestId: "tap-1" });
+    await expect(client.increment("c", 1, { requestId: "tap-1" })).rejects.toMatchObject({
+      name: "IncrementError",
+      code: "failed-precondition",
+      message: "incrementCounter(c) failed: failed-precondition: request tap-1 is already in flight",
+    });
+    answerFirst(answer);
+    await expect(first).resolves.toMatchObject({ requestId: "tap-1" });
+    expect(requests).toHaveLength(1);
   });
 
   it("makes one fresh crypto-random requestId per call", async () => {
@@ -110,5 +157,53 @@ describe("increment retries", () => {
     for (const r of requests) expect(r.requestId).toMatch(/^[A-Za-z0-9_-]{22}$/);
     const many = new Set(Array.from({ length: 1000 }, randomRequestId));
     expect(many.size).toBe(1000);
+  });
+});
+
+describe("setMember and watch arguments", () => {
+  function memberClient(outcomes: (Error | Record<string, unknown>)[]) {
+    const requests: SetMemberRequest[] = [];
+    const client = createCounterClient({
+      functions: getFunctions(app),
+      firestore: getFirestore(app),
+      maxAttempts: 1,
+      callSetMember: (request) => {
+        requests.push(request);
+        const next = outcomes.shift() ?? new Error("script ran out");
+        return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
+      },
+    });
+    return { client, requests };
+  }
+
+  it("says the server's reason in SetMemberError's message", async () => {
+    const { client } = memberClient([new FunctionsError("failed-precondition", 'counter "c" is not a unique counter')]);
+    await expect(client.setMember("c", true)).rejects.toMatchObject({
+      name: "SetMemberError",
+      code: "failed-precondition",
+      message: 'setMember(c, true) failed: failed-precondition: counter "c" is not a unique counter',
+    });
+  });
+
+  it.each<[string, unknown[], string]>([
+    ["a member that is not a boolean", ["c", "yes"], "member must be a boolean"],
+    ["a counterId with a slash", ["posts/42", true], "counterId must be 1-128 characters of A-Z, a-z, 0-9, _ or -"],
+  ])("rejects %s with SetMemberError invalid-argument, sending nothing", async (_, args, reason) => {
+    const { client, requests } = memberClient([]);
+    const loose = client as unknown as { setMember(...a: unknown[]): Promise<unknown> };
+    const error = (await loose.setMember(...args).catch((e: unknown) => e)) as SetMemberError;
+    expect(error).toBeInstanceOf(SetMemberError);
+    expect(error).toMatchObject({ code: "invalid-argument", maybeApplied: false });
+    expect(error.message).toBe(`setMember(${String(args[0])}, ${String(args[1])}) failed: invalid-argument: ${reason}`);
+    expect(requests).toHaveLength(0);
+  });
+
+  it("throws a TypeError at once for a watch of a bad counterId or without a callback, listening to nothing", () => {
+    const { client } = memberClient([]);
+    const loose = client as unknown as { watch(...a: unknown[]): unknown; watchMember(...a: unknown[]): unknown };
+    expect(() => loose.watch("posts/42", () => undefined)).toThrow(new TypeError("counterId must be 1-128 characters of A-Z, a-z, 0-9, _ or -"));
+    expect(() => loose.watch("c")).toThrow(new TypeError("onValue must be a function"));
+    expect(() => loose.watchMember("c", "", () => undefined)).toThrow(new TypeError("uid must be the signed-in user's uid (a non-empty string without /)"));
+    client.dispose();
   });
 });

@@ -85,8 +85,8 @@ export const rateLimitBurst = defineInt("RATE_LIMIT_BURST", {
 
 /**
  * App Check replay protection: every callable consumes the caller's App Check token, and a token used
- * before is refused. Read from the environment when the module loads because onCall's
- * consumeAppCheckToken option takes a literal, not a param; firebase-tools puts functions/.env's values
+ * before is refused. Read from the environment when the module loads (onCall's consumeAppCheckToken
+ * option took only a literal before firebase-functions 7; 7.x also takes the param); firebase-tools puts functions/.env's values
  * into the environment both when it reads the deploy manifest and when an instance starts, so the option
  * and the check in callable.ts see the same value. Declared as a param so the preflight checks it.
  */
@@ -145,6 +145,6 @@ export const rollupMinInstances = defineInt("ROLLUP_MIN_INSTANCES", {
     "time, billed around the clock (docs/deploying.md). 0: scale to zero.",
 });
 
-/** CPUs of a rollupTotal instance. Not a param: firebase-functions 6.6 takes only a literal here, and
+/** CPUs of a rollupTotal instance. Not a param: firebase-functions takes only a literal here, and
  * concurrency above 1 needs at least one full CPU. */
 export const ROLLUP_CPU = 1;

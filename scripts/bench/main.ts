@@ -7,25 +7,14 @@ import { createWriteStream, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createInterface } from "node:readline";
+import { runCli } from "../lib/cli";
 import { emulatorEnv, firebaseBin, REPO_ROOT, shellQuote } from "../lib/firebase-cli";
 import { BENCH_CONFIG, BENCH_EMULATORS, BENCH_PROJECT } from "./env";
-import { DEFAULT_OUT_DIR, helpText, parseOptions, UsageError, type BenchOptions } from "./options";
+import { DEFAULT_OUT_DIR, helpText, parseOptions, type BenchOptions } from "./options";
 import { emulatorLogPath } from "./ops";
 import { OPTIONS_ENV, SAY_TAG } from "./say";
 
-async function main(argv: string[]): Promise<number> {
-  let parsed: BenchOptions | "help";
-  try {
-    parsed = parseOptions(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    console.error(`${error.message}\n\n${helpText()}`);
-    return 2;
-  }
-  if (parsed === "help") {
-    console.log(helpText());
-    return 0;
-  }
+async function main(parsed: BenchOptions): Promise<number> {
   // Paths given on the command line are relative to where it was typed; the default folder is the
   // repository's bench-results/ (ignored by git), wherever the command runs from.
   const options: BenchOptions = {
@@ -112,10 +101,4 @@ function tail(path: string, lines: number): string {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runCli("bench", helpText(), parseOptions, main);

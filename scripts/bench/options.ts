@@ -1,6 +1,7 @@
 // The benchmark's flags: every workload size, with the full defaults and the --quick ones, parsed once
 // outside the emulators (main.ts) and handed to the run inside them (run.ts) as JSON.
 import { HARD_MAX_SHARDS } from "../../functions/src/config";
+import { integerOption, lastValue, readArgv } from "../lib/cli";
 
 export interface BenchOptions {
   quick: boolean;
@@ -121,37 +122,28 @@ Exit code: 0 when every workload completed and our rollup's drift is 0 everywher
 bad arguments.`;
 }
 
-export class UsageError extends Error {}
-
-/** Parses argv; throws UsageError on anything it does not understand. */
+/** Parses argv; throws UsageError (scripts/lib/cli.ts) on anything it does not understand. */
 export function parseOptions(argv: string[]): BenchOptions | "help" {
-  if (argv.includes("--help") || argv.includes("-h")) return "help";
-  const quick = argv.includes("--quick");
+  const read = readArgv(argv, {
+    flags: ["--quick"],
+    values: {
+      "--out": "a results folder",
+      "--plot-copy": "a .png file",
+      ...Object.fromEntries(FLAGS.map((f) => [f.flag, range(f)])),
+    },
+  });
+  if (read === "help") return read;
+  const quick = read.flags.has("--quick");
   const options: BenchOptions = {
     quick,
-    outDir: DEFAULT_OUT_DIR,
-    plotCopy: undefined,
+    outDir: lastValue(read, "--out") ?? DEFAULT_OUT_DIR,
+    plotCopy: lastValue(read, "--plot-copy"),
     ...(Object.fromEntries(FLAGS.map((f) => [f.key, quick ? f.quick : f.full])) as Record<Flag["key"], number>),
   };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === "--quick") continue;
-    const value = argv[i + 1];
-    if (value === undefined) throw new UsageError(`unknown option or missing value: ${arg}`);
-    if (arg === "--out") options.outDir = value;
-    else if (arg === "--plot-copy") options.plotCopy = value;
-    else {
-      const flag = FLAGS.find((f) => f.flag === arg);
-      if (flag === undefined) throw new UsageError(`unknown option ${arg}`);
-      const n = Number(value);
-      const max = flag.max ?? Number.MAX_SAFE_INTEGER;
-      if (!Number.isSafeInteger(n) || n < flag.min || n > max) {
-        const range = flag.max === undefined ? `>= ${flag.min}` : `from ${flag.min} to ${flag.max}`;
-        throw new UsageError(`${arg} needs an integer ${range}, got ${JSON.stringify(value)}`);
-      }
-      options[flag.key] = n;
-    }
-    i++;
-  }
+  for (const flag of FLAGS) options[flag.key] = integerOption(read, flag.flag, { min: flag.min, max: flag.max ?? Number.MAX_SAFE_INTEGER }, options[flag.key]);
   return options;
+}
+
+function range(flag: Flag): string {
+  return flag.max === undefined ? `a whole number from ${flag.min} up` : `a whole number from ${flag.min} to ${flag.max}`;
 }

@@ -36,7 +36,7 @@ function describe(count: number): string {
 /** `firebase deploy --only functions:counters` against firebase.json's codebases and our resolved backend. */
 export async function checkCodebase(project: ProjectRef, codebases: FunctionsCodebaseConfig[], ours: Backend): Promise<CheckResult> {
   const check = "codebase";
-  const filters = functionsDeployHelper.getEndpointFilters({ only: DEPLOY_ONLY });
+  const filters = functionsDeployHelper.getEndpointFilters({ only: DEPLOY_ONLY }, codebases);
   const targeted = functionsDeployHelper.targetCodebases(codebases, filters);
   const ourEndpoints = endpointsOf(ours);
   const missed = ourEndpoints.filter((e) => !functionsDeployHelper.endpointMatchesAnyFilter(e, filters));

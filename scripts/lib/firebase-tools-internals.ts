@@ -1,4 +1,4 @@
-// The parts of the pinned firebase-tools (14.18.0) that `firebase deploy` runs before it touches the
+// The parts of the pinned firebase-tools (14.27.0) that `firebase deploy` runs before it touches the
 // network, loaded from its own lib/ so the preflight checks exactly what a deploy checks. firebase-tools
 // ships no type declarations: the shapes below are the subset we use, written from its sources.
 import { createRequire } from "node:module";
@@ -129,8 +129,11 @@ export interface EndpointFilter {
 }
 
 export const functionsDeployHelper = load<{
-  /** The filters of `options.only` (e.g. "functions:counters"); undefined when nothing is filtered. */
-  getEndpointFilters(options: { only?: string }): EndpointFilter[] | undefined;
+  /**
+   * The filters of `options.only` (e.g. "functions:counters"); undefined when nothing is filtered. A
+   * selector without ":" is a codebase when firebase.json has one of that name, else a function id.
+   */
+  getEndpointFilters(options: { only?: string }, config: FunctionsCodebaseConfig[]): EndpointFilter[] | undefined;
   /** The codebases of firebase.json a deploy with these filters loads (discovers and builds). */
   targetCodebases(config: FunctionsCodebaseConfig[], filters?: EndpointFilter[]): string[];
   /** Whether a deploy with these filters creates, updates or deletes this endpoint. */

@@ -106,7 +106,7 @@ export async function runPreflight(options: PreflightOptions): Promise<CheckResu
     results.push(resolved.result);
     if (resolved.params !== undefined) results.push(checkSettings(ctx, resolved.params), checkExposure(ctx, resolved.params));
     if (resolved.backend !== undefined) {
-      results.push(checkManifest(resolved.backend), ...checkPlacement(ctx, resolved.backend));
+      results.push(checkManifest(ctx, resolved.backend), ...checkPlacement(ctx, resolved.backend));
       results.push(await checkCodebase(ctx.project, ctx.codebases, resolved.backend));
     }
   }
@@ -134,6 +134,15 @@ function context(options: PreflightOptions): Context {
     sourceDir: join(projectDir, codebase.source!),
     runtimeFromConfig: codebase.runtime,
   };
+}
+
+/**
+ * The params files of our codebase as a deploy reads them, relative to the project folder: functions/.env
+ * here, counters/.env in an app's folder (docs/existing-app.md). Every fix names these, not a fixed path.
+ */
+function envFiles(ctx: Context): { base: string; project: string; source: string } {
+  const source = relative(ctx.options.projectDir, ctx.sourceDir) || ".";
+  return { source, base: `${source}/.env`, project: `${source}/.env.${ctx.options.projectId}` };
 }
 
 function firestoreConfig(ctx: Context): FirestoreConfig {
@@ -218,7 +227,7 @@ function checkFunctionsSdk(ctx: Context): CheckResult {
   if (!satisfiesTildeOrCaret(version, declared)) {
     return { check, status: "fail", message: `installed firebase-functions ${version} does not satisfy "${declared}" in ${relativeDir}/package.json: run npm install` };
   }
-  return { check, status: "ok", message: `firebase-functions ${version} (declared "${declared}"); 6.6 is pinned on purpose, see docs/development.md, Requirements` };
+  return { check, status: "ok", message: `firebase-functions ${version} (declared "${declared}")` };
 }
 
 function parseVersion(version: string): number[] {
@@ -267,9 +276,9 @@ async function resolve(ctx: Context, build: Build): Promise<{ result: CheckResul
     const { backend, params } = await resolveBuildWithParams(ctx.project, ctx.codebase, build);
     deployValidate.endpointsAreUnique({ [ctx.codebase.codebase!]: backend });
     deployValidate.endpointsAreValid(backend);
-    const source = ctx.codebase.source!;
+    const env = envFiles(ctx);
     return {
-      result: { check, status: "ok", message: `all ${build.params.length} params have a value for ${projectId} (${source}/.env, .env.${projectId}); endpoint settings valid` },
+      result: { check, status: "ok", message: `all ${build.params.length} params have a value for ${projectId} (${env.base}, ${env.project}); endpoint settings valid` },
       backend,
       params,
     };
@@ -277,7 +286,7 @@ async function resolve(ctx: Context, build: Build): Promise<{ result: CheckResul
     const text = errorMessage(error);
     const missing = /no value for the following environment variables: ([^\n]*)/.exec(text);
     const message = missing
-      ? `params without a value for ${projectId}: ${missing[1]} — a deploy would prompt for them (and fail without a terminal). Add them to ${ctx.codebase.source!}/.env or ${ctx.codebase.source!}/.env.${projectId}`
+      ? `params without a value for ${projectId}: ${missing[1]} — a deploy would prompt for them (and fail without a terminal). Add them to ${envFiles(ctx).base} or ${envFiles(ctx).project}`
       : text;
     return { result: { check, status: "fail", message } };
   }
@@ -290,8 +299,8 @@ async function resolve(ctx: Context, build: Build): Promise<{ result: CheckResul
 function checkSettings(ctx: Context, params: Record<string, string>): CheckResult {
   const check = "settings";
   const problems = settingsProblems(params);
-  const source = ctx.codebase.source!;
-  if (problems.length > 0) return { check, status: "fail", message: `${problems.join("; ")} (${source}/.env, or .env.${ctx.options.projectId})` };
+  const env = envFiles(ctx);
+  if (problems.length > 0) return { check, status: "fail", message: `${problems.join("; ")}: fix it in ${env.base} or ${env.project}` };
   return {
     check,
     status: "ok",
@@ -317,17 +326,16 @@ function checkExposure(ctx: Context, params: Record<string, string>): CheckResul
   if (projectId.startsWith("demo-")) {
     return { check, status: "ok", message: `local project ${projectId}: open for local use (${open.map((o) => o.split(/[ :]/)[0]).join(", ")})` };
   }
-  const source = ctx.codebase.source!;
-  return { check, status: "warn", message: `${open.join("; ")}: set them in ${source}/.env.${projectId} (docs/abuse.md)` };
+  return { check, status: "warn", message: `${open.join("; ")}: set them in ${envFiles(ctx).project} (docs/abuse.md)` };
 }
 
-function checkManifest(backend: Backend): CheckResult {
+function checkManifest(ctx: Context, backend: Backend): CheckResult {
   const check = "manifest";
   const endpoints = endpointsOf(backend);
   const problems: string[] = [];
   const byId = new Map(endpoints.map((e) => [e.id, e]));
   const expected = [...CALLABLES, TRIGGER, SWEEP, CLEANUP_TRIGGER];
-  for (const name of expected) if (!byId.has(name)) problems.push(`${name} is not exported by functions/src/index.ts`);
+  for (const name of expected) if (!byId.has(name)) problems.push(`${name} is not exported by ${envFiles(ctx).source}/src/index.ts`);
   for (const e of endpoints) {
     if (!expected.includes(e.id)) problems.push(`unexpected endpoint ${e.id}`);
     if (e.platform !== "gcfv2") problems.push(`${e.id} is ${e.platform}, not a 2nd-gen function`);
@@ -382,14 +390,25 @@ function checkPlacement(ctx: Context, backend: Backend): CheckResult[] {
   const trigger = endpointsOf(backend).find((e) => e.id === TRIGGER);
   if (trigger === undefined) return [];
   const results: CheckResult[] = [];
-  // A deploy creates a missing database in firebase.json's location, nam5 when none is given.
-  const location = firestore.location ?? "nam5";
-  const expected = triggerRegionFor(location);
-  if (trigger.region !== expected) {
+  const env = envFiles(ctx);
+  const location = firestore.location;
+  const expected = location === undefined ? undefined : triggerRegionFor(location);
+  if (location === undefined) {
+    // An existing database keeps the location it was created in, which nothing offline can read: do not
+    // guess (a deploy only creates a missing database in nam5).
+    results.push({
+      check,
+      status: "warn",
+      message:
+        `unknown: firebase.json names no firestore.location, so whether ${TRIGGER} in ${trigger.region} runs in its database's location cannot be checked ` +
+        `(nam5 → us-central1, eur3 → europe-west1, a regional database → that region). Add "location": "<your database's location>" to the firestore section of firebase.json ` +
+        `(the Firebase console shows it), and set REGION in ${env.project} to match`,
+    });
+  } else if (trigger.region !== expected) {
     results.push({
       check,
       status: "fail",
-      message: `${TRIGGER} would deploy to ${trigger.region}, but a Firestore trigger must run in its database's location (${location} → ${expected}); set REGION=${expected} in functions/.env.${ctx.options.projectId}, or correct firestore.location in firebase.json`,
+      message: `${TRIGGER} would deploy to ${trigger.region}, but a Firestore trigger must run in its database's location (${location} → ${expected}); set REGION=${expected} in ${env.project}, or correct firestore.location in firebase.json`,
     });
   } else {
     results.push({ check, status: "ok", message: `${TRIGGER} in ${trigger.region} matches the database location ${location}` });
@@ -400,7 +419,7 @@ function checkPlacement(ctx: Context, backend: Backend): CheckResult[] {
     results.push({
       check: "database",
       status: "fail",
-      message: `${TRIGGER} listens to database "${triggerDatabase}" (DATABASE_ID) but firebase.json deploys rules and indexes to "${database}" (firestore.database); make them the same`,
+      message: `${TRIGGER} listens to database "${triggerDatabase}" (DATABASE_ID) but firebase.json deploys rules and indexes to "${database}" (firestore.database); make them the same (DATABASE_ID in ${env.project}, or firestore.database in firebase.json)`,
     });
   }
   return results;
@@ -467,17 +486,17 @@ function kindLimits(envs: Record<string, string>): KindLimits {
  */
 function checkPatternParam(ctx: Context, check: string, param: string, describe: (value: string, envs: Record<string, string>) => string): CheckResult {
   const { projectId } = ctx.options;
-  const source = relative(ctx.options.projectDir, ctx.sourceDir);
+  const env = envFiles(ctx);
   let envs: Record<string, string>;
   try {
     envs = functionsEnv.loadUserEnvs({ functionsSource: ctx.sourceDir, projectId });
   } catch (error) {
-    return { check, status: "fail", message: `reading ${source}/.env for ${projectId}: ${errorMessage(error)}` };
+    return { check, status: "fail", message: `reading ${env.base} for ${projectId}: ${errorMessage(error)}` };
   }
   try {
     return { check, status: "ok", message: describe(envs[param] ?? "", envs) };
   } catch (error) {
-    return { check, status: "fail", message: `${errorMessage(error)}; fix it in ${source}/.env or ${source}/.env.${projectId}` };
+    return { check, status: "fail", message: `${errorMessage(error)}; fix it in ${env.base} or ${env.project}` };
   }
 }
 

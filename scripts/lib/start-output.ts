@@ -38,6 +38,20 @@ export interface NextSteps {
   debug: boolean;
 }
 
+/**
+ * What an app adds for a like button, one statement per line, runnable as written in an async function
+ * (or an ES module) that has `functions`, `firestore` and the signed-in user's `uid`: the test runs these
+ * very lines against the emulators.
+ */
+export function appLines(counterId: string): string[] {
+  return [
+    "const counters = createCounterClient({ functions, firestore });",
+    "let liked = false;",
+    `counters.watchMember("${counterId}", uid, (value, view) => { liked = view.member; console.log("likes:", value, "you like it:", liked); });`,
+    `await counters.setMember("${counterId}", !liked);   // a tap: like, or unlike`,
+  ];
+}
+
 /** The block printed once the emulators are ready. */
 export function nextSteps({ project, region, hosts, example, counterId, debug }: NextSteps): string {
   const open = "url" in example ? `Open ${example.url} and tap like` : `The example is not served: ${example.error}`;
@@ -47,9 +61,8 @@ export function nextSteps({ project, region, hosts, example, counterId, debug }:
     `    ${open}   (unique counter ${counterId}: one like per user; another: ?counter=<id>)`,
     "    npm run seed                            demo counters with some increments",
     "    npm run make-admin -- you@example.com   try the admin callables as that user (or the uid the page shows)",
-    "  From your own app (docs/app.md):",
-    "    const counters = createCounterClient({ functions, firestore });",
-    `    counters.watchMember("${counterId}", uid, (value, { member }) => render(value, member));  likeButton.onclick = () => counters.setMember("${counterId}", !liked);`,
+    `  From your own app (docs/app.md), with functions = getFunctions(app, "${region}"), firestore = getFirestore(app) and the signed-in user's uid:`,
+    ...appLines(counterId).map((line) => `    ${line}`),
     "",
     `  Project ${project}: auth ${hosts.auth}, firestore ${hosts.firestore}, functions ${hosts.functions}`,
     `  Callables: http://${hosts.functions}/${project}/${region}/<name>. No Emulator UI: it is a download this setup does without.`,

@@ -1,7 +1,9 @@
 // The local scripts run as a developer runs them: seed and make-admin against the emulators; seed,
 // reconcile and make-admin with the emulators stopped (a quick "start the emulators first: npm start"
-// and exit code 3, not a 45 s hang and a stack); `bench --help` without a build.
-import { statSync } from "node:fs";
+// and exit code 3, not a 45 s hang and a stack); `bench --help` without a build; and every script's bad
+// arguments (scripts/lib/cli.ts): one line naming the mistake and pointing to --help, exit 2, no stack.
+import { mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { deleteApp, initializeApp } from "firebase/app";
 import { connectAuthEmulator, getAuth, signInWithEmailAndPassword } from "firebase/auth";
@@ -130,5 +132,61 @@ describe("bench", () => {
     expect(bad.code).toBe(2);
     expect(statSync(entry).mtimeMs).toBe(before);
     expect(`${help.stdout}${bad.stdout}`).not.toContain("building the functions");
+  });
+});
+
+/** A user's mistake as the convention answers it: exit 2, one line on stderr (the mistake, a pointer to --help), nothing else. */
+function expectUsageError(run: Run, script: string, message: RegExp): void {
+  const lines = run.stderr.trimEnd().split("\n");
+  expect({ code: run.code, stdout: run.stdout, lines: lines.length }).toEqual({ code: 2, stdout: "", lines: 1 });
+  expect(lines[0]).toMatch(message);
+  expect(lines[0]).toMatch(new RegExp(`^${script}: .* \\(see (npm run ${script} -- --help|node --import tsx scripts/${script}\\.ts --help)\\)$`));
+  expect(run.stderr).not.toMatch(/\n\s+at |Usage:/); // no stack trace, no whole help
+}
+
+describe("bad arguments", () => {
+  const dir = mkdtempSync(join(tmpdir(), "cli-args-"));
+  const empty = join(dir, "empty.rules");
+  writeFileSync(empty, "  \n");
+
+  it.each<[string, string[], RegExp]>([
+    ["seed", ["--increments", "abc"], /--increments takes a whole number from 0 to 10000, not "abc"/],
+    ["seed", ["--increments"], /--increments needs a value: a whole number from 0 to 10000/],
+    ["seed", ["--project", "my-real-project"], /--project takes a demo-\* project id .*"my-real-project"/],
+    ["seed", ["--frob"], /unknown option --frob \(options: --increments, --project\)/],
+    ["make-admin", ["not-an-email@"], /"not-an-email@" is not an email address/],
+    ["make-admin", [], /missing argument: one user: an email or a uid/],
+    ["make-admin", ["a@example.com", "b@example.com"], /unexpected argument b@example.com/],
+    ["make-admin", ["a@example.com", "--project", "my-real-project"], /refusing project "my-real-project"/],
+    ["preflight", ["--dir", "/nonexistent"], /--dir \/nonexistent: no such folder/],
+    ["preflight", ["--dir", dir], /no firebase.json in /],
+    ["preflight", ["--now", "someday"], /--now takes a date such as 2027-03-01, not "someday"/],
+    ["preflight", ["--project", "My Project"], /--project takes a project id \(lowercase letters, digits, hyphens\)/],
+    ["check-rules", ["nosuch.rules"], /nosuch.rules: no such file/],
+    ["check-rules", [empty], /empty.rules is empty: it holds no rules to check/],
+    ["check-rules", [dir], /is a folder: name the rules file in it/],
+    ["check-rules", [], /missing argument: one rules file/],
+    ["check-rules", ["a.rules", "b.rules"], /unexpected argument b.rules/],
+    ["check-rules", ["--fix", "a.rules"], /unknown option --fix \(this script takes no options\)/],
+    ["reconcile", ["--concurrency", "0"], /--concurrency takes a whole number from 1 to 500, not "0"/],
+    ["reconcile", ["--stuck-after", "soon"], /--stuck-after takes a whole number from 1 up, not "soon"/],
+    ["reconcile", ["--counter"], /--counter needs a value: a counter id/],
+    ["bench/main", ["--sustained-rate", "fast"], /--sustained-rate takes a whole number from 1 up, not "fast"/],
+    ["bench/main", ["--no-such-option", "1"], /unknown option --no-such-option/],
+    ["firestore-jar", ["--out", "x"], /unknown option --out \(this script takes no options\)/],
+    ["emulators", ["begin"], /unknown mode "begin": start or exec/],
+    ["emulators", ["exec"], /exec needs a command after --/],
+    ["emulators", ["start", "--web-port", "70000"], /--web-port takes a whole number from 1 to 65535, not "70000"/],
+  ])("%s %j: exit 2, one line naming the mistake and --help, no stack trace", async (name, args, message) => {
+    const run = await script(name, args);
+    expectUsageError(run, name === "bench/main" ? "bench" : name, message);
+  });
+
+  it("reconcile: a --counter that does not exist is reported as missing and exits 2, after checking the others", async () => {
+    await requireEmulators();
+    const run = await script("reconcile", ["--counter", `nope-${randomUUID().slice(0, 8)}`]);
+    expect(run.stdout).toMatch(/^missing {2}nope-\w+ {2}no such counter \(no counters\/nope-\w+ document\)$/m);
+    expect(run.stderr).toMatch(/: 1 missing\n$/);
+    expect(run.code).toBe(2);
   });
 });

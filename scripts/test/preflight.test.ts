@@ -5,6 +5,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writ
 import { join } from "node:path";
 import { REPO_ROOT } from "../lib/firebase-cli";
 import { CALLABLES, runPreflight, type CheckResult } from "../lib/preflight";
+import { addCounters, APP_PROJECT, copyOfFixtureApp, removeCopies } from "./helpers/existing-app";
 
 const FIXTURES = join(REPO_ROOT, ".cache", "preflight-fixtures");
 const TODAY = new Date("2026-11-22T12:00:00Z");
@@ -46,7 +47,10 @@ function failures(results: CheckResult[]): CheckResult[] {
 // Each run loads the functions in a child process to read their manifest, as a deploy does.
 jest.setTimeout(60_000);
 
-afterAll(() => rmSync(FIXTURES, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(FIXTURES, { recursive: true, force: true });
+  removeCopies();
+});
 
 describe("preflight", () => {
   it("passes on this repository, with the manifest a deploy would upload", async () => {
@@ -271,7 +275,28 @@ describe("preflight", () => {
     const dir = brokenCopy((d) => edit(join(d, "firebase.json"), (t) => t.replace('"location": "nam5"', '"location": "eur3"')));
     const placement = only(await preflight(dir), "placement");
     expect(placement.status).toBe("fail");
-    expect(placement.message).toContain("(eur3 → europe-west1); set REGION=europe-west1");
+    expect(placement.message).toContain("(eur3 → europe-west1); set REGION=europe-west1 in functions/.env.demo-counter, or correct firestore.location in firebase.json");
+  });
+
+  it("says the placement is unknown (a warning, not ok) when firebase.json names no firestore.location", async () => {
+    const dir = brokenCopy((d) => edit(join(d, "firebase.json"), (t) => t.replace(/^\s*"location": "nam5",\n/m, "")));
+    expect(readFileSync(join(dir, "firebase.json"), "utf8")).not.toContain('"location"');
+    const placement = only(await preflight(dir), "placement");
+    expect(placement.status).toBe("warn");
+    expect(placement.message).toMatch(/^unknown: firebase\.json names no firestore\.location, so whether rollupTotal in us-central1 runs in its database's location cannot be checked/);
+    expect(placement.message).toContain("set REGION in functions/.env.demo-counter to match");
+    expect(placement.message).not.toContain("matches");
+  });
+
+  it("names the params files of the layout it checked: counters/.env.<project> in an app's folder", async () => {
+    const app = copyOfFixtureApp();
+    addCounters(app, true);
+    edit(join(app, "firebase.json"), (t) => t.replace('"location": "nam5"', '"location": "eur3"'));
+    writeFileSync(join(app, "counters", `.env.${APP_PROJECT}`), "CREATE_POLICY=non-anonymous\nMAX_SHARDS=5\nDEFAULT_SHARDS=10\n");
+    const results = await runPreflight({ projectDir: app, projectId: APP_PROJECT, now: TODAY, firestoreHost: process.env.FIRESTORE_EMULATOR_HOST ?? "127.0.0.1:8080" });
+    expect(only(results, "placement").message).toContain(`set REGION=europe-west1 in counters/.env.${APP_PROJECT}, or correct firestore.location in firebase.json`);
+    expect(only(results, "settings")).toMatchObject({ status: "fail", message: expect.stringContaining(`fix it in counters/.env or counters/.env.${APP_PROJECT}`) as string });
+    expect(JSON.stringify(results)).not.toContain("functions/.env");
   });
 
   it("fails when the trigger's database (DATABASE_ID) is not the one firebase.json deploys rules to", async () => {
@@ -325,10 +350,10 @@ describe("preflight", () => {
 
   it("fails when firebase-functions does not satisfy functions/package.json", async () => {
     const dir = brokenCopy((d) =>
-      edit(join(d, "functions", "package.json"), (t) => t.replace(/"firebase-functions": "[^"]*"/, '"firebase-functions": "^7.0.0"')),
+      edit(join(d, "functions", "package.json"), (t) => t.replace(/"firebase-functions": "[^"]*"/, '"firebase-functions": "^8.0.0"')),
     );
     const sdk = only(await preflight(dir), "functions sdk");
     expect(sdk.status).toBe("fail");
-    expect(sdk.message).toMatch(/installed firebase-functions 6\.6\.\d+ does not satisfy "\^7\.0\.0"/);
+    expect(sdk.message).toMatch(/installed firebase-functions 7\.\d+\.\d+ does not satisfy "\^8\.0\.0"/);
   });
 });

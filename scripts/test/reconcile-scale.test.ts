@@ -92,7 +92,7 @@ describe("reconcile at scale", () => {
   it("refuses a bad --concurrency with exit code 2", async () => {
     const run = await runReconcile(PROJECT, ["--concurrency", "0"]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain("--concurrency must be an integer from 1 to 500");
+    expect(run.stderr).toContain("--concurrency takes a whole number from 1 to 500");
   });
 });
 

@@ -1,6 +1,11 @@
-// What `npm start` filters out of firebase's output and prints once the suite is ready (pure: the
-// emulator lines below are copied from a real `emulators:start` run).
-import { isDebugLogLine, isReadyLine, nextSteps } from "../lib/start-output";
+// What `npm start` filters out of firebase's output and prints once the suite is ready (the emulator
+// lines below are copied from a real `emulators:start` run), and the lines it gives for an app, run as
+// printed against the emulators with the real client.
+import { randomUUID } from "node:crypto";
+import { runInNewContext } from "node:vm";
+import { createCounterClient } from "../../client/src";
+import { signedInClient, type Client } from "../../functions/test/helpers/client";
+import { appLines, isDebugLogLine, isReadyLine, nextSteps } from "../lib/start-output";
 
 const hosts = { auth: "127.0.0.1:9099", firestore: "127.0.0.1:8080", functions: "127.0.0.1:5001" };
 
@@ -21,16 +26,48 @@ describe("npm start's output", () => {
     expect(isReadyLine("i  emulators: Starting emulators: auth, functions, firestore")).toBe(false);
   });
 
-  it("then prints the example's URL, seed, make-admin, the two lines for an app, and how to see debug logs", () => {
+  it("then prints the example's URL, seed, make-admin, the lines for an app (one statement each), and how to see debug logs", () => {
     const text = nextSteps({ project: "demo-counter", region: "us-central1", hosts, example: { url: "http://127.0.0.1:5050/" }, counterId: "demo-post-likes", debug: false });
     expect(text).toContain("Open http://127.0.0.1:5050/ and tap like");
     expect(text).toContain("npm run seed");
     expect(text).toContain("npm run make-admin -- you@example.com");
-    expect(text).toContain("const counters = createCounterClient({ functions, firestore });");
-    expect(text).toContain('counters.watchMember("demo-post-likes", uid, (value, { member }) => render(value, member));');
-    expect(text).toContain('counters.setMember("demo-post-likes", !liked)');
+    expect(text).toContain('with functions = getFunctions(app, "us-central1"), firestore = getFirestore(app) and the signed-in user\'s uid:');
+    const lines = appLines("demo-post-likes");
+    expect(text).toContain(lines.map((line) => `    ${line}`).join("\n"));
+    // One statement per line: each ends its statement (a trailing comment aside), none holds two.
+    for (const line of lines) expect(line.replace(/\s*\/\/.*$/, "")).toMatch(/^[^;]*(\{[^}]*\}[^;]*)?;$/);
     expect(text).toContain("http://127.0.0.1:5001/demo-counter/us-central1/<name>");
     expect(text).toContain("npm start -- --debug shows them");
+  });
+
+  describe("the lines for an app", () => {
+    let admin: Client;
+    let user: Client;
+    beforeAll(async () => {
+      admin = await signedInClient({ admin: true });
+      user = await signedInClient();
+    });
+    afterAll(async () => {
+      await admin?.close();
+      await user?.close();
+    });
+
+    it("run as printed (no undefined name) with functions, firestore and uid, and like the counter", async () => {
+      const counterId = `hint-${randomUUID().slice(0, 8)}`;
+      await admin.call("createCounter", { counterId, unique: true, numShards: 2 });
+      const printed: unknown[][] = [];
+      const console = { log: (...args: unknown[]) => printed.push(args) };
+      // The printed lines in a context that has only what the hint says they need: any other name throws.
+      const body = `(async () => {\n"use strict";\n${appLines(counterId).join("\n")}\n})()`;
+      const context = { createCounterClient, functions: user.functions, firestore: user.firestore, uid: user.user.uid, console };
+      await (runInNewContext(body, context) as Promise<void>);
+      const deadline = Date.now() + 30_000;
+      while (JSON.stringify(printed.at(-1)) !== JSON.stringify(["likes:", 1, "you like it:", true]) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(printed.at(-1)).toEqual(["likes:", 1, "you like it:", true]);
+      expect((await admin.readCounter(counterId))?.total).toBe(1);
+    });
   });
 
   it("says why the example is not served when its port is taken", () => {

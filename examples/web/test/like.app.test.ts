@@ -5,6 +5,9 @@
 //   tap unlikes the same way; a reload shows the right total and liked state.
 // - On a plain counter, three taps show at once (every incrementCounter call held back), settle exactly
 //   at the server's total with no value ever going back, and a reload shows the same total.
+// - Each kind of counter gets its own text; a ?counter= that is no counter id is named; and the browser's
+//   console shows no error, reloads included (the page no longer creates a counter that exists: that
+//   was a red 409 on every reload).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -69,12 +72,21 @@ async function holdCalls(page: Page, name: string): Promise<Route[]> {
 
 const liked = async (page: Page) => [await page.getAttribute("#like", "aria-pressed"), await page.isVisible("#liked")];
 
+/** A new page that records uncaught exceptions and every error the browser's console shows (failed requests included). */
+async function recordedPage(): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.context.newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(error.message));
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(`console: ${message.text()}`);
+  });
+  return { page, errors };
+}
+
 describe("the example like button", () => {
   it("creates its counter as a unique counter; a tap likes (liked and count + 1 at once), the next unlikes, each settles exactly, and a reload shows both", async () => {
     const counterId = `web-unique-${randomUUID().slice(0, 8)}`;
-    const page = await browser.context.newPage();
-    const errors: string[] = [];
-    page.on("pageerror", (error) => errors.push(error.message));
+    const { page, errors } = await recordedPage();
     const held = await holdCalls(page, "setMember");
     const settled = async () => `${await shown(page)} (${await page.textContent("#pending")})`;
 
@@ -82,6 +94,7 @@ describe("the example like button", () => {
     expect(changes(await rendered(page))).toEqual([0]);
     expect((await db.doc(`counters/${counterId}`).get()).get("unique")).toBe(true);
     expect(await liked(page)).toEqual(["false", false]);
+    expect(await page.textContent("#about")).toContain("This is a unique counter, so a like counts once per user");
 
     for (const [tap, count, isLiked] of [
       [1, 1, true],
@@ -108,6 +121,9 @@ describe("the example like button", () => {
     await firstRender(page);
     expect(changes(await rendered(page))).toEqual([1]);
     expect(await liked(page)).toEqual(["true", true]);
+    await page.reload(); // and once more: an existing counter is read, never created again (no 409)
+    await firstRender(page);
+    expect(changes(await rendered(page))).toEqual([1]);
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -117,9 +133,7 @@ describe("the example like button", () => {
     const creator = await signedInClient();
     await creator.call("createCounter", { counterId, unique: false });
     await creator.close();
-    const page = await browser.context.newPage();
-    const errors: string[] = [];
-    page.on("pageerror", (error) => errors.push(error.message));
+    const { page, errors } = await recordedPage();
 
     // Hold every incrementCounter call in the browser until the taps have been seen: the number can
     // then only have moved optimistically. (Preflight OPTIONS requests pass.)
@@ -128,6 +142,9 @@ describe("the example like button", () => {
     await open(page, counterId);
     expect(changes(await rendered(page))).toEqual([0]);
     expect(await serverTotal(counterId)).toBe(0);
+    const about = await page.textContent("#about");
+    expect(about).toContain("This is a plain counter: every tap adds one");
+    expect(about).not.toContain("This is a unique counter");
 
     for (let tap = 1; tap <= 3; tap++) {
       await page.click("#like");
@@ -151,6 +168,23 @@ describe("the example like button", () => {
     await firstRender(page);
     expect(changes(await rendered(page))).toEqual([3]);
     expect(await shown(page)).toBe("3");
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("names a ?counter= that is no counter id, instead of blaming the emulators, and starts nothing", async () => {
+    const { page, errors } = await recordedPage();
+    const calls: string[] = [];
+    page.on("request", (request) => {
+      if (!request.url().startsWith(server.url)) calls.push(request.url());
+    });
+    await page.goto(`${server.url}?counter=${encodeURIComponent("posts/42 likes")}`);
+    await page.waitForSelector("#status:not(:empty)");
+    const status = await page.textContent("#status");
+    expect(status).toBe('"posts/42 likes" is not a counter id: ?counter= takes 1-128 characters of A-Z, a-z, 0-9, _ or -.');
+    expect(status).not.toContain("emulators");
+    expect(await page.isDisabled("#like")).toBe(true);
+    expect(calls).toEqual([]); // no sign-in, no callable, no listener
     expect(errors).toEqual([]);
     await page.close();
   });

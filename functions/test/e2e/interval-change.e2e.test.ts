@@ -3,7 +3,8 @@
 // functions with the new value (ENVIRONMENT.md fact 22), while increments keep coming. After the last
 // increment the total must be exact within one interval (the new one) and a second. The env file is
 // restored afterwards, whatever happens.
-import { signedInClient, type Client } from "../helpers/client";
+import { randomUUID } from "node:crypto";
+import { signedInClient, untilAnswered, type Client } from "../helpers/client";
 import { e2eAdminDb, waitFor } from "../helpers/admin";
 import { shardSumIn } from "../helpers/documents";
 import { counterRef } from "../../src/counters/paths";
@@ -30,8 +31,13 @@ function setRollupInterval(intervalMs: number | undefined): void {
  */
 async function intervalInUse(): Promise<number | undefined> {
   const counterId = `e2e-probe-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
-  await client.call("createCounter", { counterId, numShards: 1 });
-  await client.call("incrementCounter", { counterId });
+  // Probes run while the functions reload, which may reset a call (isTransportFailure): sent again.
+  await untilAnswered(() => client.call("createCounter", { counterId, numShards: 1 }).catch((error: unknown) => {
+    if ((error as { code?: string }).code === "functions/already-exists") return undefined; // the reset call had created it
+    throw error;
+  }));
+  const requestId = randomUUID();
+  await untilAnswered(() => client.call("incrementCounter", { counterId, requestId }));
   await waitFor(async () => (await client.readCounter(counterId))?.total, 1, 30_000);
   return (await counterRef(db, counterId).get()).get("rollup.intervalMs") as number | undefined;
 }
@@ -53,7 +59,10 @@ async function keepIncrementing(counterId: string, gapMs: number, until: () => b
   let lastAt = Date.now();
   for (let i = 0; !until(); i++) {
     const delta = i % 5 === 4 ? -1 : 2;
-    await client.call("incrementCounter", { counterId, delta });
+    // One requestId per increment, sent again with it if the reload resets the call, as the client
+    // package does: counted once whether or not the reset attempt had applied it.
+    const requestId = randomUUID();
+    await untilAnswered(() => client.call("incrementCounter", { counterId, delta, requestId }));
     sum += delta;
     lastAt = Date.now();
     await new Promise((resolve) => setTimeout(resolve, gapMs));

@@ -1,7 +1,7 @@
 // MIRRORS through the JS SDK, the functions emulator and the real rollup trigger: the param is set in
 // functions/.env.local and the functions reloaded (touching lib/index.js makes the emulator read the .env
 // files again, ENVIRONMENT.md fact 22), then restored. The target documents stand for an app's posts.
-import { signedInClient, withConcurrency, type Client } from "../helpers/client";
+import { isTransportFailure, signedInClient, withConcurrency, type Client } from "../helpers/client";
 import { e2eAdminDb, waitFor } from "../helpers/admin";
 import { localParam, type LocalParam } from "../helpers/local-params";
 
@@ -32,8 +32,10 @@ async function untilReloaded(mirrored: boolean): Promise<void> {
   for (;;) {
     const id = postId();
     await db.doc(`${POSTS}/${id}`).set({ title: "probe" });
-    await user.call("createCounter", { counterId: `e2e-mirror-${id}-likes`, numShards: 1 });
-    if ((await likeCount(id)) === (mirrored ? 0 : undefined)) return;
+    const outcome = await user.call("createCounter", { counterId: `e2e-mirror-${id}-likes`, numShards: 1 }).catch((e: unknown) => e);
+    if (outcome instanceof Error && !isTransportFailure(outcome)) throw outcome;
+    // A reset by the reload itself (isTransportFailure) says nothing: try again with a fresh post.
+    if (!(outcome instanceof Error) && (await likeCount(id)) === (mirrored ? 0 : undefined)) return;
     if (Date.now() - started > RELOAD_MS) throw new Error(`the functions did not reload with MIRRORS ${mirrored ? "set" : "unset"}`);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }

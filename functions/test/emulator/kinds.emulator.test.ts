@@ -3,7 +3,7 @@
 // increments beyond the kind's maxDelta are refused, reshard stays an admin's choice, other ids behave as
 // before, and a bad value refuses createCounter and incrementCounter with internal (logged) while the
 // rollup and the other callables go on. Every refusal writes nothing.
-import * as logger from "firebase-functions/logger";
+import { logger } from "../helpers/logger";
 import {
   ADMIN,
   USER,

@@ -3,7 +3,7 @@
 // "rollup committed" at INFO {counterId, total, lagMs, path}, "rollup threw; the event is retried" at
 // WARNING {counterId, shardId, eventId, error}, and the per-invocation "rollup ops" line at debug only
 // (the benchmark counts operations from it: scripts/bench/ops.ts).
-import * as logger from "firebase-functions/logger";
+import { logger } from "../helpers/logger";
 import { deliver, newCounter, writeShard } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
 import { rollupDeps, shardWriteOf } from "../helpers/rollup";

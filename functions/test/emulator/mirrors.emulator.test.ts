@@ -4,7 +4,7 @@
 // through the wrapped callables and the wrapped rollupTotal trigger.
 import { randomUUID } from "node:crypto";
 import type { Firestore } from "firebase-admin/firestore";
-import * as logger from "firebase-functions/logger";
+import { logger } from "../helpers/logger";
 import * as rollupFirestore from "../../src/counters/rollup/firestore";
 import { rollupShardWrite, type RollupStore } from "../../src/counters/rollup";
 import { rollupDeps, shardWriteOf } from "../helpers/rollup";

@@ -90,6 +90,32 @@ export async function withConcurrency<T>(limit: number, tasks: (() => Promise<T>
   return results;
 }
 
+/**
+ * A call that got no HTTP answer at all: the JS SDK's `internal` with status 0 ("internal [0]"), where a
+ * refusal by the server has its own status ("internal error [500]"). The functions emulator resets
+ * requests that are in flight when it reloads the functions (its worker pool kills the workers it
+ * refreshes), as a network can: tests that change a param mid-run see it around the reload.
+ */
+export function isTransportFailure(error: unknown): boolean {
+  return error instanceof FunctionsError && error.code === "functions/internal" && /\[0\]$/.test(error.message);
+}
+
+/**
+ * Sends a call again while it fails in transport (isTransportFailure), as an app does. Only for calls
+ * that are safe to repeat: an increment with a requestId (idempotent), or a probe whose effect is not
+ * counted. Any other outcome is returned or thrown as it is.
+ */
+export async function untilAnswered<T>(call: () => Promise<T>, attempts = 10): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!isTransportFailure(error) || attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
+  }
+}
+
 /** The code ("functions/not-found", …) a call was rejected with; fails the test if it resolved. */
 export async function functionsErrorCode(promise: Promise<unknown>): Promise<string> {
   const error = await promise.then(

@@ -2,7 +2,7 @@
 // trigger would, with injected clocks and failures: the write an event carries, and the dependencies
 // the trigger would give it. Shared by the rollup's emulator tests.
 import { getFirestore } from "firebase-admin/firestore";
-import * as logger from "firebase-functions/logger";
+import { logger } from "./logger";
 import { microsCeil } from "../../src/counters/plan";
 import { firestoreRollupStore, staleAfterMsFor, type RollupDeps, type ShardWrite } from "../../src/counters/rollup";
 import type { RecordedWrite } from "./functions";

@@ -3,7 +3,7 @@
 //   npm test runs MODEL_SCHEDULES (default 2000) seeds from MODEL_FIRST_SEED (default 1);
 //   MODEL_SCHEDULES=100000 npx jest functions/test/unit/model.test.ts runs more;
 //   MODEL_SEED=<seed> npx jest functions/test/unit/model.test.ts replays one and prints its trace.
-import * as logger from "firebase-functions/logger";
+import { logger } from "../helpers/logger";
 import { runSchedule, type ScheduleResult } from "./model/schedule";
 
 const single = process.env.MODEL_SEED === undefined ? undefined : Number(process.env.MODEL_SEED);

@@ -1,7 +1,7 @@
 // Workload 7: what a cold rollupTotal adds to the first like after idle time (docs/benchmark.md, "Cold
 // starts"). In the functions emulator a function is cold when it has no idle worker process: its next
 // event waits while the emulator spawns a Node process for it, loads functions/lib in it (firebase-admin,
-// firebase-functions, the product) and polls the worker until it answers (firebase-tools 14.18.0,
+// firebase-functions, the product) and polls the worker until it answers (firebase-tools 14.27.0,
 // lib/emulator/functionsEmulator.js startRuntime, functionsRuntimeWorker.js). The emulator never retires
 // an idle worker (it has no idle timeout and ignores minInstances), so idle time alone never makes a
 // function cold there; reloading the functions does: RuntimeWorkerPool.refresh() kills every idle worker.

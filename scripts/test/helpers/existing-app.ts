@@ -129,15 +129,50 @@ export function choosePolicy(appDir: string): void {
   writeFileSync(join(appDir, COUNTERS_SOURCE, `.env.${APP_PROJECT}`), "CREATE_POLICY=non-anonymous\n");
 }
 
-/** Every step of the guide on `appDir` (the build aside: see copyFunctions). */
-export function addCounters(appDir: string, prebuilt = false): void {
-  copyFunctions(appDir, prebuilt);
+/** Steps 2 to 4 of the guide on `appDir`, and the per-project params of step 1. */
+export function mergeCounters(appDir: string): void {
   choosePolicy(appDir);
-  installFunctionsDependencies(appDir);
   mergeFirebaseJson(appDir);
   const rules = join(appDir, "firestore.rules");
   writeFileSync(rules, pasteRulesBlock(readFileSync(rules, "utf8")));
   mergeIndexes(appDir);
+}
+
+/**
+ * Every step of the guide on `appDir`, step 1 by code (a copy, and the repository's own install linked
+ * in) for the tests that need the merged app but not the guide's commands (the build aside: see
+ * copyFunctions); scripts/test/existing-app.test.ts runs step 1's commands themselves.
+ */
+export function addCounters(appDir: string, prebuilt = false): void {
+  copyFunctions(appDir, prebuilt);
+  installFunctionsDependencies(appDir);
+  mergeCounters(appDir);
+}
+
+// --- the guide's own commands ------------------------------------------------------------------------
+
+const GUIDE = join(REPO_ROOT, "docs", "existing-app.md");
+
+/** The text of docs/existing-app.md from `heading` to the next heading of the same level or above. */
+export function guideSection(heading: string): string {
+  const doc = readFileSync(GUIDE, "utf8");
+  const start = doc.indexOf(heading);
+  if (start === -1) throw new Error(`docs/existing-app.md has no ${JSON.stringify(heading)}`);
+  const next = doc.indexOf("\n## ", start + heading.length);
+  return doc.slice(start, next === -1 ? undefined : next);
+}
+
+/** The code blocks (``` fenced, any language) of a section, in order. */
+export function codeBlocks(section: string): string[] {
+  return [...section.matchAll(/```[a-z]*\n([^]*?)```/g)].map((m) => m[1]!);
+}
+
+/** A block's shell commands: one per line, comments after # dropped. */
+export function commandsOf(block: string): string[] {
+  return block
+    .split("\n")
+    .map((line) => line.replace(/\s+#.*$/, "").trim())
+    .filter((line) => line !== "" && !line.startsWith("#"));
 }
 
 // --- running the merged app in the emulators --------------------------------------------------------

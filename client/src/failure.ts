@@ -1,0 +1,27 @@
+// What the client's errors say: the call, the code and the reason. A refusal's reason is the server's
+// message (the callable error's, e.g. "delta must be a non-zero integer from -1000 to 1000"), so an app
+// that shows or logs `error.message` tells the user or the developer what was wrong, not only the code.
+// Also the checks the client makes before it sends anything, with the server's wording.
+
+/** "<call> failed: <code>: <reason>", the reason omitted when there is none beyond the code. */
+export function failureMessage(call: string, code: string, reason: string | undefined): string {
+  const text = reason?.trim();
+  return text === undefined || text === "" || text === code ? `${call} failed: ${code}` : `${call} failed: ${code}: ${text}`;
+}
+
+/**
+ * The reason a rejection gives: its message, or undefined. A FunctionsError's message is the server's,
+ * to which the JS SDK (12.x) appends the HTTP status ("… [400]"): that part is left out.
+ */
+export function reasonOf(cause: unknown): string | undefined {
+  return cause instanceof Error ? cause.message.replace(/ \[\d{3}\]$/, "") : undefined;
+}
+
+/** counterId as the server accepts it (DESIGN.md): 1-128 characters of [A-Za-z0-9_-]. */
+const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** Why `counterId` would be refused, in the server's words, or undefined when it is fine. */
+export function counterIdProblem(counterId: unknown): string | undefined {
+  if (typeof counterId !== "string") return "counterId must be a string";
+  return ID_PATTERN.test(counterId) ? undefined : "counterId must be 1-128 characters of A-Z, a-z, 0-9, _ or -";
+}
