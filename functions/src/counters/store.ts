@@ -5,7 +5,7 @@
 import { FieldValue, Timestamp, type DocumentSnapshot, type DocumentData, type DocumentReference, type Firestore, type Transaction, type UpdateData } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
 import { backoffMs, pause } from "./backoff";
-import { cleanUp, handOff, INLINE_BUDGET_MS, markDeleted, roundOf } from "./cleanup";
+import { cleanUp, handOff, INLINE_BUDGET_MS, markDeleted } from "./cleanup";
 import { CounterError, GRPC, grpcCode } from "./errors";
 import type { MirrorTarget } from "./mirrors";
 import { cleanupRef, COUNTERS, counterRef, leaseRef, requestRef, shardRef } from "./paths";
@@ -377,21 +377,19 @@ export interface DeleteOptions {
  * the trigger cleanupDeletedCounter, round by round (cleanup.ts). The answer does not wait for that: the
  * counter is gone when it comes, and the id can be created again once the marker is.
  *
- * A counter whose parent is gone but whose marker remains is still being deleted: deleting it again
- * works on the cleanup too (safe next to the trigger's round) instead of answering not-found.
+ * A counter whose parent is gone but whose marker remains is still being deleted: there is no counter to
+ * delete, so the answer is not-found (DESIGN.md) and nothing is touched; the cleanup goes on without the
+ * caller (its rounds, or the sweep that resumes a stranded one: cleanup.ts).
  */
 export async function deleteCounter(db: Firestore, counterId: string, options: DeleteOptions = {}): Promise<{ counterId: string }> {
   const mirrors = options.mirrors ?? [];
   const nowMs = options.nowMs ?? Date.now;
-  let round = 0;
   await db.runTransaction(
     async (tx) => {
       const [parent, marker, ...targets] = await tx.getAll(counterRef(db, counterId), cleanupRef(db, counterId), ...mirrorRefs(db, mirrors));
       if (!parent!.exists && marker!.exists) {
-        round = roundOf(marker!);
-        return;
+        throw new CounterError("not-found", `counter "${counterId}" does not exist (an earlier delete of it is still cleaning up)`);
       }
-      round = 0;
       const { numShards } = shapeIn(counterId, parent!);
       for (const id of shardIds(numShards)) tx.delete(shardRef(db, counterId, id));
       tx.delete(leaseRef(db, counterId));
@@ -404,8 +402,9 @@ export async function deleteCounter(db: Firestore, counterId: string, options: D
   );
   forgetShape(counterId);
   const progress = await cleanUp(db, counterId, nowMs() + (options.cleanupBudgetMs ?? INLINE_BUDGET_MS), { nowMs });
-  if (!progress.done && (await handOff(db, counterId, round, progress.removed))) {
-    logger.info("deleteCounter handed the rest of its cleanup to cleanupDeletedCounter", { counterId, removed: progress.removed, round: round + 1 });
+  // The marker this call wrote is at round 0; handOff moves it on only if nobody did (the sweep, for one).
+  if (!progress.done && (await handOff(db, counterId, 0, progress.removed))) {
+    logger.info("deleteCounter handed the rest of its cleanup to cleanupDeletedCounter", { counterId, removed: progress.removed, round: 1 });
   }
   return { counterId };
 }

@@ -72,19 +72,28 @@ describe("deleteCounter beyond its budget", () => {
     expect(await documentsUnder(counterId)).toEqual([]); // the marker too: no round was handed on
   });
 
-  it("a second deleteCounter works on a handed-off cleanup next to the rounds, and one chain of rounds remains", async () => {
+  it("while a handed-off cleanup runs, deleteCounter answers not-found and createCounter failed-precondition, touching nothing", async () => {
     const counterId = await newCounter("del-again", 1);
-    await seed(counterId, 4_000, 0); // ten pages: more than 100 ms of deletes
+    await seed(counterId, 900, 5);
     await deleteStore(db, counterId, { cleanupBudgetMs: 0 });
     expect(await markerRound(counterId)).toBe(1);
-    // The admin deletes again while round 1 is pending: it cleans up for its own budget, and since the
-    // marker is at round 1 it can only hand off from round 1.
-    await deleteStore(db, counterId, { cleanupBudgetMs: 100 });
-    expect(await markerRound(counterId)).toBe(2);
-    // Round 1's event, delivered now, is stale: the chain continues from round 2 only.
-    await expect(cleanupRound(db, counterId, 1, 10_000, clock)).resolves.toMatchObject({ stale: true });
-    await expect(cleanupRound(db, counterId, 2, 20_000, clock)).resolves.toMatchObject({ done: true, stale: false });
+    const before = await cleanupRef(db, counterId).get();
+    const leftovers = (await documentsUnder(counterId)).length;
+
+    // The counter is gone: there is nothing to delete, whatever its cleanup still has to do.
+    const again = await httpsErrorOf(call(functions.deleteCounter, { counterId }, ADMIN));
+    expect(again.code).toBe("not-found");
+    expect(again.message).toMatch(/still cleaning up/);
+    const refused = await httpsErrorOf(call(createCounter, { counterId }, ADMIN));
+    expect(refused.code).toBe("failed-precondition");
+    expect(refused.message).toMatch(/is still being deleted/);
+    // Neither call removed a document or moved the marker: the round handed on is the only runner.
+    expect((await cleanupRef(db, counterId).get()).updateTime!.isEqual(before.updateTime!)).toBe(true);
+    expect((await documentsUnder(counterId)).length).toBe(leftovers);
+
+    await expect(cleanupRound(db, counterId, 1, 20_000, clock)).resolves.toMatchObject({ done: true, stale: false });
     expect(await documentsUnder(counterId)).toEqual([]);
+    await expect(call(functions.deleteCounter, { counterId }, ADMIN)).rejects.toMatchObject({ code: "not-found" });
   });
 });
 
