@@ -181,22 +181,18 @@ export async function reconcileCounter(
   }
 
   if (fix) {
-    try {
-      if (memberDrift) {
-        // Shards first, then the total from a sum read after the repair, on the parent as it is now.
-        if (!(await repairFromMembers(db, counterId))) return report;
-        const fresh = await counterRef(db, counterId).get();
-        const repaired = await sumShards(db, counterId);
-        if (!fresh.exists || repaired.overflow) return report;
-        await commitTotal(fresh, repaired, { "rollup.reconciledAt": FieldValue.serverTimestamp() }, check.mirrors?.(counterId) ?? []);
-      } else {
-        await commitTotal(parent, sum, { "rollup.reconciledAt": FieldValue.serverTimestamp() }, check.mirrors?.(counterId) ?? []);
-      }
-      report.fixed = true;
-    } catch (error) {
-      const code = grpcCode(error);
-      // The parent changed (a rollup committed) or vanished while we looked: check again next run.
-      if (code !== GRPC.FAILED_PRECONDITION && code !== GRPC.NOT_FOUND) throw error;
+    const extra = { "rollup.reconciledAt": FieldValue.serverTimestamp() };
+    const mirrors = check.mirrors?.(counterId) ?? [];
+    // "changed" (a rollup committed) or "gone" (deleted) while we looked: not fixed; check again next run.
+    if (memberDrift) {
+      // Shards first, then the total from a sum read after the repair, on the parent as it is now.
+      if (!(await repairFromMembers(db, counterId))) return report;
+      const fresh = await counterRef(db, counterId).get();
+      const repaired = await sumShards(db, counterId);
+      if (!fresh.exists || repaired.overflow) return report;
+      report.fixed = (await commitTotal(fresh, repaired, extra, mirrors)) === "committed";
+    } else {
+      report.fixed = (await commitTotal(parent, sum, extra, mirrors)) === "committed";
     }
   }
   return report;

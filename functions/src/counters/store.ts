@@ -265,8 +265,8 @@ export interface ResetOptions {
  * - A rollup that summed the shards before the batch cannot overwrite its 0: the rollup's commit is
  *   conditioned on the parent's update time too. Each shard the batch writes fires a rollup event whose
  *   update time is after R, so the increments that survived are rolled up as usual.
- * Cost: 1 + numShards + mirrors reads, 1 + (shards not at 0) + mirrors writes, and one rollup event per
- * shard written. The old way (one transaction that set every shard to 0) held a lock on every shard from
+ * Cost: 1 + numShards + mirrors reads, 1 + (shards not at 0) + mirrors writes (a missing target's
+ * assertion of absence counts as one), and one rollup event per shard written. The old way (one transaction that set every shard to 0) held a lock on every shard from
  * its read to its commit: every increment on the counter waited for it, and under load it could run out
  * of attempts.
  */
@@ -305,6 +305,10 @@ export async function resetCounter(db: Firestore, counterId: string, options: Re
     }
     batch.update(at.ref, { total: 0, resetAt: readTime, "rollup.readTime": readTime }, { lastUpdateTime: at.updateTime! });
     writeMirrors(batch, counterId, mirrors, targets, 0);
+    // A target missing at R is asserted still missing at the commit (a delete conditioned on absence
+    // writes nothing): one that appeared in between must get the 0 too, so the reset reads again.
+    const absent = new Map(targets.filter((t) => !t.exists).map((t) => [t.ref.path, t.ref]));
+    for (const ref of absent.values()) batch.delete(ref, { exists: false });
     if (options.beforeCommit !== undefined) await options.beforeCommit();
     try {
       await batch.commit();
@@ -312,8 +316,9 @@ export async function resetCounter(db: Firestore, counterId: string, options: Re
     } catch (error) {
       const code = grpcCode(error);
       // FAILED_PRECONDITION: the parent (or a malformed shard) was written since the read. NOT_FOUND: a
-      // shard or mirror target went away (a reshard or delete, which the next read sees). Read again.
-      if (code !== GRPC.FAILED_PRECONDITION && code !== GRPC.NOT_FOUND && code !== GRPC.ABORTED) throw error;
+      // shard or mirror target went away (a reshard or delete, which the next read sees). ALREADY_EXISTS
+      // (or FAILED_PRECONDITION): a mirror target appeared. Read again.
+      if (code !== GRPC.FAILED_PRECONDITION && code !== GRPC.NOT_FOUND && code !== GRPC.ALREADY_EXISTS && code !== GRPC.ABORTED) throw error;
       logger.debug("reset read went stale; reading again", { counterId, attempt, code });
       await pause(backoffMs(attempt, Math.random, RESET_BACKOFF_STEP_MS));
     }

@@ -39,12 +39,14 @@ export interface SumRead {
 export type CommitResult =
   /**
    * Written: the parent's new version and the commit time (which `rollup.committedAt` records), and what
-   * the mirrors (MIRRORS) cost on top of the parent's write: target documents written in the same batch,
-   * and documents read to find missing targets.
+   * the mirrors (MIRRORS) cost on top of the parent's write: target documents written in the same batch
+   * (missing ones asserted absent included), and documents read to find missing targets.
    */
   | { kind: "committed"; version: string; commitUs: number; mirrorWrites?: number; mirrorReads?: number }
-  | { kind: "changed" }
-  | { kind: "gone" };
+  /** The parent changed since it was read; nothing was written (`mirrorReads`: what finding that out read). */
+  | { kind: "changed"; mirrorReads?: number }
+  /** The parent does not exist (only its absence means gone: rollup/mirrored.ts); nothing was written. */
+  | { kind: "gone"; mirrorReads?: number };
 
 /** A pending claim found by the sweep: its counter and its lease as read. */
 export interface FoundClaim {
