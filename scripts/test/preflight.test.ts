@@ -206,6 +206,12 @@ describe("preflight", () => {
     ["a placeholder on one side only", "a=b/c:n,post-{id}-likes=posts/p1:likeCount", 'MIRRORS: rule 2 "post-{id}-likes=posts/p1:likeCount" uses {id} in the counter-id pattern but not in the document path'],
     ["an odd number of path segments", "post-{id}-likes=posts:likeCount", 'MIRRORS: rule 1 "post-{id}-likes=posts:likeCount" has a document path "posts" with 1 segments'],
     ["an invalid field path", "post-{id}-likes=posts/{id}:like-count", 'MIRRORS: rule 1 "post-{id}-likes=posts/{id}:like-count" has a field path "like-count" that is not valid'],
+    ["a target that can land among the counters", "{c}-likes={c}/summary:total", 'MIRRORS: rule 1 "{c}-likes={c}/summary:total" has a document path "{c}/summary" whose first segment becomes "counters" when {c} is "counters"'],
+    [
+      "two rules that can write one field",
+      "post-{id}-views=posts/{id}:stats.views,post-{id}-stats=posts/{id}:stats",
+      'MIRRORS: rule 2 "post-{id}-stats=posts/{id}:stats" can write the fields stats.views and stats (one holds the other) of the same document as rule 1 (post-{id}-views=posts/{id}:stats.views)',
+    ],
   ])("fails on MIRRORS with %s, naming the rule", async (_name, value, message) => {
     const dir = brokenCopy((d) => edit(join(d, "functions", ".env"), (t) => t.replace(/^MIRRORS=.*$/m, `MIRRORS=${value}`)));
     const check = only(await preflight(dir), "mirrors");
