@@ -40,7 +40,7 @@ Checks, offline, what \`firebase deploy --only functions:counters,firestore\` ch
                  if set, otherwise one started for the check); whether it keeps the counters'
                  guarantees is npm run check-rules
   indexes        firestore.indexes.json passes firebase-tools' validator and keeps the TTL policy
-                 and the sweep's collection-group index on rollup.dueAt
+                 and the sweep's collection-group index on exactCounterRollup.dueAt
 --project  the project whose params are checked (default: .firebaserc's default)
 --dir      the folder holding firebase.json (default: this repository; an app's project folder
            once the counters are added to it, docs/existing-app.md)

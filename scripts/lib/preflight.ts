@@ -4,7 +4,7 @@
 // Each check returns ok / warn / fail with a message that names the problem and the file to change.
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { CLEANUP_DOCUMENT_PATTERN, ROLLUP, SHARD_DOCUMENT_PATTERN } from "../../functions/src/counters/paths";
+import { CLEANUP_DOCUMENT_PATTERN, REQUESTS, ROLLUP, SHARD_DOCUMENT_PATTERN } from "../../functions/src/counters/paths";
 import { describeKind, parseCounterKinds, type KindLimits } from "../../functions/src/counters/kinds";
 import { parseMirrorRules } from "../../functions/src/counters/mirrors";
 import { parseCounterIdPatterns } from "../../functions/src/counters/patterns";
@@ -524,6 +524,9 @@ async function checkRules(ctx: Context): Promise<CheckResult> {
   return { check, status: "ok", message: `${file} compiles` };
 }
 
+/** The idempotency records' collection id before it became the backend's own (functions/src/counters/paths.ts). */
+const LEGACY_REQUESTS = "requests";
+
 interface IndexSpec {
   fieldOverrides?: { collectionGroup?: string; fieldPath?: string; ttl?: boolean; indexes?: { order?: string; queryScope?: string }[] }[];
 }
@@ -535,9 +538,9 @@ function checkIndexes(ctx: Context): CheckResult {
     if (file === undefined) throw new Error("firebase.json names no firestore.indexes file");
     const spec = JSON.parse(readFileSync(join(ctx.options.projectDir, file), "utf8")) as IndexSpec;
     new firestoreApi.FirestoreApi().validateSpec(spec);
-    const ttl = spec.fieldOverrides?.some((o) => o.collectionGroup === "requests" && o.fieldPath === "expireAt" && o.ttl === true);
+    const ttl = spec.fieldOverrides?.some((o) => o.collectionGroup === REQUESTS && o.fieldPath === "expireAt" && o.ttl === true);
     if (!ttl) {
-      return { check, status: "fail", message: `${file} has no TTL override on requests.expireAt: idempotency records would never expire` };
+      return { check, status: "fail", message: `${file} has no TTL override on ${REQUESTS}.expireAt: idempotency records would never expire` };
     }
     const sweepIndex = spec.fieldOverrides?.some(
       (o) =>
@@ -552,7 +555,18 @@ function checkIndexes(ctx: Context): CheckResult {
         message: `${file} has no collection-group index on ${ROLLUP}.dueAt: ${SWEEP}'s query would fail, and claims orphaned when retries run out would never be finished`,
       };
     }
-    return { check, status: "ok", message: `${file} is valid, with the TTL policy on requests.expireAt and ${SWEEP}'s index on ${ROLLUP}.dueAt` };
+    // The TTL policy of earlier versions, on the group `requests`: it deletes every document with a past
+    // `expireAt` in any collection named requests, an app's own too (docs/deploying.md, upgrading).
+    if (spec.fieldOverrides?.some((o) => o.collectionGroup === LEGACY_REQUESTS && o.ttl === true)) {
+      return {
+        check,
+        status: "warn",
+        message:
+          `${file} still has the TTL override on ${LEGACY_REQUESTS}.expireAt of earlier versions: it deletes documents with a past expireAt in ` +
+          `every collection named ${LEGACY_REQUESTS}, your app's too; remove it once the old idempotency records have expired (docs/deploying.md, "Upgrading")`,
+      };
+    }
+    return { check, status: "ok", message: `${file} is valid, with the TTL policy on ${REQUESTS}.expireAt and ${SWEEP}'s index on ${ROLLUP}.dueAt` };
   } catch (error) {
     return { check, status: "fail", message: `firestore indexes: ${errorMessage(error)}` };
   }

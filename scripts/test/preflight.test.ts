@@ -56,7 +56,7 @@ describe("preflight", () => {
       expect.arrayContaining(["runtime", "functions sdk", "discovery", "params", "settings", "manifest", "placement", "unique counters", "mirrors", "counter kinds", "rules", "indexes"]),
     );
     expect(only(results, "settings").status).toBe("ok");
-    expect(only(results, "manifest").message).toMatch(/^9 v2 endpoints in us-central1: 6 callables.*; cleanupDeletedCounter on google\.cloud\.firestore\.document\.v1\.updated counters\/\{counterId\}\/cleanup\/pending, retry on$/);
+    expect(only(results, "manifest").message).toMatch(/^9 v2 endpoints in us-central1: 6 callables.*; cleanupDeletedCounter on google\.cloud\.firestore\.document\.v1\.updated counters\/\{counterId\}\/exactCounterCleanup\/pending, retry on$/);
     expect(only(results, "unique counters")).toMatchObject({ status: "ok", message: expect.stringContaining("UNIQUE_COUNTERS is empty") as string });
     expect(only(results, "mirrors")).toMatchObject({ status: "ok", message: expect.stringContaining("MIRRORS is empty") as string });
     expect(only(results, "counter kinds")).toMatchObject({ status: "ok", message: expect.stringContaining("COUNTER_KINDS is empty") as string });
@@ -319,14 +319,22 @@ describe("preflight", () => {
     const invalid = brokenCopy((d) => edit(join(d, "firestore.indexes.json"), (t) => t.replace('"fieldOverrides"', '"fieldOverides"')));
     const noTtl = brokenCopy((d) => edit(join(d, "firestore.indexes.json"), (t) => t.replace('"ttl": true', '"ttl": false')));
     expect(only(await preflight(invalid), "indexes")).toMatchObject({ status: "fail" });
-    expect(only(await preflight(noTtl), "indexes").message).toContain("no TTL override on requests.expireAt");
+    expect(only(await preflight(noTtl), "indexes").message).toContain("no TTL override on exactCounterRequests.expireAt");
   });
 
-  it("fails when the sweep's collection-group index on rollup.dueAt is gone", async () => {
+  it("fails when the sweep's collection-group index on exactCounterRollup.dueAt is gone", async () => {
     const dir = brokenCopy((d) => edit(join(d, "firestore.indexes.json"), (t) => t.replace('"queryScope": "COLLECTION_GROUP"', '"queryScope": "COLLECTION"')));
     const indexes = only(await preflight(dir), "indexes");
     expect(indexes.status).toBe("fail");
-    expect(indexes.message).toContain("no collection-group index on rollup.dueAt");
+    expect(indexes.message).toContain("no collection-group index on exactCounterRollup.dueAt");
+  });
+
+  it("warns while the TTL policy of earlier versions on the group requests is still there: it deletes an app's own requests", async () => {
+    const legacy = '{ "collectionGroup": "requests", "fieldPath": "expireAt", "ttl": true, "indexes": [] },';
+    const dir = brokenCopy((d) => edit(join(d, "firestore.indexes.json"), (t) => t.replace('"fieldOverrides": [', `"fieldOverrides": [${legacy}`)));
+    const indexes = only(await preflight(dir), "indexes");
+    expect(indexes.status).toBe("warn");
+    expect(indexes.message).toContain("still has the TTL override on requests.expireAt of earlier versions");
   });
 
   it("fails when firebase-functions does not satisfy functions/package.json", async () => {

@@ -1,5 +1,6 @@
 // What a deleted counter leaves behind, and its removal: the deletion marker
-// (counters/{id}/cleanup/pending), the members of a unique counter and the idempotency records.
+// (counters/{id}/exactCounterCleanup/pending), the members of a unique counter and their membership
+// history, and the idempotency records.
 //
 // Why a marker, and why this is exact. deleteCounter's transaction deletes the parent and the shards and
 // writes the marker (markDeleted). The marker is the single source of truth for "this id is being
@@ -8,10 +9,10 @@
 //   counter with this id while the marker exists, and so every page a cleanup deletes (each in a
 //   transaction that reads the marker, below) removes only what dead counters left behind, never a new
 //   counter's members.
-// - Nothing can add a member or an idempotency record while the counter has no shards: both are written
-//   only in a batch with `update()` of a shard, which fails on a missing one. A setMember racing the
-//   delete either committed before the delete's transaction (its member document is then removed here)
-//   or fails on the missing shard and writes nothing.
+// - Nothing can add a member, a membership record or an idempotency record while the counter has no
+//   shards: each is written only in a batch with `update()` of a shard, which fails on a missing one. A
+//   setMember racing the delete either committed before the delete's transaction (its documents are then
+//   removed here) or fails on the missing shard and writes nothing.
 // - The marker is removed last, in a transaction that sees no member and no record left. After that, a
 //   counter created with the same id starts with no member and no record from before.
 //
@@ -25,6 +26,7 @@
 // not changed for longer than any round can last. Several cleanups at once are safe, only wasteful.
 import {
   FieldValue,
+  type CollectionReference,
   type DocumentReference,
   type DocumentSnapshot,
   type Firestore,
@@ -32,7 +34,7 @@ import {
   type Transaction,
 } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
-import { cleanupRef, CLEANUP, membersRef, PENDING_ID, requestsRef } from "./paths";
+import { cleanupRef, CLEANUP, isUnderCounter, membersRef, membershipsRef, PENDING_ID, requestsRef } from "./paths";
 
 /** Deletes per transaction: under the 500 writes a commit may hold. */
 const PAGE_SIZE = 400;
@@ -65,6 +67,8 @@ export interface CleanupProgress {
   done: boolean;
   /** Documents this call removed. */
   removed: number;
+  /** Documents this call read (the pages it listed, the marker), as billed: a query that finds nothing is one. */
+  reads: number;
 }
 
 /**
@@ -75,11 +79,11 @@ export interface CleanupProgress {
  */
 export async function cleanUp(db: Firestore, counterId: string, deadlineMs: number, clock: Clock): Promise<CleanupProgress> {
   const marker = cleanupRef(db, counterId);
-  let removed = 0;
+  const progress = { removed: 0, reads: 0 };
   while (clock.nowMs() < deadlineMs) {
-    const page = await leftovers(db, counterId, PAGE_SIZE);
+    const page = await leftovers(db, counterId, PAGE_SIZE, progress);
     if (page.length === 0) {
-      if (await removeMarkerIfDone(db, counterId)) return { done: true, removed };
+      if (await removeMarkerIfDone(db, counterId, progress)) return { done: true, ...progress };
       continue; // another cleanup's page was still committing: look again
     }
     const deleted = await db.runTransaction(async (tx) => {
@@ -87,10 +91,11 @@ export async function cleanUp(db: Firestore, counterId: string, deadlineMs: numb
       for (const ref of page) tx.delete(ref);
       return true;
     });
-    if (!deleted) return { done: true, removed };
-    removed += page.length;
+    progress.reads += 1;
+    if (!deleted) return { done: true, ...progress };
+    progress.removed += page.length;
   }
-  return { done: false, removed };
+  return { done: false, ...progress };
 }
 
 /**
@@ -112,19 +117,25 @@ export async function handOff(db: Firestore, counterId: string, fromRound: numbe
  */
 export async function cleanupRound(db: Firestore, counterId: string, round: number, budgetMs: number, clock: Clock): Promise<CleanupProgress & { stale: boolean }> {
   const marker = await cleanupRef(db, counterId).get();
-  if (!marker.exists || roundOf(marker) !== round) return { done: !marker.exists, removed: 0, stale: true };
+  if (!marker.exists || roundOf(marker) !== round) return { done: !marker.exists, removed: 0, reads: 1, stale: true };
   const progress = await cleanUp(db, counterId, clock.nowMs() + budgetMs, clock);
   if (!progress.done) await handOff(db, counterId, round, progress.removed);
-  return { ...progress, stale: false };
+  return { ...progress, reads: progress.reads + 1, stale: false };
 }
 
-/** Up to `limit` member and idempotency-record documents of the counter (names only). */
-async function leftovers(db: Firestore, counterId: string, limit: number): Promise<DocumentReference[]> {
-  const members = await membersRef(db, counterId).select().limit(limit).get();
-  const refs = members.docs.map((d) => d.ref);
-  if (refs.length < limit) {
-    const requests = await requestsRef(db, counterId).select().limit(limit - refs.length).get();
-    refs.push(...requests.docs.map((d) => d.ref));
+/** What a deleted counter leaves behind, one collection each, in the order they are removed. */
+function leftoverCollections(db: Firestore, counterId: string): CollectionReference[] {
+  return [membersRef(db, counterId), membershipsRef(db, counterId), requestsRef(db, counterId)];
+}
+
+/** Up to `limit` documents the counter left behind (names only); adds what listing them read to `cost`. */
+async function leftovers(db: Firestore, counterId: string, limit: number, cost: { reads: number }): Promise<DocumentReference[]> {
+  const refs: DocumentReference[] = [];
+  for (const collection of leftoverCollections(db, counterId)) {
+    if (refs.length >= limit) break;
+    const page = await collection.select().limit(limit - refs.length).get();
+    cost.reads += Math.max(1, page.size);
+    refs.push(...page.docs.map((d) => d.ref));
   }
   return refs;
 }
@@ -135,13 +146,16 @@ async function leftovers(db: Firestore, counterId: string, limit: number): Promi
  * The transaction matters when cleanups overlap: a cleanup that saw "nothing left" a while ago must not
  * remove the marker of a later deletion of the same id whose members are still being removed.
  */
-async function removeMarkerIfDone(db: Firestore, counterId: string): Promise<boolean> {
+async function removeMarkerIfDone(db: Firestore, counterId: string, cost: { reads: number }): Promise<boolean> {
   return db.runTransaction(async (tx) => {
     const marker = await tx.get(cleanupRef(db, counterId));
+    cost.reads += 1;
     if (!marker.exists) return true;
-    const members = await tx.get(membersRef(db, counterId).select().limit(1));
-    const requests = await tx.get(requestsRef(db, counterId).select().limit(1));
-    if (!members.empty || !requests.empty) return false;
+    for (const collection of leftoverCollections(db, counterId)) {
+      const left = await tx.get(collection.select().limit(1));
+      cost.reads += 1;
+      if (!left.empty) return false;
+    }
     tx.delete(marker.ref);
     return true;
   });
@@ -152,26 +166,37 @@ export interface StrandedReport {
   pending: number;
   /** Stranded ones handed to a new round. */
   resumed: number;
+  /** Documents the query returned (only markers, in a database where nothing else shares their collection id). */
+  scanned: number;
+  /** Documents read as billed (an empty page is one). */
+  reads: number;
 }
+
+/** Markers read per page of the stranded-cleanup query. */
+const STRANDED_PAGE_SIZE = 200;
 
 /**
  * For the scheduled sweep: every pending deletion whose marker has not changed for `strandedAfterMs` has
  * no live runner (its deleteCounter call or round died before handing off); hand it to a new round. One
- * collection-group query over the markers (deletions in progress are few), paged.
+ * collection-group query over the markers (deletions in progress are few), in document-name order (no
+ * index needed), paged by a cursor: the group's id is the backend's own (paths.ts), and a document in it
+ * that is no marker is skipped without ending the paging.
  */
 export async function resumeStrandedCleanups(db: Firestore, clock: Clock, strandedAfterMs = STRANDED_AFTER_MS): Promise<StrandedReport> {
-  const report: StrandedReport = { pending: 0, resumed: 0 };
+  const report: StrandedReport = { pending: 0, resumed: 0, scanned: 0, reads: 0 };
   let after: QueryDocumentSnapshot | undefined;
   for (;;) {
-    let query = db.collectionGroup(CLEANUP).limit(200); // in document-name order: no index needed
+    let query = db.collectionGroup(CLEANUP).limit(STRANDED_PAGE_SIZE);
     if (after !== undefined) query = query.startAfter(after);
     const page = await query.get();
+    report.scanned += page.size;
+    report.reads += Math.max(1, page.size);
     for (const marker of page.docs) {
-      if (marker.id !== PENDING_ID || marker.ref.parent.parent === null) continue;
+      if (!isUnderCounter(marker.ref, CLEANUP, PENDING_ID)) continue;
       report.pending++;
       const idleMs = clock.nowMs() - marker.updateTime.toMillis();
       if (idleMs < strandedAfterMs) continue;
-      const counterId = marker.ref.parent.parent.id;
+      const counterId = marker.ref.parent.parent!.id;
       const round = roundOf(marker);
       if (await handOff(db, counterId, round, 0)) {
         report.resumed++;
@@ -183,7 +208,7 @@ export async function resumeStrandedCleanups(db: Firestore, clock: Clock, strand
         });
       }
     }
-    if (page.size < 200) return report;
+    if (page.size < STRANDED_PAGE_SIZE) return report;
     after = page.docs[page.docs.length - 1];
   }
 }

@@ -471,7 +471,7 @@ describe("deleteCounter and create again", () => {
     await like(counterId, user(2));
     // A second cleanup of the first deletion, still running somewhere, finds no marker: it deletes nothing;
     // nor does a late round of the trigger.
-    await expect(cleanUp(db, counterId, Date.now() + 5_000, { nowMs: Date.now })).resolves.toEqual({ done: true, removed: 0 });
+    await expect(cleanUp(db, counterId, Date.now() + 5_000, { nowMs: Date.now })).resolves.toMatchObject({ done: true, removed: 0 });
     await expect(cleanupRound(db, counterId, 1, 5_000, { nowMs: Date.now })).resolves.toMatchObject({ removed: 0, stale: true });
     expect(await memberIds(counterId)).toEqual(["member-1", "member-2"]);
     expect(await shardSum(counterId)).toBe(2);

@@ -1,11 +1,19 @@
 // The RollupStore production uses (storage.ts), over Firestore: the parent, the lease and the shards of
 // counters/{id}, with every precondition the rollup relies on (a commit on the parent's update time, a
 // claim on the lease's). The emulator tests exercise exactly this module.
-import { FieldValue, Timestamp, type DocumentReference, type DocumentSnapshot, type Firestore, type WriteResult } from "firebase-admin/firestore";
+import {
+  FieldValue,
+  Timestamp,
+  type DocumentReference,
+  type DocumentSnapshot,
+  type Firestore,
+  type QueryDocumentSnapshot,
+  type WriteResult,
+} from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
 import { GRPC, grpcCode } from "../errors";
 import type { MirrorTarget } from "../mirrors";
-import { COUNTERS, counterRef, LEASE_ID, leaseRef, ROLLUP } from "../paths";
+import { counterRef, isUnderCounter, LEASE_ID, leaseRef, ROLLUP } from "../paths";
 import { MAX_INTERVAL_MS, microsFloor } from "../plan";
 import type { ClaimData, CommitFields, CommitResult, FoundClaim, LeaseRead, ParentRead, RollupStore, StaleClaims, SumRead } from "./storage";
 import { commitMirrored, type MirroredCommit, type MirrorPort } from "./mirrored";
@@ -66,23 +74,21 @@ export function firestoreRollupStore(db: Firestore, options: FirestoreRollupStor
       };
     },
 
-    async staleClaims(dueBeforeMs, limit): Promise<StaleClaims> {
-      // A collection-group query on `dueAt` (its index: firestore.indexes.json). Other collections named
-      // "rollup" (an app's own) can match too: only counters/{id}/rollup/lease is a claim.
-      const snap = await db
-        .collectionGroup(ROLLUP)
-        .where("dueAt", "<", Timestamp.fromMillis(dueBeforeMs))
-        .orderBy("dueAt")
-        .limit(limit)
-        .get();
+    async staleClaims(dueBeforeMs, limit, after): Promise<StaleClaims> {
+      // A collection-group query on `dueAt` (its index: firestore.indexes.json), in (dueAt, name) order,
+      // paged by the last document of the page before. The group's id is the backend's own (paths.ts): an
+      // app's collections never match it. Anything in it that is not counters/{id}/…/lease is skipped
+      // here, and paging goes on past it.
+      let query = db.collectionGroup(ROLLUP).where("dueAt", "<", Timestamp.fromMillis(dueBeforeMs)).orderBy("dueAt").limit(limit);
+      if (after !== undefined) query = query.startAfter(after as QueryDocumentSnapshot);
+      const snap = await query.get();
       const claims: FoundClaim[] = [];
       for (const doc of snap.docs) {
-        const counter = doc.ref.parent.parent;
-        if (doc.id !== LEASE_ID || counter === null || counter.parent.id !== COUNTERS || counter.parent.parent !== null) continue;
+        if (!isUnderCounter(doc.ref, ROLLUP, LEASE_ID)) continue;
         const lease = leaseReadOf(doc);
-        if (lease.claim !== null) claims.push({ counterId: counter.id, claim: lease.claim, version: lease.version! });
+        if (lease.claim !== null) claims.push({ counterId: doc.ref.parent.parent!.id, claim: lease.claim, version: lease.version! });
       }
-      return { claims, reads: Math.max(1, snap.size) };
+      return { claims, scanned: snap.size, reads: Math.max(1, snap.size), next: snap.size < limit ? null : snap.docs[snap.size - 1]! };
     },
   };
 }
@@ -158,18 +164,20 @@ async function writeClaim(db: Firestore, counterId: string, current: LeaseRead, 
 /**
  * Writes a sum onto the parent: `total`, the sum's read time (what it covers) and one more
  * `rollup.commits`, on condition that the parent is unchanged since `parent` was read, with the same total
- * on its mirror targets. "changed" if the parent changed, "gone" if it is gone; never creates it.
+ * on its mirror targets. "changed" if the parent changed, "gone" if it is gone; never creates it. `reads`:
+ * documents read to find missing mirror targets.
  */
 export async function commitTotal(
   parent: DocumentSnapshot,
   sum: { total: number; readTime: Timestamp },
   extra: Record<string, unknown> = {},
   mirrors: readonly MirrorTarget[] = [],
-): Promise<"committed" | "changed" | "gone"> {
+): Promise<{ kind: "committed" | "changed" | "gone"; reads: number }> {
   const { readTime } = sum;
   // Stored to the microsecond, rounded down: a covered write is never claimed too early.
   const readTimeUs = new Timestamp(readTime.seconds, Math.floor(readTime.nanoseconds / 1000) * 1000);
-  return (await commitTotalAt(parent.ref, parent.updateTime!, sum.total, readTimeUs, extra, mirrors)).kind;
+  const commit = await commitTotalAt(parent.ref, parent.updateTime!, sum.total, readTimeUs, extra, mirrors);
+  return { kind: commit.kind, reads: commit.reads };
 }
 
 /** The steps of a mirrored commit, for tests: "commit" before each write, "read" before each read of the targets. */

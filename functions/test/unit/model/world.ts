@@ -11,7 +11,7 @@ import { GRPC } from "../../../src/counters/errors";
 import type { MirrorTarget } from "../../../src/counters/mirrors";
 import type { ParentView } from "../../../src/counters/plan";
 import { commitMirrored, type MirrorPort } from "../../../src/counters/rollup/mirrored";
-import type { ClaimData, CommitFields, CommitResult, LeaseRead, ParentRead, RollupStore, StaleClaims, SumRead } from "../../../src/counters/rollup/storage";
+import type { ClaimCursor, ClaimData, CommitFields, CommitResult, LeaseRead, ParentRead, RollupStore, StaleClaims, SumRead } from "../../../src/counters/rollup/storage";
 import type { ShardWrite } from "../../../src/counters/rollup/context";
 import { pick, type Rng, type Sim } from "./sim";
 
@@ -360,12 +360,17 @@ export class World implements RollupStore {
     return { kind: "committed", version: String(commit.result), commitUs: commit.result };
   }
 
-  staleClaims(dueBeforeMs: number, limit: number): Promise<StaleClaims> {
+  staleClaims(dueBeforeMs: number, limit: number, after?: ClaimCursor): Promise<StaleClaims> {
+    // In (dueMs, counterId) order, after the cursor: Firestore's (dueAt, document name) order.
+    const from = after as { dueMs: number; counterId: string } | undefined;
     const found = [...this.counters.entries()]
       .filter(([, c]) => c.lease !== null && c.lease.data.dueMs < dueBeforeMs)
       .map(([counterId, c]) => ({ counterId, claim: { eventId: c.lease!.data.eventId, dueMs: c.lease!.data.dueMs }, version: String(c.lease!.updateUs) }))
-      .sort((a, b) => a.claim.dueMs - b.claim.dueMs)
+      .sort((a, b) => a.claim.dueMs - b.claim.dueMs || (a.counterId < b.counterId ? -1 : a.counterId > b.counterId ? 1 : 0))
+      .filter((f) => from === undefined || f.claim.dueMs > from.dueMs || (f.claim.dueMs === from.dueMs && f.counterId > from.counterId))
       .slice(0, limit);
-    return Promise.resolve({ claims: found, reads: Math.max(1, found.length) });
+    const last = found[found.length - 1];
+    const next = found.length < limit || last === undefined ? null : { dueMs: last.claim.dueMs, counterId: last.counterId };
+    return Promise.resolve({ claims: found, scanned: found.length, reads: Math.max(1, found.length), next });
   }
 }
