@@ -408,7 +408,7 @@ export async function deleteCounter(db: Firestore, counterId: string, options: D
   forgetShape(counterId);
   const progress = await cleanUp(db, counterId, nowMs() + (options.cleanupBudgetMs ?? INLINE_BUDGET_MS), { nowMs });
   // The marker this call wrote is at round 0; handOff moves it on only if nobody did (the sweep, for one).
-  if (!progress.done && (await handOff(db, counterId, 0, progress.removed))) {
+  if (!progress.done && (await handOff(db, counterId, 0))) {
     logger.info("deleteCounter handed the rest of its cleanup to cleanupDeletedCounter", { counterId, removed: progress.removed, round: 1 });
   }
   return { counterId };
