@@ -86,10 +86,22 @@ function defaultProject(dir: string): string {
 
 const MARK: Record<CheckResult["status"], string> = { ok: "ok  ", warn: "WARN", fail: "FAIL" };
 
+/**
+ * Whether `firebase deploy` runs this as a predeploy hook of firebase.json: firebase-tools sets
+ * PROJECT_DIR and RESOURCE_DIR for hook commands (its deploy/lifecycleHooks.js), and nothing else does.
+ * Then the build has not run yet, so only the checks that need no build and no emulator run.
+ */
+function inPredeployHook(): boolean {
+  return process.env.PROJECT_DIR !== undefined && process.env.RESOURCE_DIR !== undefined;
+}
+
 async function main(args: Args): Promise<number> {
   const projectId = args.project ?? defaultProject(args.dir);
-  console.log(`preflight: ${args.dir} for project ${projectId} on Node ${process.versions.node}`);
-  const results = await withFirestoreEmulator((firestoreHost) => runPreflight({ projectDir: args.dir, projectId, now: args.now, firestoreHost }));
+  const predeploy = inPredeployHook();
+  console.log(`preflight${predeploy ? " (predeploy)" : ""}: ${args.dir} for project ${projectId} on Node ${process.versions.node}`);
+  const results = predeploy
+    ? await runPreflight({ projectDir: args.dir, projectId, now: args.now, firestoreHost: "", predeploy })
+    : await withFirestoreEmulator((firestoreHost) => runPreflight({ projectDir: args.dir, projectId, now: args.now, firestoreHost }));
   const width = Math.max(...results.map((r) => r.check.length));
   for (const r of results) console.log(`  ${MARK[r.status]} ${r.check.padEnd(width)}  ${r.message}`);
   const failed = results.filter((r) => r.status === "fail").length;

@@ -8,6 +8,7 @@ import { CLEANUP_DOCUMENT_PATTERN, REQUESTS, ROLLUP, SHARD_DOCUMENT_PATTERN } fr
 import { describeKind, parseCounterKinds, type KindLimits } from "../../functions/src/counters/kinds";
 import { parseMirrorRules } from "../../functions/src/counters/mirrors";
 import { parseCounterIdPatterns } from "../../functions/src/counters/patterns";
+import * as functionParams from "../../functions/src/params";
 import { PARAM_RULES, paramProblem, settingsProblems } from "../../functions/src/settings";
 import { checkCodebase, countersCodebase } from "./codebase-check";
 import { discoverBuild, endpointsOf, resolveBuildWithParams, type ProjectRef } from "./codebases";
@@ -40,8 +41,14 @@ export interface PreflightOptions {
   projectId: string;
   /** "Today", for the runtime's support window. */
   now: Date;
-  /** host:port of a running Firestore emulator that compiles the rules. */
+  /** host:port of a running Firestore emulator that compiles the rules (not used at predeploy). */
   firestoreHost: string;
+  /**
+   * Run as the deploy's predeploy step, before the build: only the checks that need neither the built
+   * functions (the build comes next; the deploy itself then loads them) nor an emulator, offline and in a
+   * few seconds: everything a param combination can get wrong (runPredeploy).
+   */
+  predeploy?: boolean;
 }
 
 /** The contract's functions (DESIGN.md): six callables and the rollup trigger; and the rollup's sweep. */
@@ -98,6 +105,7 @@ export async function runPreflight(options: PreflightOptions): Promise<CheckResu
   } catch (error) {
     return [{ check: "firebase.json", status: "fail", message: errorMessage(error) }];
   }
+  if (options.predeploy === true) return runPredeploy(ctx);
   results.push(...checkRuntime(ctx), checkFunctionsSdk(ctx));
   const discovered = await discover(ctx);
   results.push(discovered.result);
@@ -115,6 +123,78 @@ export async function runPreflight(options: PreflightOptions): Promise<CheckResu
   results.push(checkCounterKinds(ctx));
   results.push(await checkRules(ctx), checkIndexes(ctx));
   return results;
+}
+
+/** The checks runPreflight makes only with the built functions or an emulator (skipped at predeploy). */
+const AFTER_BUILD = ["discovery", "manifest", "placement", "codebase", "rules"];
+
+/**
+ * The predeploy subset: every check of the params a deploy to this project would use (their values from
+ * the env files, their defaults from functions/src/params.ts), of the patterns and rules they hold, of the
+ * runtime, the SDK and the index file. What a bad param combination breaks at run time (every increment
+ * answering internal, say) is refused here, before the build and before the deploy touches the network.
+ */
+function runPredeploy(ctx: Context): CheckResult[] {
+  const results: CheckResult[] = [...checkRuntime(ctx), checkFunctionsSdk(ctx)];
+  const values = predeployParams(ctx);
+  results.push(values.result);
+  if (values.params !== undefined) results.push(checkSettings(ctx, values.params), checkExposure(ctx, values.params));
+  results.push(checkUniqueCounters(ctx), checkMirrors(ctx), checkCounterKinds(ctx), checkIndexes(ctx));
+  results.push({
+    check: "predeploy",
+    status: "ok",
+    message: `checked before the build; ${AFTER_BUILD.join(", ")} need the built functions or an emulator: the deploy loads the functions next, and npm run preflight checks them all`,
+  });
+  return results;
+}
+
+/**
+ * Every param's value for a deploy to the project, as the deploy resolves it without prompting: the env
+ * files (`<source>/.env`, `.env.<projectId>`, read with firebase-tools' own loader), else the param's
+ * default. A param with neither would make the deploy prompt: that fails here, as in the params check.
+ */
+function predeployParams(ctx: Context): { result: CheckResult; params?: Record<string, string> } {
+  const check = "params";
+  const { projectId } = ctx.options;
+  const source = relative(ctx.options.projectDir, ctx.sourceDir);
+  let envs: Record<string, string>;
+  try {
+    envs = functionsEnv.loadUserEnvs({ functionsSource: ctx.sourceDir, projectId });
+  } catch (error) {
+    return { result: { check, status: "fail", message: `reading ${source}/.env for ${projectId}: ${errorMessage(error)}` } };
+  }
+  const declared = declaredParamDefaults();
+  const params: Record<string, string> = {};
+  const missing: string[] = [];
+  for (const [name, fallback] of Object.entries(declared)) {
+    const value = envs[name] ?? fallback;
+    if (value === undefined) missing.push(name);
+    else params[name] = value;
+  }
+  if (missing.length > 0) {
+    return {
+      result: {
+        check,
+        status: "fail",
+        message: `params without a value for ${projectId}: ${missing.join(", ")} — a deploy would prompt for them (and fail without a terminal). Add them to ${source}/.env or ${source}/.env.${projectId}`,
+      },
+    };
+  }
+  const count = Object.keys(declared).length;
+  return { result: { check, status: "ok", message: `all ${count} params have a value for ${projectId} (${source}/.env, .env.${projectId}, or their defaults)` }, params };
+}
+
+/** The functions' params (functions/src/params.ts) by name, with their literal defaults as strings (undefined: none). */
+function declaredParamDefaults(): Record<string, string | undefined> {
+  const defaults: Record<string, string | undefined> = {};
+  for (const value of Object.values(functionParams as Record<string, unknown>)) {
+    if (typeof value !== "object" || value === null || !("name" in value) || !("options" in value)) continue;
+    const { name, options } = value as { name: unknown; options: { default?: unknown } | undefined };
+    if (typeof name !== "string") continue;
+    const fallback = options?.default;
+    defaults[name] = typeof fallback === "string" || typeof fallback === "number" || typeof fallback === "boolean" ? String(fallback) : undefined;
+  }
+  return defaults;
 }
 
 function context(options: PreflightOptions): Context {
@@ -198,10 +278,13 @@ function runtimeSource(ctx: Context): string {
 function checkFunctionsSdk(ctx: Context): CheckResult {
   const check = "functions sdk";
   const relativeDir = relative(ctx.options.projectDir, ctx.sourceDir);
-  try {
-    nodeValidate.packageJsonIsValid(relativeDir, ctx.sourceDir, ctx.options.projectDir);
-  } catch (error) {
-    return { check, status: "fail", message: errorMessage(error) };
+  // firebase-tools' check wants the package's `main` (lib/index.js) built: not yet at predeploy.
+  if (ctx.options.predeploy !== true) {
+    try {
+      nodeValidate.packageJsonIsValid(relativeDir, ctx.sourceDir, ctx.options.projectDir);
+    } catch (error) {
+      return { check, status: "fail", message: errorMessage(error) };
+    }
   }
   const version = versioning.getFunctionsSDKVersion(ctx.sourceDir);
   if (version === undefined) {
