@@ -157,17 +157,13 @@ function predeployParams(ctx: Context): { result: CheckResult; params?: Record<s
   const check = "params";
   const { projectId } = ctx.options;
   const source = relative(ctx.options.projectDir, ctx.sourceDir);
-  let envs: Record<string, string>;
-  try {
-    envs = functionsEnv.loadUserEnvs({ functionsSource: ctx.sourceDir, projectId });
-  } catch (error) {
-    return { result: { check, status: "fail", message: `reading ${source}/.env for ${projectId}: ${errorMessage(error)}` } };
-  }
+  const envs = userEnvs(ctx, check);
+  if ("failed" in envs) return { result: envs.failed };
   const declared = declaredParamDefaults();
   const params: Record<string, string> = {};
   const missing: string[] = [];
   for (const [name, fallback] of Object.entries(declared)) {
-    const value = envs[name] ?? fallback;
+    const value = envs.values[name] ?? fallback;
     if (value === undefined) missing.push(name);
     else params[name] = value;
   }
@@ -544,6 +540,17 @@ function kindLimits(envs: Record<string, string>): KindLimits {
   return { maxShards: limit("MAX_SHARDS"), maxDelta: limit("MAX_DELTA") };
 }
 
+/** The params' values in the env files of our source for the project, read with firebase-tools' own loader. */
+function userEnvs(ctx: Context, check: string): { values: Record<string, string> } | { failed: CheckResult } {
+  const { projectId } = ctx.options;
+  try {
+    return { values: functionsEnv.loadUserEnvs({ functionsSource: ctx.sourceDir, projectId }) };
+  } catch (error) {
+    const source = relative(ctx.options.projectDir, ctx.sourceDir);
+    return { failed: { check, status: "fail", message: `reading ${source}/.env for ${projectId}: ${errorMessage(error)}` } };
+  }
+}
+
 /**
  * A param of patterns, read as a deploy would read it and parsed by `describe` (which throws on a bad one;
  * it also gets every param's value, for a parse that depends on other params).
@@ -551,14 +558,10 @@ function kindLimits(envs: Record<string, string>): KindLimits {
 function checkPatternParam(ctx: Context, check: string, param: string, describe: (value: string, envs: Record<string, string>) => string): CheckResult {
   const { projectId } = ctx.options;
   const source = relative(ctx.options.projectDir, ctx.sourceDir);
-  let envs: Record<string, string>;
+  const envs = userEnvs(ctx, check);
+  if ("failed" in envs) return envs.failed;
   try {
-    envs = functionsEnv.loadUserEnvs({ functionsSource: ctx.sourceDir, projectId });
-  } catch (error) {
-    return { check, status: "fail", message: `reading ${source}/.env for ${projectId}: ${errorMessage(error)}` };
-  }
-  try {
-    return { check, status: "ok", message: describe(envs[param] ?? "", envs) };
+    return { check, status: "ok", message: describe(envs.values[param] ?? "", envs.values) };
   } catch (error) {
     return { check, status: "fail", message: `${errorMessage(error)}; fix it in ${source}/.env or ${source}/.env.${projectId}` };
   }

@@ -97,6 +97,15 @@ describe("deleteCounter beyond its budget", () => {
   });
 });
 
+/**
+ * A clock for a deadline of 1: its first `looks` readings are 0, then 1. A cleanup reads it before each
+ * page, so it stops after a known number of pages, whatever the machine's speed.
+ */
+function pastDeadlineAfter(looks: number) {
+  let read = 0;
+  return { nowMs: () => (read++ < looks ? 0 : 1) };
+}
+
 /** Records the pages cleanups list: where each started, and what it held. */
 function pageLog() {
   const pages: { from: Partial<Record<string, string>>; ids: { collection: string; id: string }[] }[] = [];
@@ -155,10 +164,8 @@ describe("a cleanup resumes from the cursor in its marker", () => {
     const counterId = await newCounter("del-behind", 1);
     await seed(counterId, 0, 900);
     await deleteStore(db, counterId, { cleanupBudgetMs: 0 });
-    // A clock that passes the deadline after one page: the round's start, its first look, then past.
-    let looks = 0;
-    const onePage = { nowMs: () => (looks++ < 2 ? 0 : 1) };
-    await expect(cleanupRound(db, counterId, 1, 1, onePage)).resolves.toMatchObject({ done: false, removed: 400 });
+    // One page: the round reads the clock at its start and at its first look, then it is past the deadline.
+    await expect(cleanupRound(db, counterId, 1, 1, pastDeadlineAfter(2))).resolves.toMatchObject({ done: false, removed: 400 });
     // Nothing can write here while the marker exists (cleanup.ts); this test does, to see where pages start.
     await memberRef(db, counterId, "aaa-behind").create({});
     const log = pageLog();
@@ -174,11 +181,8 @@ describe("a cleanup resumes from the cursor in its marker", () => {
     await deleteStore(db, counterId, { cleanupBudgetMs: 0 });
     await cleanupRef(db, counterId).update({ round: 0 }); // round 0's runner, still to hand off
     const log = pageLog();
-    // Round 0 gets one page done, then its instance is lost: no handoff. (Its clock passes the deadline
-    // after the first look, whatever the machine's speed.)
-    let looks = 0;
-    const onePage = { nowMs: () => (looks++ === 0 ? 0 : 1) };
-    const cut = await cleanUp(db, counterId, 1, onePage, { onPage: log.onPage });
+    // Round 0 gets one page done (its first look), then its instance is lost: no handoff.
+    const cut = await cleanUp(db, counterId, 1, pastDeadlineAfter(1), { onPage: log.onPage });
     expect(cut).toMatchObject({ done: false, removed: 400 });
     expect(await markerRound(counterId)).toBe(0);
 

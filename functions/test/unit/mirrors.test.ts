@@ -5,6 +5,16 @@ import { PatternError } from "../../src/counters/patterns";
 
 const parse = (value: string) => parseMirrorRules("MIRRORS", value);
 
+/** What parsing `value` throws. */
+function errorOf(value: string): unknown {
+  try {
+    parse(value);
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
 describe("parseMirrorRules", () => {
   it("reads the DESIGN.md example: two rules, a placeholder on both sides, a nested field", () => {
     const rules = parse("post-{id}-likes=posts/{id}:likeCount,post-{id}-views=posts/{id}:stats.views");
@@ -52,12 +62,7 @@ describe("parseMirrorRules", () => {
     ["a first segment that a placeholder can complete to counters", "x-{c}=count{c}/s:n", 'first segment becomes "counters" when {c} is "ers"'],
     ["a first segment that a placeholder can start as counters", "x-{c}={c}ers/s:n", 'when {c} is "count"'],
   ])("refuses %s, naming the rule", (_name, value, message) => {
-    let error: unknown;
-    try {
-      parse(value);
-    } catch (e) {
-      error = e;
-    }
+    const error = errorOf(value);
     expect(error).toBeInstanceOf(PatternError);
     expect((error as Error).message).toContain("MIRRORS: rule ");
     expect((error as Error).message).toContain(message);
@@ -74,12 +79,7 @@ describe("rules that could write one field for two counters", () => {
     ["placeholders in one segment, one suffix ending the other", "x=z/y:k,a-{x}=posts/{x}-a:n,b-{x}=posts/{x}:n", 3, 2, "the field n"],
     ["a later rule against the first of three", "a-{x}=p/{x}:n,b-{x}=q/{x}:n,c-{x}=p/{x}:n.m", 3, 1, "the fields n and n.m (one holds the other)"],
   ])("refuses %s, naming both rules", (_name, value, position, earlier, what) => {
-    let error: unknown;
-    try {
-      parse(value);
-    } catch (e) {
-      error = e;
-    }
+    const error = errorOf(value);
     expect(error).toBeInstanceOf(PatternError);
     expect((error as PatternError).position).toBe(position);
     const message = (error as Error).message;
