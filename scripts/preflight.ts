@@ -41,7 +41,7 @@ Checks, offline, what \`firebase deploy --only functions:counters,firestore\` ch
                  if set, otherwise one started for the check); whether it keeps the counters'
                  guarantees is npm run check-rules
   indexes        firestore.indexes.json passes firebase-tools' validator and keeps the TTL policy
-                 and the sweep's collection-group index on rollup.dueAt
+                 and the sweep's collection-group index on exactCounterRollup.dueAt
 --project  the project whose params are checked: a project id (lowercase letters, digits, hyphens;
            default: .firebaserc's default project)
 --dir      the folder holding firebase.json (default: this repository; an app's project folder
@@ -92,10 +92,22 @@ function defaultProject(dir: string): string {
 
 const MARK: Record<CheckResult["status"], string> = { ok: "ok  ", warn: "WARN", fail: "FAIL" };
 
+/**
+ * Whether `firebase deploy` runs this as a predeploy hook of firebase.json: firebase-tools sets
+ * PROJECT_DIR and RESOURCE_DIR for hook commands (its deploy/lifecycleHooks.js), and nothing else does.
+ * Then the build has not run yet, so only the checks that need no build and no emulator run.
+ */
+function inPredeployHook(): boolean {
+  return process.env.PROJECT_DIR !== undefined && process.env.RESOURCE_DIR !== undefined;
+}
+
 async function main(args: Args): Promise<number> {
   const projectId = args.project ?? defaultProject(args.dir);
-  console.log(`preflight: ${args.dir} for project ${projectId} on Node ${process.versions.node}`);
-  const results = await withFirestoreEmulator((firestoreHost) => runPreflight({ projectDir: args.dir, projectId, now: args.now, firestoreHost }));
+  const predeploy = inPredeployHook();
+  console.log(`preflight${predeploy ? " (predeploy)" : ""}: ${args.dir} for project ${projectId} on Node ${process.versions.node}`);
+  const results = predeploy
+    ? await runPreflight({ projectDir: args.dir, projectId, now: args.now, firestoreHost: "", predeploy })
+    : await withFirestoreEmulator((firestoreHost) => runPreflight({ projectDir: args.dir, projectId, now: args.now, firestoreHost }));
   const width = Math.max(...results.map((r) => r.check.length));
   for (const r of results) console.log(`  ${MARK[r.status]} ${r.check.padEnd(width)}  ${r.message}`);
   const failed = results.filter((r) => r.status === "fail").length;

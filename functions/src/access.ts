@@ -11,15 +11,16 @@ export interface TokenClaims {
 
 /**
  * Why `policy` refuses a caller with these claims (a sentence that names the policy), or undefined when it
- * allows it. `signed-in` is the behaviour before the policy existed: whoever passed the auth gate
- * (callable.ts; ALLOW_UNAUTHENTICATED included). `non-anonymous` wants a sign-in provider that is present
+ * allows it. `signed-in` wants a user, anonymous Auth included: createCounter's auth gate (callable.ts)
+ * already refuses a caller with no user, whatever ALLOW_UNAUTHENTICATED says, and the policy refuses one
+ * too rather than rely on that. `non-anonymous` wants a sign-in provider that is present
  * and not "anonymous": every real ID token names its provider, so a token without one is refused rather
  * than guessed at. `admin` wants the custom claim admin: true, exactly as the admin callables do.
  */
 export function policyRefusal(policy: CreatePolicy, claims: TokenClaims | undefined): string | undefined {
   switch (policy) {
     case "signed-in":
-      return undefined;
+      return claims !== undefined ? undefined : "requires a signed-in user (CREATE_POLICY=signed-in)";
     case "non-anonymous": {
       const provider = claims?.firebase?.sign_in_provider;
       if (typeof provider === "string" && provider !== "anonymous") return undefined;

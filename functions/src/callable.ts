@@ -25,7 +25,7 @@ export interface CallableSpec<S extends z.ZodType, R> {
   schema: (limits: Limits) => S;
   /** Requires the custom claim `admin: true`. */
   admin?: boolean;
-  /** Requires a signed-in user even when ALLOW_UNAUTHENTICATED is true: the caller's uid is the data. */
+  /** Requires a signed-in user even when ALLOW_UNAUTHENTICATED is true (setMember: the uid is the data; createCounter). */
   signedIn?: boolean;
   /** Who may call it beyond the auth gate (reads its param per call; a bad value throws → `internal`). */
   policy?: () => CreatePolicy;

@@ -18,6 +18,9 @@ import * as store from "./counters/store";
 export const createCounter = validatedOnCall({
   name: "createCounter",
   schema: createCounterInput,
+  // A counter is created by someone: whatever CREATE_POLICY says, and even where ALLOW_UNAUTHENTICATED
+  // lets signed-out callers increment, a caller with no user never creates one (DESIGN.md).
+  signedIn: true,
   policy: createPolicy,
   rateLimited: true,
   handler: (input, { config }) => {

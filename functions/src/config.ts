@@ -4,7 +4,7 @@
 // stop the rollup, and a bad rollup setting must not stop the callables.
 import * as logger from "firebase-functions/logger";
 import { staleAfterMsFor } from "./counters/rollup";
-import { kindOf, parseCounterKinds, type CounterKind, type KindLimits } from "./counters/kinds";
+import { kindFor, parseCounterKindRules, type CounterKind, type KindLimits } from "./counters/kinds";
 import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "./counters/mirrors";
 import { parseCounterIdPatterns, type Template } from "./counters/patterns";
 import {
@@ -106,13 +106,14 @@ export function uniqueCounterPatterns(): Template[] {
 
 /**
  * The COUNTER_KINDS rule that `counterId` matches first, if any (parsed once per value and limits; a kind
- * must stay within MAX_SHARDS and MAX_DELTA). A bad value throws, naming the rule, so createCounter and
- * incrementCounter, the two operations it bounds, fail loudly (logged, `internal`) instead of running as if
- * it were empty: a typo must not hand the shard count and the delta back to clients. The rollup, setMember
- * and the admin callables never read it.
+ * must stay within MAX_SHARDS and MAX_DELTA). A bad rule throws, naming it, for the ids it could match
+ * only, so createCounter and incrementCounter, the two operations it bounds, fail loudly for those
+ * (logged, `internal`) instead of running as if it were absent: a typo must not hand the shard count and
+ * the delta back to clients. Every other counter goes on (kinds.ts, kindFor). The rollup, setMember and
+ * the admin callables never read it.
  */
 export function counterKindFor(counterId: string, limits: KindLimits): CounterKind | undefined {
-  return kindOf(parseCounterKinds("COUNTER_KINDS", counterKinds.value(), limits), counterId);
+  return kindFor(parseCounterKindRules("COUNTER_KINDS", counterKinds.value(), limits), counterId);
 }
 
 /**

@@ -29,7 +29,7 @@ export const requestTtlHours = defineInt("REQUEST_TTL_HOURS", {
 
 export const allowUnauthenticated = defineBoolean("ALLOW_UNAUTHENTICATED", {
   default: false,
-  description: "Accept callable requests without a signed-in Firebase Auth user.",
+  description: "Accept incrementCounter requests without a signed-in Firebase Auth user (createCounter, setMember and the admin callables always need one).",
 });
 
 export const enforceAppCheck = defineBoolean("ENFORCE_APP_CHECK", {

@@ -4,10 +4,11 @@
 // Each check returns ok / warn / fail with a message that names the problem and the file to change.
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { CLEANUP_DOCUMENT_PATTERN, ROLLUP, SHARD_DOCUMENT_PATTERN } from "../../functions/src/counters/paths";
+import { CLEANUP_DOCUMENT_PATTERN, REQUESTS, ROLLUP, SHARD_DOCUMENT_PATTERN } from "../../functions/src/counters/paths";
 import { describeKind, parseCounterKinds, type KindLimits } from "../../functions/src/counters/kinds";
 import { parseMirrorRules } from "../../functions/src/counters/mirrors";
 import { parseCounterIdPatterns } from "../../functions/src/counters/patterns";
+import * as functionParams from "../../functions/src/params";
 import { PARAM_RULES, paramProblem, settingsProblems } from "../../functions/src/settings";
 import { checkCodebase, countersCodebase } from "./codebase-check";
 import { discoverBuild, endpointsOf, resolveBuildWithParams, type ProjectRef } from "./codebases";
@@ -40,8 +41,14 @@ export interface PreflightOptions {
   projectId: string;
   /** "Today", for the runtime's support window. */
   now: Date;
-  /** host:port of a running Firestore emulator that compiles the rules. */
+  /** host:port of a running Firestore emulator that compiles the rules (not used at predeploy). */
   firestoreHost: string;
+  /**
+   * Run as the deploy's predeploy step, before the build: only the checks that need neither the built
+   * functions (the build comes next; the deploy itself then loads them) nor an emulator, offline and in a
+   * few seconds: everything a param combination can get wrong (runPredeploy).
+   */
+  predeploy?: boolean;
 }
 
 /** The contract's functions (DESIGN.md): six callables and the rollup trigger; and the rollup's sweep. */
@@ -98,6 +105,7 @@ export async function runPreflight(options: PreflightOptions): Promise<CheckResu
   } catch (error) {
     return [{ check: "firebase.json", status: "fail", message: errorMessage(error) }];
   }
+  if (options.predeploy === true) return runPredeploy(ctx);
   results.push(...checkRuntime(ctx), checkFunctionsSdk(ctx));
   const discovered = await discover(ctx);
   results.push(discovered.result);
@@ -115,6 +123,74 @@ export async function runPreflight(options: PreflightOptions): Promise<CheckResu
   results.push(checkCounterKinds(ctx));
   results.push(await checkRules(ctx), checkIndexes(ctx));
   return results;
+}
+
+/** The checks runPreflight makes only with the built functions or an emulator (skipped at predeploy). */
+const AFTER_BUILD = ["discovery", "manifest", "placement", "codebase", "rules"];
+
+/**
+ * The predeploy subset: every check of the params a deploy to this project would use (their values from
+ * the env files, their defaults from functions/src/params.ts), of the patterns and rules they hold, of the
+ * runtime, the SDK and the index file. What a bad param combination breaks at run time (every increment
+ * answering internal, say) is refused here, before the build and before the deploy touches the network.
+ */
+function runPredeploy(ctx: Context): CheckResult[] {
+  const results: CheckResult[] = [...checkRuntime(ctx), checkFunctionsSdk(ctx)];
+  const values = predeployParams(ctx);
+  results.push(values.result);
+  if (values.params !== undefined) results.push(checkSettings(ctx, values.params), checkExposure(ctx, values.params));
+  results.push(checkUniqueCounters(ctx), checkMirrors(ctx), checkCounterKinds(ctx), checkIndexes(ctx));
+  results.push({
+    check: "predeploy",
+    status: "ok",
+    message: `checked before the build; ${AFTER_BUILD.join(", ")} need the built functions or an emulator: the deploy loads the functions next, and npm run preflight checks them all`,
+  });
+  return results;
+}
+
+/**
+ * Every param's value for a deploy to the project, as the deploy resolves it without prompting: the env
+ * files (`<source>/.env`, `.env.<projectId>`, read with firebase-tools' own loader), else the param's
+ * default. A param with neither would make the deploy prompt: that fails here, as in the params check.
+ */
+function predeployParams(ctx: Context): { result: CheckResult; params?: Record<string, string> } {
+  const check = "params";
+  const { projectId } = ctx.options;
+  const env = envFiles(ctx);
+  const envs = userEnvs(ctx, check);
+  if ("failed" in envs) return { result: envs.failed };
+  const declared = declaredParamDefaults();
+  const params: Record<string, string> = {};
+  const missing: string[] = [];
+  for (const [name, fallback] of Object.entries(declared)) {
+    const value = envs.values[name] ?? fallback;
+    if (value === undefined) missing.push(name);
+    else params[name] = value;
+  }
+  if (missing.length > 0) {
+    return {
+      result: {
+        check,
+        status: "fail",
+        message: `params without a value for ${projectId}: ${missing.join(", ")} — a deploy would prompt for them (and fail without a terminal). Add them to ${env.base} or ${env.project}`,
+      },
+    };
+  }
+  const count = Object.keys(declared).length;
+  return { result: { check, status: "ok", message: `all ${count} params have a value for ${projectId} (${env.base}, ${env.project}, or their defaults)` }, params };
+}
+
+/** The functions' params (functions/src/params.ts) by name, with their literal defaults as strings (undefined: none). */
+function declaredParamDefaults(): Record<string, string | undefined> {
+  const defaults: Record<string, string | undefined> = {};
+  for (const value of Object.values(functionParams as Record<string, unknown>)) {
+    if (typeof value !== "object" || value === null || !("name" in value) || !("options" in value)) continue;
+    const { name, options } = value as { name: unknown; options: { default?: unknown } | undefined };
+    if (typeof name !== "string") continue;
+    const fallback = options?.default;
+    defaults[name] = typeof fallback === "string" || typeof fallback === "number" || typeof fallback === "boolean" ? String(fallback) : undefined;
+  }
+  return defaults;
 }
 
 function context(options: PreflightOptions): Context {
@@ -207,10 +283,13 @@ function runtimeSource(ctx: Context): string {
 function checkFunctionsSdk(ctx: Context): CheckResult {
   const check = "functions sdk";
   const relativeDir = relative(ctx.options.projectDir, ctx.sourceDir);
-  try {
-    nodeValidate.packageJsonIsValid(relativeDir, ctx.sourceDir, ctx.options.projectDir);
-  } catch (error) {
-    return { check, status: "fail", message: errorMessage(error) };
+  // firebase-tools' check wants the package's `main` (lib/index.js) built: not yet at predeploy.
+  if (ctx.options.predeploy !== true) {
+    try {
+      nodeValidate.packageJsonIsValid(relativeDir, ctx.sourceDir, ctx.options.projectDir);
+    } catch (error) {
+      return { check, status: "fail", message: errorMessage(error) };
+    }
   }
   const version = versioning.getFunctionsSDKVersion(ctx.sourceDir);
   if (version === undefined) {
@@ -480,21 +559,26 @@ function kindLimits(envs: Record<string, string>): KindLimits {
   return { maxShards: limit("MAX_SHARDS"), maxDelta: limit("MAX_DELTA") };
 }
 
+/** The params' values in the env files of our source for the project, read with firebase-tools' own loader. */
+function userEnvs(ctx: Context, check: string): { values: Record<string, string> } | { failed: CheckResult } {
+  const { projectId } = ctx.options;
+  try {
+    return { values: functionsEnv.loadUserEnvs({ functionsSource: ctx.sourceDir, projectId }) };
+  } catch (error) {
+    return { failed: { check, status: "fail", message: `reading ${envFiles(ctx).base} for ${projectId}: ${errorMessage(error)}` } };
+  }
+}
+
 /**
  * A param of patterns, read as a deploy would read it and parsed by `describe` (which throws on a bad one;
  * it also gets every param's value, for a parse that depends on other params).
  */
 function checkPatternParam(ctx: Context, check: string, param: string, describe: (value: string, envs: Record<string, string>) => string): CheckResult {
-  const { projectId } = ctx.options;
   const env = envFiles(ctx);
-  let envs: Record<string, string>;
+  const envs = userEnvs(ctx, check);
+  if ("failed" in envs) return envs.failed;
   try {
-    envs = functionsEnv.loadUserEnvs({ functionsSource: ctx.sourceDir, projectId });
-  } catch (error) {
-    return { check, status: "fail", message: `reading ${env.base} for ${projectId}: ${errorMessage(error)}` };
-  }
-  try {
-    return { check, status: "ok", message: describe(envs[param] ?? "", envs) };
+    return { check, status: "ok", message: describe(envs.values[param] ?? "", envs.values) };
   } catch (error) {
     return { check, status: "fail", message: `${errorMessage(error)}; fix it in ${env.base} or ${env.project}` };
   }
@@ -543,6 +627,9 @@ async function checkRules(ctx: Context): Promise<CheckResult> {
   return { check, status: "ok", message: `${file} compiles` };
 }
 
+/** The idempotency records' collection id before it became the backend's own (functions/src/counters/paths.ts). */
+const LEGACY_REQUESTS = "requests";
+
 interface IndexSpec {
   fieldOverrides?: { collectionGroup?: string; fieldPath?: string; ttl?: boolean; indexes?: { order?: string; queryScope?: string }[] }[];
 }
@@ -554,9 +641,9 @@ function checkIndexes(ctx: Context): CheckResult {
     if (file === undefined) throw new Error("firebase.json names no firestore.indexes file");
     const spec = JSON.parse(readFileSync(join(ctx.options.projectDir, file), "utf8")) as IndexSpec;
     new firestoreApi.FirestoreApi().validateSpec(spec);
-    const ttl = spec.fieldOverrides?.some((o) => o.collectionGroup === "requests" && o.fieldPath === "expireAt" && o.ttl === true);
+    const ttl = spec.fieldOverrides?.some((o) => o.collectionGroup === REQUESTS && o.fieldPath === "expireAt" && o.ttl === true);
     if (!ttl) {
-      return { check, status: "fail", message: `${file} has no TTL override on requests.expireAt: idempotency records would never expire` };
+      return { check, status: "fail", message: `${file} has no TTL override on ${REQUESTS}.expireAt: idempotency records would never expire` };
     }
     const sweepIndex = spec.fieldOverrides?.some(
       (o) =>
@@ -571,7 +658,18 @@ function checkIndexes(ctx: Context): CheckResult {
         message: `${file} has no collection-group index on ${ROLLUP}.dueAt: ${SWEEP}'s query would fail, and claims orphaned when retries run out would never be finished`,
       };
     }
-    return { check, status: "ok", message: `${file} is valid, with the TTL policy on requests.expireAt and ${SWEEP}'s index on ${ROLLUP}.dueAt` };
+    // The TTL policy of earlier versions, on the group `requests`: it deletes every document with a past
+    // `expireAt` in any collection named requests, an app's own too (docs/deploying.md, upgrading).
+    if (spec.fieldOverrides?.some((o) => o.collectionGroup === LEGACY_REQUESTS && o.ttl === true)) {
+      return {
+        check,
+        status: "warn",
+        message:
+          `${file} still has the TTL override on ${LEGACY_REQUESTS}.expireAt of earlier versions: it deletes documents with a past expireAt in ` +
+          `every collection named ${LEGACY_REQUESTS}, your app's too; remove it once the old idempotency records have expired (docs/deploying.md, "Upgrading")`,
+      };
+    }
+    return { check, status: "ok", message: `${file} is valid, with the TTL policy on ${REQUESTS}.expireAt and ${SWEEP}'s index on ${ROLLUP}.dueAt` };
   } catch (error) {
     return { check, status: "fail", message: `firestore indexes: ${errorMessage(error)}` };
   }

@@ -59,6 +59,12 @@ export interface CounterReport {
    */
   missingForMs: number | null;
   fixed: boolean;
+  /**
+   * Documents this check read, as billed: the parent, the shard listing, each aggregation (one per 1,000
+   * entries it counts; counted as one here) and, with fix, what the repair read. Only documents under
+   * counters/{id}: reconcile reads no collection group, so nothing of an app's own is ever read.
+   */
+  reads: number;
 }
 
 export interface ReconcileOptions {
@@ -134,6 +140,7 @@ export async function reconcileCounter(
     memberDrift: null,
     missingForMs: null,
     fixed: false,
+    reads: 1, // the parent (from its page, or read by id)
   };
   if (!parent.exists) return report;
   report.unique = parent.get("unique") === true;
@@ -143,6 +150,7 @@ export async function reconcileCounter(
   report.numShards = typeof numShards === "number" ? numShards : null;
 
   const shards = await shardsRef(db, counterId).select().get();
+  report.reads += Math.max(1, shards.size);
   const present = new Set(shards.docs.map((d) => d.id));
   const expected = new Set(report.numShards === null ? [] : shardIds(report.numShards));
   report.strayShards = [...present].filter((id) => !expected.has(id)).sort();
@@ -150,7 +158,9 @@ export async function reconcileCounter(
   const shardWritesUs = shards.docs.map((d) => microsCeil(d.updateTime));
   const lastShardWriteUs = Math.max(0, ...shardWritesUs);
 
-  const sum = await sumShards(db, counterId);
+  const cost = { reads: 0, aggregations: 0 };
+  const sum = await sumShards(db, counterId, cost);
+  report.reads += cost.reads + cost.aggregations;
   if (sum.overflow) {
     report.status = "overflow";
     return report;
@@ -159,6 +169,7 @@ export async function reconcileCounter(
   report.drift = report.total === null ? null : report.total - sum.total;
   if (report.unique) {
     const read = await membersAndSum(db, counterId);
+    report.reads += MEMBERS_AND_SUM_READS;
     report.members = read.members;
     report.memberSum = read.sum;
     report.memberDrift = read.sum === null ? null : read.sum - read.members;
@@ -181,22 +192,26 @@ export async function reconcileCounter(
   }
 
   if (fix) {
-    try {
-      if (memberDrift) {
-        // Shards first, then the total from a sum read after the repair, on the parent as it is now.
-        if (!(await repairFromMembers(db, counterId))) return report;
-        const fresh = await counterRef(db, counterId).get();
-        const repaired = await sumShards(db, counterId);
-        if (!fresh.exists || repaired.overflow) return report;
-        await commitTotal(fresh, repaired, { "rollup.reconciledAt": FieldValue.serverTimestamp() }, check.mirrors?.(counterId) ?? []);
-      } else {
-        await commitTotal(parent, sum, { "rollup.reconciledAt": FieldValue.serverTimestamp() }, check.mirrors?.(counterId) ?? []);
-      }
-      report.fixed = true;
-    } catch (error) {
-      const code = grpcCode(error);
-      // The parent changed (a rollup committed) or vanished while we looked: check again next run.
-      if (code !== GRPC.FAILED_PRECONDITION && code !== GRPC.NOT_FOUND) throw error;
+    const extra = { "rollup.reconciledAt": FieldValue.serverTimestamp() };
+    const mirrors = check.mirrors?.(counterId) ?? [];
+    // "changed" (a rollup committed) or "gone" (deleted) while we looked: not fixed; check again next run.
+    if (memberDrift) {
+      // Shards first, then the total from a sum read after the repair, on the parent as it is now.
+      const repair = await repairFromMembers(db, counterId);
+      report.reads += repair.reads;
+      if (!repair.done) return report;
+      const fresh = await counterRef(db, counterId).get();
+      const again = { reads: 0, aggregations: 0 };
+      const repaired = await sumShards(db, counterId, again);
+      report.reads += 1 + again.reads + again.aggregations;
+      if (!fresh.exists || repaired.overflow) return report;
+      const commit = await commitTotal(fresh, repaired, extra, mirrors);
+      report.reads += commit.reads;
+      report.fixed = commit.kind === "committed";
+    } else {
+      const commit = await commitTotal(parent, sum, extra, mirrors);
+      report.reads += commit.reads;
+      report.fixed = commit.kind === "committed";
     }
   }
   return report;
@@ -227,6 +242,9 @@ async function membersAndSum(db: Firestore, counterId: string): Promise<MembersA
   );
 }
 
+/** What membersAndSum reads: two aggregations (up to 1,000 shards and members each) and shard "0". */
+const MEMBERS_AND_SUM_READS = 3;
+
 /** Attempts of the repair when setMember calls keep writing shard "0" between the read and the repair. */
 const REPAIR_ATTEMPTS = 10;
 
@@ -236,25 +254,27 @@ const REPAIR_ATTEMPTS = 10;
  * setMember calls run: every join or leave committed after T moves the sum and the members together (one
  * batch), so members − sum is the same at the repair's commit as at T. The one write that could change
  * it without moving the members, a second repair (or a stale-cache increment on shard "0"), changes shard
- * "0", so the precondition fails and the repair reads again. Returns false if the counter or its shard
+ * "0", so the precondition fails and the repair reads again. Not done if the counter or its shard
  * "0" is gone, the sum is malformed, or it kept losing the race.
  */
-async function repairFromMembers(db: Firestore, counterId: string): Promise<boolean> {
+async function repairFromMembers(db: Firestore, counterId: string): Promise<{ done: boolean; reads: number }> {
+  let reads = 0;
   for (let attempt = 0; attempt < REPAIR_ATTEMPTS; attempt++) {
     const read = await membersAndSum(db, counterId);
-    if (read.sum === null || !read.shard0.exists) return false;
+    reads += MEMBERS_AND_SUM_READS;
+    if (read.sum === null || !read.shard0.exists) return { done: false, reads };
     const correction = read.members - read.sum;
-    if (correction === 0) return true;
+    if (correction === 0) return { done: true, reads };
     try {
       await read.shard0.ref.update({ count: FieldValue.increment(correction) }, { lastUpdateTime: read.shard0.updateTime! });
-      return true;
+      return { done: true, reads };
     } catch (error) {
       const code = grpcCode(error);
-      if (code === GRPC.NOT_FOUND) return false;
+      if (code === GRPC.NOT_FOUND) return { done: false, reads };
       if (code !== GRPC.FAILED_PRECONDITION) throw error;
     }
   }
-  return false;
+  return { done: false, reads };
 }
 
 /**

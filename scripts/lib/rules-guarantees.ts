@@ -3,6 +3,7 @@
 // each as signed-out, signed-in and admin-claim callers. The rules test tier runs this table on
 // firestore.rules, and `npm run check-rules` on any file (an app's rules with our block pasted in), so
 // both check the same expectations. Pure data: scripts/lib/rules-check.ts runs it in the emulator.
+import { CLEANUP, LEASE_ID, PENDING_ID, REQUESTS, ROLLUP } from "../../functions/src/counters/paths";
 
 export type Caller = "signed-out" | "signed-in" | "admin";
 
@@ -116,8 +117,8 @@ function buildGuarantees(): Guarantee[] {
       probes: per(ALL_CALLERS, writes(counter, PARENT)),
     },
     ...subcollection("shards", "counters/{id}/shards/{n}", "0", SHARD),
-    ...subcollection("requests", "counters/{id}/requests/{requestId}", "tap-1", REQUEST),
-    ...subcollection("rollup", "counters/{id}/rollup/lease", "lease", LEASE),
+    ...subcollection(REQUESTS, `counters/{id}/${REQUESTS}/{requestId}`, "tap-1", REQUEST),
+    ...subcollection(ROLLUP, `counters/{id}/${ROLLUP}/${LEASE_ID}`, LEASE_ID, LEASE),
     {
       statement: "signed-in users can get their own counters/{id}/members/{uid}, present or absent",
       allowed: true,
@@ -156,7 +157,7 @@ function buildGuarantees(): Guarantee[] {
       allowed: false,
       breach: "read or write other documents under counters/{id}",
       probes: per(ALL_CALLERS, (caller) => [
-        { caller, operation: "get", target: `${counter()}/cleanup/pending`, seed: { since: 1 } },
+        { caller, operation: "get", target: `${counter()}/${CLEANUP}/${PENDING_ID}`, seed: { since: 1 } },
         { caller, operation: "create", target: `${counter()}/anything/else`, data: { any: 1 } },
       ]),
     },

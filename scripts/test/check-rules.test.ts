@@ -53,8 +53,8 @@ describe("check-rules", () => {
         "ok   anyone can get counters/{id} (its total), signed in or not",
         "FAIL clients cannot read counters/{id}/shards/{n} (broken for signed-in users, users with the admin claim)",
         "FAIL clients cannot write counters/{id}/shards/{n} (broken for signed-in users, users with the admin claim)",
-        "FAIL clients cannot write counters/{id}/requests/{requestId} (broken for signed-in users, users with the admin claim)",
-        "FAIL clients cannot write counters/{id}/rollup/lease (broken for signed-in users, users with the admin claim)",
+        "FAIL clients cannot write counters/{id}/exactCounterRequests/{requestId} (broken for signed-in users, users with the admin claim)",
+        "FAIL clients cannot write counters/{id}/exactCounterRollup/lease (broken for signed-in users, users with the admin claim)",
         "FAIL nobody can get another user's counters/{id}/members/{uid} (broken for signed-in users, users with the admin claim)",
       ]),
     );

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { EMULATORS, emulatorEnv, firebaseBin, REPO_ROOT, shellQuote } from "../lib/firebase-cli";
 import { CALLABLES, runPreflight, type CheckResult } from "../lib/preflight";
 import { requireEmulators } from "../../functions/test/helpers/emulators";
+import { REQUESTS } from "../../functions/src/counters/paths";
 import {
   APP_PROJECT,
   COUNTERS_SOURCE,
@@ -105,7 +106,7 @@ describe("adding the counters to an existing app (docs/existing-app.md)", () => 
     expect(indexes.fieldOverrides).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ collectionGroup: "posts", fieldPath: "body" }),
-        expect.objectContaining({ collectionGroup: "requests", fieldPath: "expireAt", ttl: true }),
+        expect.objectContaining({ collectionGroup: REQUESTS, fieldPath: "expireAt", ttl: true }),
       ]),
     );
   });

@@ -60,7 +60,7 @@ describe("preflight", () => {
       expect.arrayContaining(["runtime", "functions sdk", "discovery", "params", "settings", "manifest", "placement", "unique counters", "mirrors", "counter kinds", "rules", "indexes"]),
     );
     expect(only(results, "settings").status).toBe("ok");
-    expect(only(results, "manifest").message).toMatch(/^9 v2 endpoints in us-central1: 6 callables.*; cleanupDeletedCounter on google\.cloud\.firestore\.document\.v1\.updated counters\/\{counterId\}\/cleanup\/pending, retry on$/);
+    expect(only(results, "manifest").message).toMatch(/^9 v2 endpoints in us-central1: 6 callables.*; cleanupDeletedCounter on google\.cloud\.firestore\.document\.v1\.updated counters\/\{counterId\}\/exactCounterCleanup\/pending, retry on$/);
     expect(only(results, "unique counters")).toMatchObject({ status: "ok", message: expect.stringContaining("UNIQUE_COUNTERS is empty") as string });
     expect(only(results, "mirrors")).toMatchObject({ status: "ok", message: expect.stringContaining("MIRRORS is empty") as string });
     expect(only(results, "counter kinds")).toMatchObject({ status: "ok", message: expect.stringContaining("COUNTER_KINDS is empty") as string });
@@ -210,6 +210,12 @@ describe("preflight", () => {
     ["a placeholder on one side only", "a=b/c:n,post-{id}-likes=posts/p1:likeCount", 'MIRRORS: rule 2 "post-{id}-likes=posts/p1:likeCount" uses {id} in the counter-id pattern but not in the document path'],
     ["an odd number of path segments", "post-{id}-likes=posts:likeCount", 'MIRRORS: rule 1 "post-{id}-likes=posts:likeCount" has a document path "posts" with 1 segments'],
     ["an invalid field path", "post-{id}-likes=posts/{id}:like-count", 'MIRRORS: rule 1 "post-{id}-likes=posts/{id}:like-count" has a field path "like-count" that is not valid'],
+    ["a target that can land among the counters", "{c}-likes={c}/summary:total", 'MIRRORS: rule 1 "{c}-likes={c}/summary:total" has a document path "{c}/summary" whose first segment becomes "counters" when {c} is "counters"'],
+    [
+      "two rules that can write one field",
+      "post-{id}-views=posts/{id}:stats.views,post-{id}-stats=posts/{id}:stats",
+      'MIRRORS: rule 2 "post-{id}-stats=posts/{id}:stats" can write the fields stats.views and stats (one holds the other) of the same document as rule 1 (post-{id}-views=posts/{id}:stats.views)',
+    ],
   ])("fails on MIRRORS with %s, naming the rule", async (_name, value, message) => {
     const dir = brokenCopy((d) => edit(join(d, "functions", ".env"), (t) => t.replace(/^MIRRORS=.*$/m, `MIRRORS=${value}`)));
     const check = only(await preflight(dir), "mirrors");
@@ -338,14 +344,22 @@ describe("preflight", () => {
     const invalid = brokenCopy((d) => edit(join(d, "firestore.indexes.json"), (t) => t.replace('"fieldOverrides"', '"fieldOverides"')));
     const noTtl = brokenCopy((d) => edit(join(d, "firestore.indexes.json"), (t) => t.replace('"ttl": true', '"ttl": false')));
     expect(only(await preflight(invalid), "indexes")).toMatchObject({ status: "fail" });
-    expect(only(await preflight(noTtl), "indexes").message).toContain("no TTL override on requests.expireAt");
+    expect(only(await preflight(noTtl), "indexes").message).toContain("no TTL override on exactCounterRequests.expireAt");
   });
 
-  it("fails when the sweep's collection-group index on rollup.dueAt is gone", async () => {
+  it("fails when the sweep's collection-group index on exactCounterRollup.dueAt is gone", async () => {
     const dir = brokenCopy((d) => edit(join(d, "firestore.indexes.json"), (t) => t.replace('"queryScope": "COLLECTION_GROUP"', '"queryScope": "COLLECTION"')));
     const indexes = only(await preflight(dir), "indexes");
     expect(indexes.status).toBe("fail");
-    expect(indexes.message).toContain("no collection-group index on rollup.dueAt");
+    expect(indexes.message).toContain("no collection-group index on exactCounterRollup.dueAt");
+  });
+
+  it("warns while the TTL policy of earlier versions on the group requests is still there: it deletes an app's own requests", async () => {
+    const legacy = '{ "collectionGroup": "requests", "fieldPath": "expireAt", "ttl": true, "indexes": [] },';
+    const dir = brokenCopy((d) => edit(join(d, "firestore.indexes.json"), (t) => t.replace('"fieldOverrides": [', `"fieldOverrides": [${legacy}`)));
+    const indexes = only(await preflight(dir), "indexes");
+    expect(indexes.status).toBe("warn");
+    expect(indexes.message).toContain("still has the TTL override on requests.expireAt of earlier versions");
   });
 
   it("fails when firebase-functions does not satisfy functions/package.json", async () => {

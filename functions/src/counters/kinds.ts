@@ -8,7 +8,7 @@
 // Uniqueness is not part of a kind: UNIQUE_COUNTERS alone decides it (DESIGN.md).
 // Pure, no Firebase import: the functions and `npm run preflight` share it.
 import { CounterError } from "./errors";
-import { matchesEveryIdOf, matchTemplate, parseCounterIdPattern, parseListParam, type Template } from "./patterns";
+import { entryError, matchesEveryIdOf, matchTemplate, parseCounterIdPattern, parseListParam, splitList, type PatternError, type Template } from "./patterns";
 
 /** One parsed COUNTER_KINDS rule. At least one of `shards` and `maxDelta` is set. */
 export interface CounterKind {
@@ -87,25 +87,98 @@ export function parseCounterKinds(param: string, value: string, limits: KindLimi
   const earlier: CounterKind[] = [];
   const parseOne = (entry: string): CounterKind => {
     const kind = parseCounterKind(entry, limits);
-    const i = earlier.findIndex((e) => matchesEveryIdOf(e.counter, kind.counter));
-    if (i !== -1) {
-      const first = earlier[i]!.counter;
-      const same = matchesEveryIdOf(kind.counter, first);
-      throw new Error(
-        same
-          ? `can never apply: rule ${i + 1} (${first.source}) matches the same ids and comes first (the first matching rule wins); merge the two`
-          : `can never apply: rule ${i + 1} (${first.source}) matches every id it matches and comes first (the first matching rule wins); put the narrower rule first`,
-      );
-    }
+    checkReachable(kind, earlier);
     earlier.push(kind);
     return kind;
   };
   return parseListParam(param, value, "rule", parseOne, `${limits.maxShards}:${limits.maxDelta}`);
 }
 
+/** Throws if an earlier rule matches every id `kind` matches: the first matching rule wins, so it could never apply. */
+function checkReachable(kind: CounterKind, earlier: readonly CounterKind[]): void {
+  const i = earlier.findIndex((e) => matchesEveryIdOf(e.counter, kind.counter));
+  if (i === -1) return;
+  const first = earlier[i]!.counter;
+  const same = matchesEveryIdOf(kind.counter, first);
+  throw new Error(
+    same
+      ? `can never apply: rule ${i + 1} (${first.source}) matches the same ids and comes first (the first matching rule wins); merge the two`
+      : `can never apply: rule ${i + 1} (${first.source}) matches every id it matches and comes first (the first matching rule wins); put the narrower rule first`,
+  );
+}
+
 /** The kind of `counterId`: the first rule whose pattern matches it, or undefined (no declared shape). */
 export function kindOf(kinds: readonly CounterKind[], counterId: string): CounterKind | undefined {
   return kinds.find((kind) => matchTemplate(kind.counter, counterId) !== null);
+}
+
+/**
+ * A rule of a COUNTER_KINDS value that does not parse, as the functions keep it: the error naming it, and
+ * its counter-id pattern when that much parses (null: which ids it was meant for cannot be told).
+ */
+export interface BadKindRule {
+  error: PatternError;
+  counter: Template | null;
+}
+
+const ruleMemo = new Map<string, (CounterKind | BadKindRule)[]>();
+const RULE_MEMO_MAX_ENTRIES = 64;
+
+/**
+ * The functions' reading of a COUNTER_KINDS value: every rule in order, each parsed or kept as bad (once
+ * per value and limits). A bad rule (a typo, or a bound the deployed MAX_SHARDS / MAX_DELTA no longer
+ * allows) must not stop the counters it has nothing to do with: kindFor refuses only the ids it could
+ * match. `npm run preflight` refuses the whole value (parseCounterKinds), before a deploy.
+ */
+export function parseCounterKindRules(param: string, value: string, limits: KindLimits): (CounterKind | BadKindRule)[] {
+  const key = `${param}\u0000${limits.maxShards}:${limits.maxDelta}\u0000${value}`;
+  let rules = ruleMemo.get(key);
+  if (rules === undefined) {
+    rules = [];
+    const good: CounterKind[] = [];
+    for (const [i, entry] of splitList(value).entries()) {
+      try {
+        const kind = parseCounterKind(entry, limits);
+        checkReachable(kind, good);
+        good.push(kind);
+        rules.push(kind);
+      } catch (error) {
+        rules.push({ error: entryError(param, "rule", i + 1, entry, error), counter: patternOf(entry) });
+      }
+    }
+    if (ruleMemo.size >= RULE_MEMO_MAX_ENTRIES) ruleMemo.clear();
+    ruleMemo.set(key, rules);
+  }
+  return rules;
+}
+
+/** The counter-id pattern of a rule, if that part parses. */
+function patternOf(entry: string): Template | null {
+  const eq = entry.indexOf("=");
+  if (eq === -1) return null;
+  try {
+    return parseCounterIdPattern(entry.slice(0, eq).trim());
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The kind of `counterId` under rules that may hold bad ones: the first rule that matches decides, as
+ * with kindOf. An id that reaches a bad rule whose pattern could match it (any id, when the bad rule's
+ * pattern does not parse) throws that rule's error, naming it: the call answers internal rather than run
+ * without the shape the rule meant to declare. An id a valid rule before it decides, or that the bad
+ * rule's pattern cannot match, is not affected.
+ */
+export function kindFor(rules: readonly (CounterKind | BadKindRule)[], counterId: string): CounterKind | undefined {
+  for (const rule of rules) {
+    if ("error" in rule) {
+      if (rule.counter === null || matchTemplate(rule.counter, counterId) !== null) throw rule.error;
+    } else if (matchTemplate(rule.counter, counterId) !== null) {
+      return rule;
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -4,19 +4,33 @@ import type { CollectionReference, DocumentReference, Firestore } from "firebase
 
 export const COUNTERS = "counters";
 export const SHARDS = "shards";
-/** Idempotency records of incrementCounter, one per requestId: counters/{id}/requests/{requestId}. */
-export const REQUESTS = "requests";
-/** Rollup coordination: counters/{id}/rollup/lease holds the pending claim, if any (counters/rollup/claim.ts). */
-export const ROLLUP = "rollup";
-export const LEASE_ID = "lease";
 /** Members of a unique counter, one document per member: counters/{id}/members/{uid}. */
 export const MEMBERS = "members";
+/** A unique counter's membership history, one document per user: counters/{id}/memberships/{uid} (members.ts). */
+export const MEMBERSHIPS = "memberships";
+
+// The backend's own collections, which the contract (DESIGN.md) does not name. Their ids are what
+// Firestore scopes collection-group queries, TTL policies and index overrides by: every collection with
+// that id, at any depth, anywhere in the database. An app's own `requests`, `rollup` or `cleanup`
+// collections (common words) would be read by the sweeps' collection-group queries, and an app's own
+// `requests/*` documents with an `expireAt` field deleted by the TTL policy. So these ids name the
+// project: no app uses them by accident, and a query or policy on them reaches only the backend's
+// documents. (shards and members are in the contract; nothing queries or indexes them as groups.)
+
+/** Idempotency records of incrementCounter, one per requestId: counters/{id}/exactCounterRequests/{requestId}. */
+export const REQUESTS = "exactCounterRequests";
 /**
- * The deletion marker: counters/{id}/cleanup/pending exists from the transaction that deletes a counter
- * until its members and idempotency records are gone (store.ts, deleteCounter). Not under `rollup`, whose
- * documents are rollup leases (and may be queried as such).
+ * Rollup coordination: counters/{id}/exactCounterRollup/lease holds the pending claim, if any
+ * (counters/rollup/claim.ts); the sweep queries the group for stale claims.
  */
-export const CLEANUP = "cleanup";
+export const ROLLUP = "exactCounterRollup";
+export const LEASE_ID = "lease";
+/**
+ * The deletion marker: counters/{id}/exactCounterCleanup/pending exists from the transaction that deletes
+ * a counter until its members, membership history and idempotency records are gone (store.ts,
+ * deleteCounter); the sweep queries the group for stranded cleanups.
+ */
+export const CLEANUP = "exactCounterCleanup";
 export const PENDING_ID = "pending";
 /** The cleanup trigger's document pattern: the deletion marker (functions/src/cleanup.ts). */
 export const CLEANUP_DOCUMENT_PATTERN = `${COUNTERS}/{counterId}/${CLEANUP}/${PENDING_ID}`;
@@ -54,6 +68,20 @@ export function membersRef(db: Firestore, counterId: string): CollectionReferenc
 
 export function memberRef(db: Firestore, counterId: string, uid: string): DocumentReference {
   return membersRef(db, counterId).doc(uid);
+}
+
+export function membershipsRef(db: Firestore, counterId: string): CollectionReference {
+  return counterRef(db, counterId).collection(MEMBERSHIPS);
+}
+
+/**
+ * Whether `ref` is a document the backend keeps under a counter: counters/{id}/{collection}/{docId} with
+ * the top-level `counters` collection. A collection-group query returns documents of its collection id
+ * wherever they are; the sweeps take only these.
+ */
+export function isUnderCounter(ref: DocumentReference, collection: string, docId: string): boolean {
+  const counter = ref.parent.parent;
+  return ref.id === docId && ref.parent.id === collection && counter !== null && counter.parent.id === COUNTERS && counter.parent.parent === null;
 }
 
 export function cleanupRef(db: Firestore, counterId: string): DocumentReference {

@@ -136,11 +136,16 @@ function parseList<T>(param: string, value: string, noun: string, parseOne: (ent
     try {
       parsed.push(parseOne(entry));
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      return new PatternError(`${param}: ${noun} ${i + 1} ${JSON.stringify(entry.slice(0, 80))} ${reason}`, i + 1);
+      return entryError(param, noun, i + 1, entry, error);
     }
   }
   return parsed;
+}
+
+/** The error of a list entry that does not parse: the param, the entry's noun, position and text, and what is wrong. */
+export function entryError(param: string, noun: string, position: number, entry: string, error: unknown): PatternError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new PatternError(`${param}: ${noun} ${position} ${JSON.stringify(entry.slice(0, 80))} ${reason}`, position);
 }
 
 /** A param of comma-separated counter-id patterns (e.g. UNIQUE_COUNTERS), parsed once per value. */

@@ -5,7 +5,7 @@
 import { FieldValue, Timestamp, type DocumentSnapshot, type DocumentData, type DocumentReference, type Firestore, type Transaction, type UpdateData } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
 import { backoffMs, pause } from "./backoff";
-import { cleanUp, handOff, INLINE_BUDGET_MS, markDeleted, roundOf } from "./cleanup";
+import { cleanUp, handOff, INLINE_BUDGET_MS, markDeleted } from "./cleanup";
 import { CounterError, GRPC, grpcCode } from "./errors";
 import type { MirrorTarget } from "./mirrors";
 import { cleanupRef, COUNTERS, counterRef, leaseRef, requestRef, shardRef } from "./paths";
@@ -265,8 +265,8 @@ export interface ResetOptions {
  * - A rollup that summed the shards before the batch cannot overwrite its 0: the rollup's commit is
  *   conditioned on the parent's update time too. Each shard the batch writes fires a rollup event whose
  *   update time is after R, so the increments that survived are rolled up as usual.
- * Cost: 1 + numShards + mirrors reads, 1 + (shards not at 0) + mirrors writes, and one rollup event per
- * shard written. The old way (one transaction that set every shard to 0) held a lock on every shard from
+ * Cost: 1 + numShards + mirrors reads, 1 + (shards not at 0) + mirrors writes (a missing target's
+ * assertion of absence counts as one), and one rollup event per shard written. The old way (one transaction that set every shard to 0) held a lock on every shard from
  * its read to its commit: every increment on the counter waited for it, and under load it could run out
  * of attempts.
  */
@@ -305,6 +305,10 @@ export async function resetCounter(db: Firestore, counterId: string, options: Re
     }
     batch.update(at.ref, { total: 0, resetAt: readTime, "rollup.readTime": readTime }, { lastUpdateTime: at.updateTime! });
     writeMirrors(batch, counterId, mirrors, targets, 0);
+    // A target missing at R is asserted still missing at the commit (a delete conditioned on absence
+    // writes nothing): one that appeared in between must get the 0 too, so the reset reads again.
+    const absent = new Map(targets.filter((t) => !t.exists).map((t) => [t.ref.path, t.ref]));
+    for (const ref of absent.values()) batch.delete(ref, { exists: false });
     if (options.beforeCommit !== undefined) await options.beforeCommit();
     try {
       await batch.commit();
@@ -312,8 +316,9 @@ export async function resetCounter(db: Firestore, counterId: string, options: Re
     } catch (error) {
       const code = grpcCode(error);
       // FAILED_PRECONDITION: the parent (or a malformed shard) was written since the read. NOT_FOUND: a
-      // shard or mirror target went away (a reshard or delete, which the next read sees). Read again.
-      if (code !== GRPC.FAILED_PRECONDITION && code !== GRPC.NOT_FOUND && code !== GRPC.ABORTED) throw error;
+      // shard or mirror target went away (a reshard or delete, which the next read sees). ALREADY_EXISTS
+      // (or FAILED_PRECONDITION): a mirror target appeared. Read again.
+      if (code !== GRPC.FAILED_PRECONDITION && code !== GRPC.NOT_FOUND && code !== GRPC.ALREADY_EXISTS && code !== GRPC.ABORTED) throw error;
       logger.debug("reset read went stale; reading again", { counterId, attempt, code });
       await pause(backoffMs(attempt, Math.random, RESET_BACKOFF_STEP_MS));
     }
@@ -377,21 +382,19 @@ export interface DeleteOptions {
  * the trigger cleanupDeletedCounter, round by round (cleanup.ts). The answer does not wait for that: the
  * counter is gone when it comes, and the id can be created again once the marker is.
  *
- * A counter whose parent is gone but whose marker remains is still being deleted: deleting it again
- * works on the cleanup too (safe next to the trigger's round) instead of answering not-found.
+ * A counter whose parent is gone but whose marker remains is still being deleted: there is no counter to
+ * delete, so the answer is not-found (DESIGN.md) and nothing is touched; the cleanup goes on without the
+ * caller (its rounds, or the sweep that resumes a stranded one: cleanup.ts).
  */
 export async function deleteCounter(db: Firestore, counterId: string, options: DeleteOptions = {}): Promise<{ counterId: string }> {
   const mirrors = options.mirrors ?? [];
   const nowMs = options.nowMs ?? Date.now;
-  let round = 0;
   await db.runTransaction(
     async (tx) => {
       const [parent, marker, ...targets] = await tx.getAll(counterRef(db, counterId), cleanupRef(db, counterId), ...mirrorRefs(db, mirrors));
       if (!parent!.exists && marker!.exists) {
-        round = roundOf(marker!);
-        return;
+        throw new CounterError("not-found", `counter "${counterId}" does not exist (an earlier delete of it is still cleaning up)`);
       }
-      round = 0;
       const { numShards } = shapeIn(counterId, parent!);
       for (const id of shardIds(numShards)) tx.delete(shardRef(db, counterId, id));
       tx.delete(leaseRef(db, counterId));
@@ -404,8 +407,9 @@ export async function deleteCounter(db: Firestore, counterId: string, options: D
   );
   forgetShape(counterId);
   const progress = await cleanUp(db, counterId, nowMs() + (options.cleanupBudgetMs ?? INLINE_BUDGET_MS), { nowMs });
-  if (!progress.done && (await handOff(db, counterId, round, progress.removed))) {
-    logger.info("deleteCounter handed the rest of its cleanup to cleanupDeletedCounter", { counterId, removed: progress.removed, round: round + 1 });
+  // The marker this call wrote is at round 0; handOff moves it on only if nobody did (the sweep, for one).
+  if (!progress.done && (await handOff(db, counterId, 0))) {
+    logger.info("deleteCounter handed the rest of its cleanup to cleanupDeletedCounter", { counterId, removed: progress.removed, round: 1 });
   }
   return { counterId };
 }

@@ -104,19 +104,28 @@ describe(`COUNTER_KINDS=${KINDS}`, () => {
 });
 
 describe("an invalid COUNTER_KINDS", () => {
-  const existing = `e2e-kind-plain-${Date.now()}`;
+  const existing = viewsId();
+  const plain = `e2e-kind-plain-${Date.now()}`;
   beforeAll(async () => {
-    await user.call("createCounter", { counterId: existing, numShards: 1 });
+    await user.call("createCounter", { counterId: existing });
+    await user.call("createCounter", { counterId: plain, numShards: 1 });
     kindsParam.set("e2e-kind-{id}-views=shards:7;shards:8");
     await untilReloaded((outcome) => outcome instanceof FunctionsError && outcome.code === "functions/internal");
   });
 
-  it("refuses createCounter and incrementCounter with internal and writes nothing", async () => {
+  it("refuses createCounter and incrementCounter with internal for the ids the bad rule could match, and writes nothing", async () => {
     const counterId = viewsId();
     expect(await functionsErrorCode(user.call("createCounter", { counterId }))).toBe("functions/internal");
     expect(await pathsUnderIn(db, counterId)).toEqual([]);
     expect(await functionsErrorCode(user.call("incrementCounter", { counterId: existing }))).toBe("functions/internal");
     expect(await shardSumIn(db, existing)).toBe(0);
+  });
+
+  it("leaves every other counter counting", async () => {
+    await expect(user.call("incrementCounter", { counterId: plain, delta: 3 })).resolves.toMatchObject({ applied: true });
+    expect(await shardSumIn(db, plain)).toBe(3);
+    const other = `e2e-kind-other-${Date.now()}`;
+    await expect(user.call("createCounter", { counterId: other, numShards: 2 })).resolves.toMatchObject({ numShards: 2 });
   });
 
   it("leaves the admin callables working", async () => {

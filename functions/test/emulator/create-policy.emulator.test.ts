@@ -1,6 +1,7 @@
 // CREATE_POLICY through the wrapped createCounter against the real Firestore emulator: for every policy,
 // who is allowed, and that a refused caller gets permission-denied with a message naming the policy and
-// nothing is written. A bad value refuses every create with internal and stops nothing else.
+// nothing is written; a caller with no user is unauthenticated under every policy, ALLOW_UNAUTHENTICATED
+// or not. A bad value refuses every create with internal and stops nothing else.
 import { HttpsError } from "firebase-functions/v2/https";
 import { ADMIN, ANONYMOUS, USER, call, documentsUnder, functions, httpsErrorOf, readCounter, uniqueId, withParam, type Caller } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
@@ -38,6 +39,20 @@ describe("CREATE_POLICY=signed-in", () => {
 
   it("still refuses a caller with no user with unauthenticated (ALLOW_UNAUTHENTICATED=false)", async () => {
     await expectRefused(null, "unauthenticated", /requires a signed-in user/);
+  });
+
+  describe("with ALLOW_UNAUTHENTICATED=true", () => {
+    withParam("ALLOW_UNAUTHENTICATED", "true");
+
+    it("refuses a caller with no user with unauthenticated and writes nothing: creating always needs a user", async () => {
+      await expectRefused(null, "unauthenticated", /^createCounter requires a signed-in user$/);
+    });
+
+    it("still lets the same caller increment an existing counter (the param is about increments)", async () => {
+      const counterId = uniqueId("policy-anon-inc");
+      await call(createCounter, { counterId, numShards: 1 }, USER);
+      await expect(call(incrementCounter, { counterId }, null)).resolves.toMatchObject({ applied: true });
+    });
   });
 });
 
@@ -93,8 +108,8 @@ describe("CREATE_POLICY=admin", () => {
   describe("with ALLOW_UNAUTHENTICATED=true", () => {
     withParam("ALLOW_UNAUTHENTICATED", "true");
 
-    it("refuses a caller with no user with permission-denied", async () => {
-      await expectRefused(null, "permission-denied", /CREATE_POLICY=admin/);
+    it("refuses a caller with no user with unauthenticated", async () => {
+      await expectRefused(null, "unauthenticated", /^createCounter requires a signed-in user$/);
     });
   });
 });

@@ -1,9 +1,9 @@
 // COUNTER_KINDS through the wrapped callables against the real Firestore emulator: a counter whose id
 // matches a kind gets the declared shard count whoever creates it, a caller asking for another is refused,
 // increments beyond the kind's maxDelta are refused, reshard stays an admin's choice, other ids behave as
-// before, and a bad value refuses createCounter and incrementCounter with internal (logged) while the
-// rollup and the other callables go on. Every refusal writes nothing.
-import { logger } from "../helpers/logger";
+// before, and a bad rule refuses createCounter and incrementCounter with internal (logged) for the ids it
+// could match, and for those only: every other counter, the rollup and the other callables go on. Every
+// refusal writes nothing.
 import {
   ADMIN,
   USER,
@@ -215,16 +215,25 @@ describe("an invalid COUNTER_KINDS at run time", () => {
 
   const badRule = 'COUNTER_KINDS: rule 2 \\"kind-{id}-views=shards:fifty\\" sets shards to \\"fifty\\"';
 
-  it("refuses createCounter with internal, for any id, logs the bad rule with the call, and writes nothing", async () => {
-    for (const counterId of [`kind-${uniqueId("p")}-likes`, uniqueId("kind-free")]) {
-      await expectRefused(call(createCounter, { counterId, numShards: 1 }), "internal", "internal error");
-      expect(await documentsUnder(counterId)).toEqual([]);
-    }
+  it("refuses createCounter with internal for the ids the bad rule could match, logs the rule with the call, and writes nothing", async () => {
+    const counterId = `kind-${uniqueId("p")}-views`;
+    await expectRefused(call(createCounter, { counterId, numShards: 1 }), "internal", "internal error");
+    expect(await documentsUnder(counterId)).toEqual([]);
     expect(errors.lines.some((l) => l.includes("createCounter failed") && l.includes(badRule) && l.includes('"uid":"user-1"'))).toBe(true);
   });
 
-  it("refuses incrementCounter with internal and logs the bad rule, writing nothing", async () => {
-    const counterId = uniqueId("kind-bad-inc");
+  it("creates every other counter as before: an id a valid rule decides, and an id no rule matches", async () => {
+    const likes = `kind-${uniqueId("p")}-likes`;
+    await expect(call<Created>(createCounter, { counterId: likes })).resolves.toMatchObject({ numShards: 20 });
+    const free = uniqueId("kind-free");
+    await expect(call<Created>(createCounter, { counterId: free, numShards: 3 })).resolves.toMatchObject({ numShards: 3 });
+    await expect(call(incrementCounter, { counterId: free, delta: 4 })).resolves.toMatchObject({ applied: true });
+    expect(await shardSum(free)).toBe(4);
+    expect(errors.lines).toEqual([]);
+  });
+
+  it("refuses incrementCounter with internal on a counter the bad rule could match, and logs the rule, writing nothing", async () => {
+    const counterId = `kind-${uniqueId("p")}-views`;
     process.env.COUNTER_KINDS = "";
     await call(createCounter, { counterId, numShards: 1 });
     process.env.COUNTER_KINDS = BAD;
@@ -234,8 +243,8 @@ describe("an invalid COUNTER_KINDS at run time", () => {
   });
 
   it("never stops the rollup, setMember or the admin callables", async () => {
-    const plain = uniqueId("kind-bad-plain");
-    const unique = uniqueId("kind-bad-unique");
+    const plain = `kind-${uniqueId("bad-plain")}-views`;
+    const unique = `kind-${uniqueId("bad-unique")}-views`;
     process.env.COUNTER_KINDS = "";
     await call(createCounter, { counterId: plain, numShards: 2 });
     await call(createCounter, { counterId: unique, numShards: 1, unique: true });
@@ -247,21 +256,40 @@ describe("an invalid COUNTER_KINDS at run time", () => {
     await expect(call(resetCounter, { counterId: plain }, ADMIN)).resolves.toEqual({ counterId: plain });
     await expect(call(deleteCounter, { counterId: plain }, ADMIN)).resolves.toEqual({ counterId: plain });
   });
+
+  describe("when the bad rule's pattern does not parse either", () => {
+    withParam("COUNTER_KINDS", "kind-{id}-likes=shards:20,kind {id}=shards:5");
+
+    it("refuses every id that gets as far as that rule (it could be any), and none that an earlier rule decides", async () => {
+      await expectRefused(call(createCounter, { counterId: uniqueId("kind-any") }), "internal", "internal error");
+      await expect(call<Created>(createCounter, { counterId: `kind-${uniqueId("p")}-likes` })).resolves.toMatchObject({ numShards: 20 });
+    });
+  });
 });
 
-describe("COUNTER_KINDS beyond the deployed limits", () => {
-  withParam("COUNTER_KINDS", "kind-{id}-views=shards:50;maxDelta:10");
+describe("COUNTER_KINDS beyond the deployed limits (one deploy lowering MAX_SHARDS or MAX_DELTA)", () => {
+  withParam("COUNTER_KINDS", "kind-{id}-views=shards:50;maxDelta:10,kind-{id}-likes=shards:4");
   withParam("MAX_SHARDS", "40");
-  beforeEach(() => jest.spyOn(logger, "error").mockImplementation(() => undefined));
-  afterEach(() => jest.restoreAllMocks());
+  withParam("MAX_DELTA", "5");
+  const errors = captureErrorLogs();
 
-  it("is a bad value: a kind can never give more shards than MAX_SHARDS allows", async () => {
+  it("refuses the rule's own ids with internal: a kind can never give more than MAX_SHARDS or MAX_DELTA allow", async () => {
     const counterId = `kind-${uniqueId("p")}-views`;
     await expectRefused(call(createCounter, { counterId }), "internal", "internal error");
     expect(await documentsUnder(counterId)).toEqual([]);
-    expect(logger.error).toHaveBeenCalledWith(
-      "createCounter failed",
-      expect.objectContaining({ error: expect.stringContaining('sets shards to "50": it must be an integer from 1 to 40 (MAX_SHARDS)') as string }),
-    );
+    expect(errors.lines.some((l) => l.includes("createCounter failed") && l.includes('sets shards to \\"50\\": it must be an integer from 1 to 40 (MAX_SHARDS)'))).toBe(true);
+  });
+
+  it("keeps every other counter counting: creates and increments within the new limits", async () => {
+    const likes = `kind-${uniqueId("p")}-likes`;
+    await expect(call<Created>(createCounter, { counterId: likes })).resolves.toMatchObject({ numShards: 4 });
+    await expect(call(incrementCounter, { counterId: likes, delta: 5 })).resolves.toMatchObject({ applied: true });
+    const free = uniqueId("kind-free");
+    await expect(call<Created>(createCounter, { counterId: free })).resolves.toMatchObject({ numShards: 10 });
+    await expect(call(incrementCounter, { counterId: free, delta: -5 })).resolves.toMatchObject({ applied: true });
+    await expectRefused(call(incrementCounter, { counterId: free, delta: 6 }), "invalid-argument", /delta/);
+    expect(await shardSum(likes)).toBe(5);
+    expect(await shardSum(free)).toBe(-5);
+    expect(errors.lines).toEqual([]);
   });
 });

@@ -3,11 +3,14 @@
 // a missing target is never created; delete removes the mirrored field. Against the Firestore emulator,
 // through the wrapped callables and the wrapped rollupTotal trigger.
 import { randomUUID } from "node:crypto";
-import type { Firestore } from "firebase-admin/firestore";
+import { FieldValue, Timestamp, type Firestore } from "firebase-admin/firestore";
 import { logger } from "../helpers/logger";
 import * as rollupFirestore from "../../src/counters/rollup/firestore";
-import { rollupShardWrite, type RollupStore } from "../../src/counters/rollup";
-import { rollupDeps, shardWriteOf } from "../helpers/rollup";
+import { rollupShardWrite, sweepStaleClaims, type RollupStore } from "../../src/counters/rollup";
+import type { MirrorTarget } from "../../src/counters/mirrors";
+import { counterRef, leaseRef } from "../../src/counters/paths";
+import { resetCounter as resetStore } from "../../src/counters/store";
+import { INTERVAL_MS, rollupDeps, shardWriteOf } from "../helpers/rollup";
 import { requireEmulators } from "../helpers/emulators";
 import {
   ADMIN,
@@ -114,8 +117,9 @@ describe("mirrors in the rollup", () => {
     const store = rollupFirestore.firestoreRollupStore(db, { mirrors: () => targets });
     const outcome = await rollupShardWrite(shardWriteOf(await writeShard(counterId, 0, 2)), rollupDeps({ store }));
     expect(outcome).toMatchObject({ kind: "committed", total: 2 });
-    // parent read + 2 target reads after the failed batch; the parent and one target written
-    expect(outcome.ops).toMatchObject({ reads: 3, writes: 2, aggregations: 1 });
+    // the rollup's parent read, then the parent and the 2 targets read after the failed batch; the parent
+    // and one target written, the missing one asserted absent (a conditioned delete, billed as a write)
+    expect(outcome.ops).toMatchObject({ reads: 4, writes: 3, aggregations: 1 });
     expect((await postData(id))!.likeCount).toBe(2);
   });
 
@@ -237,6 +241,114 @@ describe("mirrors in the admin callables", () => {
     expect((await postData(id))!.likeCount).toBe(0);
     const naming = 'MIRRORS: rule 1 \\"mirror-{id}-likes=mposts:likeCount\\" has a document path \\"mposts\\" with 1 segments';
     expect(errors.filter((e) => e.includes(naming)).length).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe("mirror targets that appear and disappear while a total is committed", () => {
+  /** A store whose commit runs `step` before each write and each read of the targets (for `counterId` only). */
+  function storeWith(counterId: string, targets: MirrorTarget[], step: (step: rollupFirestore.MirrorStep) => Promise<void>): RollupStore {
+    return rollupFirestore.firestoreRollupStore(db, { mirrors: (id) => (id === counterId ? targets : []), onMirrorStep: step });
+  }
+
+  /** Runs `action` the `n`-th time (1-based) a step named `name` comes. */
+  function atStep(name: rollupFirestore.MirrorStep, n: number, action: () => Promise<unknown>) {
+    let seen = 0;
+    return async (step: rollupFirestore.MirrorStep) => {
+      if (step === name && ++seen === n) await action();
+    };
+  }
+
+  it("a target created between the failed commit and the read of the targets: the total lands on the parent and the target, never 'gone'", async () => {
+    const id = uniqueId("p");
+    const counterId = `mirror-${id}-likes`;
+    await create(counterId);
+    const store = storeWith(counterId, [{ path: `mposts/${id}`, field: "likeCount" }], atStep("read", 1, () => post(id, { title: "late" })));
+    const outcome = await rollupShardWrite(shardWriteOf(await writeShard(counterId, 0, 1)), rollupDeps({ store }));
+    expect(outcome).toMatchObject({ kind: "committed", total: 1 });
+    expect((await readCounter(counterId)).total).toBe(1);
+    expect(await shardSum(counterId)).toBe(1);
+    expect(await postData(id)).toEqual({ title: "late", likeCount: 1 });
+  });
+
+  it("a target created between the read and the retry gets the total too: the retry asserts it is still absent", async () => {
+    const id = uniqueId("p");
+    const counterId = `mirror-${id}-likes`;
+    await create(counterId);
+    // The app creates its post with its own idea of the count, after the commit found it missing.
+    const store = storeWith(counterId, [{ path: `mposts/${id}`, field: "likeCount" }], atStep("commit", 2, () => post(id, { likeCount: 99 })));
+    const outcome = await rollupShardWrite(shardWriteOf(await writeShard(counterId, 0, 3)), rollupDeps({ store }));
+    expect(outcome).toMatchObject({ kind: "committed", total: 3 });
+    expect(await postData(id)).toEqual({ likeCount: 3 });
+  });
+
+  it("a target deleted between the read and the retry: the total still lands, and no target is created", async () => {
+    const id = uniqueId("p");
+    const counterId = `mirror-${id}-both`;
+    await create(counterId);
+    await post(id); // mposts/{id} exists, mcopies/{id} does not
+    const targets = [{ path: `mposts/${id}`, field: "a" }, { path: `mcopies/${id}`, field: "b" }];
+    const store = storeWith(counterId, targets, atStep("commit", 2, () => db.doc(`mposts/${id}`).delete()));
+    const outcome = await rollupShardWrite(shardWriteOf(await writeShard(counterId, 1, 4)), rollupDeps({ store }));
+    expect(outcome).toMatchObject({ kind: "committed", total: 4 });
+    expect((await readCounter(counterId)).total).toBe(4);
+    expect((await db.doc(`mposts/${id}`).get()).exists).toBe(false);
+    expect((await db.doc(`mcopies/${id}`).get()).exists).toBe(false);
+  });
+
+  it("the parent deleted after the failed commit is 'gone', and nothing is created", async () => {
+    const id = uniqueId("p");
+    const counterId = `mirror-${id}-likes`;
+    await create(counterId);
+    const store = storeWith(counterId, [{ path: `mposts/${id}`, field: "likeCount" }], atStep("read", 1, () => call(functions.deleteCounter, { counterId }, ADMIN)));
+    const outcome = await rollupShardWrite(shardWriteOf(await writeShard(counterId, 0, 2)), rollupDeps({ store }));
+    expect(outcome).toMatchObject({ kind: "gone" });
+    expect((await readCounter(counterId)).exists).toBe(false);
+    expect((await db.doc(`mposts/${id}`).get()).exists).toBe(false);
+  });
+
+  it("a target that flips at every step: after a bounded number of commits the invocation throws, the claim stays, and the next run commits", async () => {
+    const id = uniqueId("p");
+    const counterId = `mirror-${id}-likes`;
+    await create(counterId);
+    await counterRef(db, counterId).update({ "rollup.committedAt": FieldValue.serverTimestamp(), "rollup.intervalMs": INTERVAL_MS });
+    await writeShard(counterId, 1, 7);
+    // A claim whose claimer died long ago: only the sweep stands between the write and the total.
+    await leaseRef(db, counterId).set({ eventId: "evt-dead", dueAt: Timestamp.fromMillis(Date.now() - 60_000), intervalMs: INTERVAL_MS });
+    const target = db.doc(`mposts/${id}`);
+    await post(id, { title: "flapping" });
+    // Each step finds the target the other way round from what the step before saw.
+    const flip = async () => {
+      if ((await target.get()).exists) await target.delete();
+      else await target.set({ title: "flapping" });
+    };
+    const flapping = storeWith(counterId, [{ path: target.path, field: "likeCount" }], flip);
+    const failed = await sweepStaleClaims(rollupDeps({ store: flapping }));
+    expect(failed.outcomes.failed).toBeGreaterThanOrEqual(1);
+    expect((await readCounter(counterId)).total).toBe(0);
+    expect((await leaseRef(db, counterId).get()).exists).toBe(true); // not dropped: the next run has it
+
+    await post(id, { title: "settled" });
+    const settled = await sweepStaleClaims(rollupDeps({ store: storeWith(counterId, [{ path: target.path, field: "likeCount" }], () => Promise.resolve()) }));
+    expect(settled.outcomes.committed).toBeGreaterThanOrEqual(1);
+    expect((await readCounter(counterId)).total).toBe(7);
+    expect(await postData(id)).toEqual({ title: "settled", likeCount: 7 });
+    expect((await leaseRef(db, counterId).get()).exists).toBe(false);
+  });
+
+  it("reset: a target created between its read and its write gets the 0 too", async () => {
+    const id = uniqueId("p");
+    const counterId = `mirror-${id}-likes`;
+    await create(counterId);
+    await deliver(await writeShard(counterId, 0, 6));
+    let created = false;
+    const beforeCommit = async () => {
+      if (created) return;
+      created = true;
+      await post(id, { likeCount: 42 });
+    };
+    await resetStore(db, counterId, { mirrors: [{ path: `mposts/${id}`, field: "likeCount" }], beforeCommit });
+    expect((await readCounter(counterId)).total).toBe(0);
+    expect(await postData(id)).toEqual({ likeCount: 0 });
   });
 });
 

@@ -49,9 +49,10 @@ describe("ALLOW_UNAUTHENTICATED=false (default)", () => {
 describe("ALLOW_UNAUTHENTICATED=true", () => {
   withParam("ALLOW_UNAUTHENTICATED", "true");
 
-  it("lets callers without a user create and increment", async () => {
+  it("lets callers without a user increment, but never create", async () => {
     const counterId = uniqueId("anon-on");
-    expect(await codeOf(call(createCounter, { counterId, numShards: 1 }, null))).toBeUndefined();
+    expect(await codeOf(call(createCounter, { counterId, numShards: 1 }, null))).toBe("unauthenticated");
+    await call(createCounter, { counterId, numShards: 1 }, USER);
     expect(await codeOf(call(incrementCounter, { counterId }, null))).toBeUndefined();
   });
 

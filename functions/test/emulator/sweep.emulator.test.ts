@@ -1,7 +1,7 @@
 // The sweep (counters/rollup/sweep.ts, exported as the scheduled rollupSweep) against the real Firestore
 // emulator: the emulator never fires schedules, so the tests call the handler. A claim whose claimer
 // failed and whose event the platform gave up on is finished; a claim still in its time is left to its
-// claimer; a fulfilled claim costs no parent write; nothing outside counters/{id}/rollup/lease is touched.
+// claimer; a fulfilled claim costs no parent write; nothing outside counters/{id}/exactCounterRollup/lease is touched.
 import { FieldValue, Timestamp } from "firebase-admin/firestore";
 import { db, functions, newCounter, readCounter, writeShard } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";

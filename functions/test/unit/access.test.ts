@@ -14,7 +14,7 @@ describe("policyRefusal", () => {
   it.each<[CreatePolicy, string, TokenClaims | undefined, boolean]>([
     ["signed-in", "a password user", password, true],
     ["signed-in", "an anonymous user", anonymous, true],
-    ["signed-in", "no user (only reachable with ALLOW_UNAUTHENTICATED)", undefined, true],
+    ["signed-in", "no user", undefined, false],
     ["non-anonymous", "a password user", password, true],
     ["non-anonymous", "a Google user", google, true],
     ["non-anonymous", "an admin", admin, true],

@@ -37,6 +37,14 @@ describe("firestore.indexes.json", () => {
     expect(spec.indexes).toEqual([]);
   });
 
+  it("sets no policy and no index on a collection id an app may use: the backend's own ids, and counters (in the contract)", () => {
+    // A field override applies to every collection with its id, anywhere in the database. `counters` keeps
+    // one exemption, the bookkeeping map `rollup` (written about once a second per busy counter), and no
+    // exemption of a field an app's own `…/counters/*` collection is likely to query (createdAt, resetAt).
+    expect(spec.fieldOverrides.filter((o) => o.collectionGroup === COUNTERS)).toEqual([{ collectionGroup: COUNTERS, fieldPath: "rollup", indexes: [] }]);
+    for (const o of spec.fieldOverrides.filter((f) => f.collectionGroup !== COUNTERS)) expect(o.collectionGroup).toMatch(/^exactCounter/);
+  });
+
   it("only exempts fields of collections the code writes", () => {
     for (const o of spec.fieldOverrides) expect([COUNTERS, REQUESTS, ROLLUP]).toContain(o.collectionGroup);
     for (const o of spec.fieldOverrides.filter((f) => !(f.collectionGroup === ROLLUP && f.fieldPath === "dueAt"))) {

@@ -1,7 +1,7 @@
 // COUNTER_KINDS rules (counters/kinds.ts): what parses, what is refused with which message, which rule an
 // id gets (the first that matches), and the two decisions a kind makes: the shard count of a new counter
 // and the largest delta of an increment. Pure: no emulator.
-import { checkDelta, describeKind, kindOf, parseCounterKinds, shardsFor, type KindLimits } from "../../src/counters/kinds";
+import { checkDelta, describeKind, kindFor, kindOf, parseCounterKindRules, parseCounterKinds, shardsFor, type KindLimits } from "../../src/counters/kinds";
 import { CounterError } from "../../src/counters/errors";
 import { PatternError } from "../../src/counters/patterns";
 
@@ -105,6 +105,40 @@ describe("kindOf", () => {
     expect(kindOf(kinds, "post-")).toBeUndefined();
     expect(kindOf(kinds, "-likes")).toBeUndefined();
     expect(kindOf([], "post-1-views")).toBeUndefined();
+  });
+});
+
+describe("kindFor, with a bad rule among good ones (the functions' reading: parseCounterKindRules)", () => {
+  const rules = (value: string, limits = LIMITS) => parseCounterKindRules("COUNTER_KINDS", value, limits);
+
+  it("refuses only the ids the bad rule could match, with the preflight's own message naming it", () => {
+    const value = "post-{id}-likes=shards:20,post-{id}-views=shards:fifty,{id}-clicks=maxDelta:5";
+    const read = rules(value);
+    expect(kindFor(read, "post-1-likes")).toMatchObject({ shards: 20 });
+    expect(kindFor(read, "ad-1-clicks")).toMatchObject({ maxDelta: 5 });
+    expect(kindFor(read, "site")).toBeUndefined();
+    const error = errorOf(() => kindFor(read, "post-1-views"));
+    expect(error).toBeInstanceOf(PatternError);
+    expect(error.message).toBe(errorOf(() => parse(value)).message);
+  });
+
+  it("refuses a rule's ids when the deployed limits no longer allow it (MAX_SHARDS, MAX_DELTA lowered), and nothing else", () => {
+    const read = rules("post-{id}-views=shards:50;maxDelta:10,post-{id}-likes=shards:4", { maxShards: 40, maxDelta: 5 });
+    expect(errorOf(() => kindFor(read, "post-1-views")).message).toContain('sets shards to "50": it must be an integer from 1 to 40 (MAX_SHARDS)');
+    expect(kindFor(read, "post-1-likes")).toMatchObject({ shards: 4 });
+    expect(kindFor(read, "anything-else")).toBeUndefined();
+  });
+
+  it("refuses every id that reaches a rule whose pattern does not parse (it could be any), none an earlier rule decides", () => {
+    const read = rules("post-{id}-likes=shards:20,post {id}=shards:5,site=maxDelta:3");
+    expect(kindFor(read, "post-1-likes")).toMatchObject({ shards: 20 });
+    expect(errorOf(() => kindFor(read, "site")).message).toContain('rule 2 "post {id}=shards:5"');
+    expect(errorOf(() => kindFor(read, "x")).message).toContain("rule 2");
+  });
+
+  it("reads a good value exactly as parseCounterKinds does", () => {
+    const value = "post-{id}-views=shards:50;maxDelta:1,post-{id}=shards:5";
+    expect(rules(value)).toEqual(parse(value));
   });
 });
 

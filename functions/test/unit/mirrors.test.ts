@@ -5,6 +5,16 @@ import { PatternError } from "../../src/counters/patterns";
 
 const parse = (value: string) => parseMirrorRules("MIRRORS", value);
 
+/** What parsing `value` throws. */
+function errorOf(value: string): unknown {
+  try {
+    parse(value);
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
 describe("parseMirrorRules", () => {
   it("reads the DESIGN.md example: two rules, a placeholder on both sides, a nested field", () => {
     const rules = parse("post-{id}-likes=posts/{id}:likeCount,post-{id}-views=posts/{id}:stats.views");
@@ -46,16 +56,50 @@ describe("parseMirrorRules", () => {
     ["an invalid field path", "post-{id}=posts/{id}:stats..views", 'has a field path "stats..views" that is not valid'],
     ["a field starting with a digit", "post-{id}=posts/{id}:1st", 'has a field path "1st" that is not valid'],
     ["an empty rule", "a-{x}=b/{x}:n,,c-{x}=d/{x}:n", 'rule 2 "" is empty'],
+    // A placeholder in the first segment can be filled to read "counters": counter `counters-likes` would
+    // write counters/summary.total, the total of the counter `summary`.
+    ["a placeholder that can fill the first segment with counters", "{c}-likes={c}/summary:total", 'whose first segment becomes "counters" when {c} is "counters"'],
+    ["a first segment that a placeholder can complete to counters", "x-{c}=count{c}/s:n", 'first segment becomes "counters" when {c} is "ers"'],
+    ["a first segment that a placeholder can start as counters", "x-{c}={c}ers/s:n", 'when {c} is "count"'],
   ])("refuses %s, naming the rule", (_name, value, message) => {
-    let error: unknown;
-    try {
-      parse(value);
-    } catch (e) {
-      error = e;
-    }
+    const error = errorOf(value);
     expect(error).toBeInstanceOf(PatternError);
     expect((error as Error).message).toContain("MIRRORS: rule ");
     expect((error as Error).message).toContain(message);
+  });
+});
+
+describe("rules that could write one field for two counters", () => {
+  it.each([
+    ["the same field for two counter patterns", "post-{id}-likes=posts/{id}:n,post-{id}-views=posts/{id}:n", 2, 1, "the field n"],
+    ["a field and the map holding it", "post-{id}-views=posts/{id}:stats.views,post-{id}-stats=posts/{id}:stats", 2, 1, "the fields stats.views and stats (one holds the other)"],
+    ["a literal document a pattern can name", "site=posts/home:n,post-{id}=posts/{id}:n", 2, 1, "the field n"],
+    ["placeholders in different segments", "a-{x}=u/{x}/p/1:n,b-{y}=u/1/p/{y}:n", 2, 1, "the field n"],
+    ["placeholders in one segment, one prefix starting the other", "a-{x}=posts/p{x}:n,b-{x}=posts/{x}:n", 2, 1, "the field n"],
+    ["placeholders in one segment, one suffix ending the other", "x=z/y:k,a-{x}=posts/{x}-a:n,b-{x}=posts/{x}:n", 3, 2, "the field n"],
+    ["a later rule against the first of three", "a-{x}=p/{x}:n,b-{x}=q/{x}:n,c-{x}=p/{x}:n.m", 3, 1, "the fields n and n.m (one holds the other)"],
+  ])("refuses %s, naming both rules", (_name, value, position, earlier, what) => {
+    const error = errorOf(value);
+    expect(error).toBeInstanceOf(PatternError);
+    expect((error as PatternError).position).toBe(position);
+    const message = (error as Error).message;
+    expect(message).toContain(`MIRRORS: rule ${position} `);
+    expect(message).toContain(`can write ${what} of the same document as rule ${earlier} (`);
+    expect(message).toContain("two counters' totals would overwrite each other");
+  });
+
+  it.each([
+    ["different fields of one document", "a-{x}=posts/{x}:likes,b-{x}=posts/{x}:views"],
+    ["sibling fields of one map", "a-{x}=posts/{x}:stats.likes,b-{x}=posts/{x}:stats.views"],
+    ["a field whose name starts with another's", "a=p/1:stats,b=p/1:statsViews"],
+    ["different collections", "a-{x}=posts/{x}:n,b-{x}=feeds/{x}:n"],
+    ["documents that can never be the same", "a-{x}=posts/p-{x}:n,b-{x}=posts/q-{x}:n"],
+    ["paths of different depths", "a-{x}=p/{x}:n,b-{x}=p/{x}/c/d:n"],
+    ["a literal document no pattern can name", "site=posts/home:n,post-{id}=posts/p-{id}:n"],
+    ["the same rule written twice (one counter, one target)", "a-{x}=p/{x}:n, a-{x} = p/{x} : n"],
+    ["a first segment no filling makes counters", "x-{c}=c{c}x/s:n"],
+  ])("accepts %s", (_name, value) => {
+    expect(() => parse(value)).not.toThrow();
   });
 });
 

@@ -53,6 +53,18 @@ interface CodebaseEntry {
   [key: string]: unknown;
 }
 
+/**
+ * Our predeploy steps as the app's firebase.json gets them: the same commands, the preflight run from the
+ * checkout of this repository (here: the repository, relative to the copy) on the app's folder.
+ */
+function predeployFor(appDir: string, steps: unknown): unknown {
+  if (!Array.isArray(steps)) return steps;
+  const checkout = relative(appDir, REPO_ROOT) || ".";
+  return (steps as unknown[]).map((step) =>
+    typeof step === "string" ? step.replace(/^npm --prefix "\$PROJECT_DIR" run preflight/, `npm --prefix ${checkout} run preflight`) : step,
+  );
+}
+
 /** Step 2: firebase.json's functions as a list: theirs named "default" explicitly, then ours. */
 export function mergeFirebaseJson(appDir: string): void {
   const path = join(appDir, "firebase.json");
@@ -63,7 +75,7 @@ export function mergeFirebaseJson(appDir: string): void {
   const existing = theirs.functions === undefined ? [] : Array.isArray(theirs.functions) ? theirs.functions : [theirs.functions];
   theirs.functions = [
     ...existing.map(({ source, codebase, ...rest }) => ({ source, codebase: codebase ?? "default", ...rest })),
-    { ...ours, source: COUNTERS_SOURCE },
+    { ...ours, source: COUNTERS_SOURCE, predeploy: predeployFor(appDir, ours.predeploy) },
   ];
   writeFileSync(path, `${JSON.stringify(theirs, null, 2)}\n`);
 }

@@ -42,9 +42,9 @@ export async function sumAndCommit(inv: Invocation, parent: ParentRead, targetUs
   await deps.onStage?.("summed", write);
   const intervalMs = intervalToRecord(deps.intervalMs, parent.view, lead ? write.writtenAtUs : null);
   const result = await deps.store.commitTotal(write.counterId, parent, sum, { intervalMs });
-  if (result.kind !== "committed") return result;
-  ops.writes += 1 + (result.mirrorWrites ?? 0);
   ops.reads += result.mirrorReads ?? 0;
+  if (result.kind !== "committed") return { kind: result.kind };
+  ops.writes += 1 + (result.mirrorWrites ?? 0);
   const lagMs = Math.max(0, deps.nowMs() - Math.floor(write.writtenAtUs / 1000));
   return { kind: "committed", total: sum.total, lagMs, readUs: sum.readUs, intervalMs, version: result.version, commitUs: result.commitUs };
 }

@@ -1,18 +1,29 @@
 // The RollupStore production uses (storage.ts), over Firestore: the parent, the lease and the shards of
 // counters/{id}, with every precondition the rollup relies on (a commit on the parent's update time, a
 // claim on the lease's). The emulator tests exercise exactly this module.
-import { FieldValue, Timestamp, type DocumentReference, type DocumentSnapshot, type Firestore, type WriteResult } from "firebase-admin/firestore";
+import {
+  FieldValue,
+  Timestamp,
+  type DocumentReference,
+  type DocumentSnapshot,
+  type Firestore,
+  type QueryDocumentSnapshot,
+  type WriteResult,
+} from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
 import { GRPC, grpcCode } from "../errors";
 import type { MirrorTarget } from "../mirrors";
-import { COUNTERS, counterRef, LEASE_ID, leaseRef, ROLLUP } from "../paths";
+import { counterRef, isUnderCounter, LEASE_ID, leaseRef, ROLLUP } from "../paths";
 import { MAX_INTERVAL_MS, microsFloor } from "../plan";
 import type { ClaimData, CommitFields, CommitResult, FoundClaim, LeaseRead, ParentRead, RollupStore, StaleClaims, SumRead } from "./storage";
+import { commitMirrored, type MirroredCommit, type MirrorPort } from "./mirrored";
 import { sumShards } from "./sum";
 
 export interface FirestoreRollupStoreOptions {
   /** Where a counter's total is also written (MIRRORS, counters/mirrors.ts); none when absent. */
   mirrors?: (counterId: string) => MirrorTarget[];
+  /** Tests: runs before each step of a commit, to make mirror targets appear or disappear in between. */
+  onMirrorStep?: (step: MirrorStep) => void | Promise<void>;
 }
 
 export function firestoreRollupStore(db: Firestore, options: FirestoreRollupStoreOptions = {}): RollupStore {
@@ -49,43 +60,35 @@ export function firestoreRollupStore(db: Firestore, options: FirestoreRollupStor
 
     async commitTotal(counterId, parent, sum, fields): Promise<CommitResult> {
       if (parent.version === null) return { kind: "gone" };
-      try {
-        const ref = counterRef(db, counterId);
-        const readTime = timestampOfMicros(sum.readUs);
-        const targets = options.mirrors?.(counterId) ?? [];
-        const { result, mirrored, reads } = await commitTotalAt(ref, timestampOf(parent.version), sum.total, readTime, commitExtras(fields), targets);
-        return {
-          kind: "committed",
-          version: versionOf(result.writeTime),
-          commitUs: microsFloor(result.writeTime),
-          mirrorWrites: mirrored,
-          mirrorReads: reads,
-        };
-      } catch (error) {
-        const code = grpcCode(error);
-        if (code === GRPC.NOT_FOUND) return { kind: "gone" };
-        if (code === GRPC.FAILED_PRECONDITION) return { kind: "changed" };
-        throw error;
-      }
+      const ref = counterRef(db, counterId);
+      const readTime = timestampOfMicros(sum.readUs);
+      const targets = options.mirrors?.(counterId) ?? [];
+      const commit = await commitTotalAt(ref, timestampOf(parent.version), sum.total, readTime, commitExtras(fields), targets, options.onMirrorStep);
+      if (commit.kind !== "committed") return { kind: commit.kind, mirrorReads: commit.reads };
+      return {
+        kind: "committed",
+        version: versionOf(commit.result.writeTime),
+        commitUs: microsFloor(commit.result.writeTime),
+        mirrorWrites: commit.targetWrites,
+        mirrorReads: commit.reads,
+      };
     },
 
-    async staleClaims(dueBeforeMs, limit): Promise<StaleClaims> {
-      // A collection-group query on `dueAt` (its index: firestore.indexes.json). Other collections named
-      // "rollup" (an app's own) can match too: only counters/{id}/rollup/lease is a claim.
-      const snap = await db
-        .collectionGroup(ROLLUP)
-        .where("dueAt", "<", Timestamp.fromMillis(dueBeforeMs))
-        .orderBy("dueAt")
-        .limit(limit)
-        .get();
+    async staleClaims(dueBeforeMs, limit, after): Promise<StaleClaims> {
+      // A collection-group query on `dueAt` (its index: firestore.indexes.json), in (dueAt, name) order,
+      // paged by the last document of the page before. The group's id is the backend's own (paths.ts): an
+      // app's collections never match it. Anything in it that is not counters/{id}/…/lease is skipped
+      // here, and paging goes on past it.
+      let query = db.collectionGroup(ROLLUP).where("dueAt", "<", Timestamp.fromMillis(dueBeforeMs)).orderBy("dueAt").limit(limit);
+      if (after !== undefined) query = query.startAfter(after as QueryDocumentSnapshot);
+      const snap = await query.get();
       const claims: FoundClaim[] = [];
       for (const doc of snap.docs) {
-        const counter = doc.ref.parent.parent;
-        if (doc.id !== LEASE_ID || counter === null || counter.parent.id !== COUNTERS || counter.parent.parent !== null) continue;
+        if (!isUnderCounter(doc.ref, ROLLUP, LEASE_ID)) continue;
         const lease = leaseReadOf(doc);
-        if (lease.claim !== null) claims.push({ counterId: counter.id, claim: lease.claim, version: lease.version! });
+        if (lease.claim !== null) claims.push({ counterId: doc.ref.parent.parent!.id, claim: lease.claim, version: lease.version! });
       }
-      return { claims, reads: Math.max(1, snap.size) };
+      return { claims, scanned: snap.size, reads: Math.max(1, snap.size), next: snap.size < limit ? null : snap.docs[snap.size - 1]! };
     },
   };
 }
@@ -160,26 +163,29 @@ async function writeClaim(db: Firestore, counterId: string, current: LeaseRead, 
 
 /**
  * Writes a sum onto the parent: `total`, the sum's read time (what it covers) and one more
- * `rollup.commits`, on condition that the parent is unchanged since `parent` was read. Fails with
- * FAILED_PRECONDITION if it changed and NOT_FOUND if it is gone; never creates the parent.
+ * `rollup.commits`, on condition that the parent is unchanged since `parent` was read, with the same total
+ * on its mirror targets. "changed" if the parent changed, "gone" if it is gone; never creates it. `reads`:
+ * documents read to find missing mirror targets.
  */
 export async function commitTotal(
   parent: DocumentSnapshot,
   sum: { total: number; readTime: Timestamp },
   extra: Record<string, unknown> = {},
   mirrors: readonly MirrorTarget[] = [],
-): Promise<void> {
+): Promise<{ kind: "committed" | "changed" | "gone"; reads: number }> {
   const { readTime } = sum;
   // Stored to the microsecond, rounded down: a covered write is never claimed too early.
   const readTimeUs = new Timestamp(readTime.seconds, Math.floor(readTime.nanoseconds / 1000) * 1000);
-  await commitTotalAt(parent.ref, parent.updateTime!, sum.total, readTimeUs, extra, mirrors);
+  const commit = await commitTotalAt(parent.ref, parent.updateTime!, sum.total, readTimeUs, extra, mirrors);
+  return { kind: commit.kind, reads: commit.reads };
 }
 
+/** The steps of a mirrored commit, for tests: "commit" before each write, "read" before each read of the targets. */
+export type MirrorStep = "commit" | "read";
+
 /**
- * The commit: the parent's update and, in the same batch, the total on every mirror target (MIRRORS). A
- * target is updated, never created: if one is missing the batch fails with NOT_FOUND and writes nothing;
- * the targets are then read, the missing ones dropped with a warning, and the batch tried again. NOT_FOUND
- * with every target present means the parent is gone (the caller's "gone").
+ * The commit: the parent's update and, in the same write, the total on every mirror target that exists
+ * (mirrored.ts says how, and why only the parent's absence means "gone").
  */
 async function commitTotalAt(
   ref: DocumentReference,
@@ -188,7 +194,9 @@ async function commitTotalAt(
   readTime: Timestamp,
   extra: Record<string, unknown>,
   mirrors: readonly MirrorTarget[] = [],
-): Promise<{ result: WriteResult; mirrored: number; reads: number }> {
+  onStep?: (step: MirrorStep) => void | Promise<void>,
+): Promise<MirroredCommit<WriteResult>> {
+  const db = ref.firestore;
   const fields = {
     total,
     "rollup.readTime": readTime,
@@ -196,38 +204,26 @@ async function commitTotalAt(
     "rollup.committedAt": FieldValue.serverTimestamp(),
     ...extra,
   };
-  if (mirrors.length === 0) return { result: await ref.update(fields, { lastUpdateTime }), mirrored: 0, reads: 0 };
-  let targets = [...mirrors];
-  let reads = 0;
-  for (;;) {
-    const batch = ref.firestore.batch();
-    batch.update(ref, fields, { lastUpdateTime });
-    for (const target of targets) batch.update(ref.firestore.doc(target.path), { [target.field]: total });
-    try {
+  const port: MirrorPort<WriteResult> = {
+    async commit(present, absent) {
+      await onStep?.("commit");
+      const batch = db.batch();
+      batch.update(ref, fields, { lastUpdateTime });
+      for (const target of present) batch.update(db.doc(target.path), { [target.field]: total });
+      for (const path of absent) batch.delete(db.doc(path), { exists: false });
       const [result] = await batch.commit();
-      return { result: result!, mirrored: targets.length, reads };
-    } catch (error) {
-      if (grpcCode(error) !== GRPC.NOT_FOUND || targets.length === 0) throw error;
-      const present = await existingMirrorTargets(ref, targets);
-      reads += targets.length;
-      if (present.length === targets.length) throw error; // every target exists: the parent is gone
-      targets = present;
-    }
-  }
-}
-
-/**
- * The mirror targets whose document exists; a warning for each one that does not (the target document is
- * the app's: the counter's own total is still committed, and the mirror follows once the document exists).
- */
-async function existingMirrorTargets(counter: DocumentReference, targets: readonly MirrorTarget[]): Promise<MirrorTarget[]> {
-  const snaps = await counter.firestore.getAll(...targets.map((t) => counter.firestore.doc(t.path)));
-  const present: MirrorTarget[] = [];
-  targets.forEach((target, i) => {
-    if (snaps[i]!.exists) present.push(target);
-    else logMissingMirror(counter.id, target);
-  });
-  return present;
+      return result!;
+    },
+    async read(paths) {
+      await onStep?.("read");
+      const [parent, ...docs] = await db.getAll(ref, ...paths.map((path) => db.doc(path)));
+      return {
+        parent: !parent!.exists ? "gone" : parent!.updateTime!.isEqual(lastUpdateTime) ? "same" : "changed",
+        exists: docs.map((doc) => doc.exists),
+      };
+    },
+  };
+  return await commitMirrored(port, mirrors, (target) => logMissingMirror(ref.id, target));
 }
 
 /** The warning for a mirror target that does not exist: the counter's total is written, its mirror skipped. */

@@ -1,9 +1,9 @@
 // The rollup: keeps counters/{id}.total equal to the sum of its shards, exactly and with about one
 // parent write per interval. The decisions are pure (../plan.ts, with the argument why they are exact);
 // this module runs one event through them, and the steps live next to it: the claim (claim.ts), the
-// commit (commit.ts), the sum (sum.ts, the line that computes a total), the shared leading edge
-// (lead.ts), the sweep of orphaned claims (sweep.ts), all over a RollupStore (storage.ts; Firestore in
-// firestore.ts). docs/rollup.md tells the whole story.
+// commit (commit.ts; mirrored.ts when the total is mirrored), the sum (sum.ts, the line that computes a
+// total), the shared leading edge (lead.ts), the sweep of orphaned claims (sweep.ts), all over a
+// RollupStore (storage.ts; Firestore in firestore.ts). docs/rollup.md tells the whole story.
 //
 // Exact: the total is never accumulated. It is recomputed with one consistent read of all shards (an
 // aggregation query), and the read time of that sum is kept in `rollup.readTime`. A shard write is

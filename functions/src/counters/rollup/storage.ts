@@ -39,12 +39,14 @@ export interface SumRead {
 export type CommitResult =
   /**
    * Written: the parent's new version and the commit time (which `rollup.committedAt` records), and what
-   * the mirrors (MIRRORS) cost on top of the parent's write: target documents written in the same batch,
-   * and documents read to find missing targets.
+   * the mirrors (MIRRORS) cost on top of the parent's write: target documents written in the same batch
+   * (missing ones asserted absent included), and documents read to find missing targets.
    */
   | { kind: "committed"; version: string; commitUs: number; mirrorWrites?: number; mirrorReads?: number }
-  | { kind: "changed" }
-  | { kind: "gone" };
+  /** The parent changed since it was read; nothing was written (`mirrorReads`: what finding that out read). */
+  | { kind: "changed"; mirrorReads?: number }
+  /** The parent does not exist (only its absence means gone: rollup/mirrored.ts); nothing was written. */
+  | { kind: "gone"; mirrorReads?: number };
 
 /** A pending claim found by the sweep: its counter and its lease as read. */
 export interface FoundClaim {
@@ -57,9 +59,16 @@ export interface FoundClaim {
 /** One page of claims due before a time, oldest first, and what the query cost. */
 export interface StaleClaims {
   claims: FoundClaim[];
-  /** Documents read; an empty result is billed as one. */
+  /** Documents the query returned (leases, and anything else in a collection with the leases' id). */
+  scanned: number;
+  /** Documents read as billed: an empty result is billed as one. */
   reads: number;
+  /** Where the next page starts (opaque: only the store that made it reads it); null after the last page. */
+  next: ClaimCursor | null;
 }
+
+/** A position in the stale claims, after the last document of a page (its due time and its name). */
+export type ClaimCursor = object;
 
 export interface RollupStore {
   readParent(counterId: string): Promise<ParentRead>;
@@ -77,8 +86,12 @@ export interface RollupStore {
    * bookkeeping in `fields`), on condition that the parent is still at `parent.version`. Never creates it.
    */
   commitTotal(counterId: string, parent: ParentRead, sum: { total: number; readUs: number }, fields: CommitFields): Promise<CommitResult>;
-  /** Up to `limit` pending claims of any counter due before `dueBeforeMs`, oldest first (the sweep). */
-  staleClaims(dueBeforeMs: number, limit: number): Promise<StaleClaims>;
+  /**
+   * One page of the pending claims of any counter due before `dueBeforeMs`, oldest first (the sweep): up to
+   * `limit` documents after `after` (from the start when absent). Pages by a cursor, so what a page
+   * skips (a document that is no lease) never hides what comes after it.
+   */
+  staleClaims(dueBeforeMs: number, limit: number, after?: ClaimCursor): Promise<StaleClaims>;
 }
 
 /** Rollup bookkeeping a commit writes next to the total. */

@@ -3,13 +3,14 @@
 // When the platform gives up on an event (retries stop after 24 h) and the counter gets no further
 // increment, nothing else would: the events that deferred to the claim would stay out of the total.
 // The scheduled function rollupSweep (functions/src/sweep.ts) runs this every few minutes: one
-// collection-group query for leases due more than the stale time ago, and each one found finished as a
-// stale takeover would (sum at or after its due time, conditional commit, lease deleted).
+// collection-group query for leases due more than the stale time ago (paged by a cursor), and each one
+// found finished as a stale takeover would (sum at or after its due time, conditional commit, lease
+// deleted).
 import * as logger from "firebase-functions/logger";
 import { finishClaim } from "./commit";
 import type { Invocation, RollupDeps, RollupResult } from "./context";
 import { noOps, type RollupOps } from "./ops";
-import type { FoundClaim } from "./storage";
+import type { ClaimCursor, FoundClaim } from "./storage";
 
 export interface SweepOptions {
   /** Claims read per query. */
@@ -25,31 +26,37 @@ export const SWEEP_DEFAULTS: SweepOptions = { pageSize: 100, budgetMs: 240_000, 
 export interface SweepReport {
   /** Claims found stale. */
   found: number;
+  /** Documents the sweep's queries returned (only leases, in a database where nothing else shares their collection id). */
+  scanned: number;
   /** How each found claim ended: committed, covered-by-other (already fulfilled), gone, overflow, failed. */
   outcomes: Record<string, number>;
   ops: RollupOps;
 }
 
-/** Finds claims due more than `deps.staleAfterMs` ago and finishes each; never throws for one claim. */
+/**
+ * Finds claims due more than `deps.staleAfterMs` ago and finishes each; never throws for one claim. The
+ * query pages by a cursor from where the last page ended: a claim that could not be finished (it stays,
+ * for the next run) or a document that is no lease never makes the run stop early or go round again.
+ */
 export async function sweepStaleClaims(deps: RollupDeps, options: SweepOptions = SWEEP_DEFAULTS): Promise<SweepReport> {
   const started = deps.nowMs();
-  const report: SweepReport = { found: 0, outcomes: {}, ops: noOps() };
-  const seen = new Set<string>();
+  const report: SweepReport = { found: 0, scanned: 0, outcomes: {}, ops: noOps() };
+  // One cut-off for the whole run, so that every page is a page of the same query.
+  const dueBeforeMs = started - deps.staleAfterMs;
+  let after: ClaimCursor | undefined;
   while (deps.nowMs() - started < options.budgetMs) {
-    const page = await deps.store.staleClaims(deps.nowMs() - deps.staleAfterMs, options.pageSize);
+    const page = await deps.store.staleClaims(dueBeforeMs, options.pageSize, after);
     report.ops.reads += page.reads;
-    // A claim that could not be finished comes back in the next page: stop when nothing new does.
-    const fresh = page.claims.filter((c) => !seen.has(`${c.counterId}@${c.version}`));
-    if (fresh.length === 0) break;
-    for (const c of fresh) seen.add(`${c.counterId}@${c.version}`);
-    report.found += fresh.length;
-    for (let i = 0; i < fresh.length; i += options.concurrency) {
-      await Promise.all(fresh.slice(i, i + options.concurrency).map((c) => finishOrphan(c, deps, report)));
+    report.scanned += page.scanned;
+    report.found += page.claims.length;
+    for (let i = 0; i < page.claims.length; i += options.concurrency) {
+      await Promise.all(page.claims.slice(i, i + options.concurrency).map((c) => finishOrphan(c, deps, report)));
     }
-    if (page.claims.length < options.pageSize) break;
+    if (page.next === null) break;
+    after = page.next;
   }
   const log = report.found > 0 ? logger.warn : logger.debug;
-  log("rollup sweep", { found: report.found, outcomes: report.outcomes, ...report.ops, durationMs: deps.nowMs() - started });
+  log("rollup sweep", { found: report.found, scanned: report.scanned, outcomes: report.outcomes, ...report.ops, durationMs: deps.nowMs() - started });
   return report;
 }
 

@@ -56,6 +56,6 @@ export function remoteStore(world: World, net: Network, fault: Fault): RollupSto
     sumShards: (counterId: string) => call("sum", () => world.sumShards(counterId)),
     commitTotal: (counterId: string, parent: ParentRead, sum: { total: number; readUs: number }, fields: CommitFields) =>
       call("commit", () => world.commitTotal(counterId, parent, sum, fields)),
-    staleClaims: (dueBeforeMs: number, limit: number) => call("other", () => world.staleClaims(dueBeforeMs, limit)),
+    staleClaims: (dueBeforeMs: number, limit: number, after?: object) => call("other", () => world.staleClaims(dueBeforeMs, limit, after)),
   };
 }

@@ -1,16 +1,20 @@
 // One schedule of the model check: a seed chooses a counter, a workload (steady, bursty or sparse
 // increments, with resets and reshards), how the platform delivers each event (delay, reordering,
 // duplicates, which simulated instance), where invocations crash and how the platform retries them, and
-// whether ROLLUP_INTERVAL_MS changes mid-run (a rolling deploy), and whether the platform gives up on
-// some events for good (then the sweep runs, as the scheduled rollupSweep would). The real rollup code
-// (rollupShardWrite, sweepStaleClaims) runs every delivery over the in-memory World; at the end the
-// properties are checked:
+// whether ROLLUP_INTERVAL_MS changes mid-run (a rolling deploy), whether the platform gives up on
+// some events for good (then the sweep runs, as the scheduled rollupSweep would), and whether the total
+// is mirrored to app documents that the app creates and deletes at any time, also between the steps of a
+// commit. The real rollup code (rollupShardWrite, sweepStaleClaims) runs every delivery over the
+// in-memory World; at the end the properties are checked:
 // - every write is covered (rollup.readTime at or after it) and total = Σ shards — except, in a
 //   schedule with dropped events, the writes of dropped events that never got as far as a claim: no one
 //   knows of those (the next increment, or reconcile, covers them);
-// - with an unchanged interval, no window of one interval holds more than two parent writes' read times.
+// - with an unchanged interval, no window of one interval holds more than two parent writes' read times;
+// - every mirror target that existed when the total was last written holds that total, and no commit
+//   ever said "gone" of a counter whose parent exists.
 import { rollupShardWrite, staleAfterMsFor, sweepStaleClaims, type ClaimMemo, type LeadMemo, type ShardWrite } from "../../../src/counters/rollup";
 import { remoteStore, SimulatedCrash, type Fault, type Network } from "./remote";
+import type { MirrorTarget } from "../../../src/counters/mirrors";
 import { between, chance, pick, rngOf, Sim, type Rng } from "./sim";
 import { World } from "./world";
 
@@ -45,7 +49,19 @@ export interface Shape {
   retryBaseMs: number;
   /** Chance that the platform gives up on an event: every delivery fails, then it is dropped. */
   dropChance: number;
+  /** Mirror targets of the counter (MIRRORS): 0, 1, or 2 (two fields of one document, or two documents). */
+  mirrors: MirrorTarget[];
+  /** Times the app creates or deletes a target while the workload runs. */
+  targetFlips: number;
+  /** Chance that the app creates or deletes a target right before each step of a mirrored commit. */
+  targetChurn: number;
 }
+
+const MIRROR_SETS: MirrorTarget[][] = [
+  [{ path: "posts/p", field: "likeCount" }],
+  [{ path: "posts/p", field: "likeCount" }, { path: "posts/p", field: "stats.likes" }],
+  [{ path: "posts/p", field: "likeCount" }, { path: "feeds/p", field: "likes" }],
+];
 
 export interface ScheduleResult {
   shape: Shape;
@@ -85,6 +101,9 @@ function shapeOf(seed: number): Shape {
     crashChance: pick(rng, [0, 0.15, 0.4]),
     retryBaseMs: pick(rng, [200, 2000, 10_000]),
     dropChance: chance(rng, 0.2) ? pick(rng, [0.05, 0.2]) : 0,
+    ...(chance(rng, 0.4)
+      ? { mirrors: pick(rng, MIRROR_SETS), targetFlips: between(rng, 0, 6), targetChurn: pick(rng, [0, 0.1, 0.3, 0.6]) }
+      : { mirrors: [], targetFlips: 0, targetChurn: 0 }),
   };
 }
 
@@ -117,7 +136,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
   const shape = shapeOf(seed);
   const rng = rngOf(seed ^ 0x5bd1e995);
   const sim = new Sim(START_US);
-  const world = new World(sim);
+  const world = new World(sim, { mirrors: shape.mirrors, rng });
   const net: Network = { sim, rng, maxLatencyMs: shape.maxLatencyMs };
   const counterId = `model-${seed}`;
   const trace: string[] = [];
@@ -186,6 +205,21 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
 
   const times = arrivalTimes(rng, shape);
   const endMs = times[times.length - 1]!;
+  // The app's documents: each target exists or not from the start, and the app creates and deletes them
+  // while the workload runs, also between the steps of a commit (until a little after the last write, so
+  // that every schedule can settle).
+  const flip = () => {
+    const path = pick(rng, world.targetPaths());
+    world.flipTarget(path);
+    log(`app ${path} flipped`);
+  };
+  for (const path of world.targetPaths()) if (chance(rng, 0.5)) world.flipTarget(path);
+  for (let i = 0; i < shape.targetFlips; i++) sim.at(START_US + between(rng, 0, endMs) * 1000, flip);
+  const churnUntilUs = START_US + (endMs + 10_000) * 1000;
+  world.mirrorStep = async () => {
+    await sim.sleep(between(rng, 0, shape.maxLatencyMs * 1000) / 1000);
+    if (sim.now() < churnUntilUs && chance(rng, shape.targetChurn)) flip();
+  };
   for (const t of times) {
     sim.at(START_US + t * 1000, () => {
       const delta = chance(rng, 0.2) ? -between(rng, 1, 3) : between(rng, 1, 5);
@@ -256,6 +290,8 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
   if (state.lease !== null && state.lease.data.dueMs * 1000 > (state.coveredUntilUs ?? 0) && dropped.size === 0) {
     failures.push(`a claim due at ${((state.lease.data.dueMs * 1000 - START_US) / 1000).toFixed(3)} ms is still pending after every event completed`);
   }
+  failures.push(...world.violations);
+  if (state.staleMirrors.length > 0) failures.push(`mirror targets not holding the total: ${state.staleMirrors.join(", ")}`);
   if (shape.newIntervalMs === null) {
     const busiest = mostWithin(state.commits.map((c) => c.readUs), shape.intervalMs * 1000);
     if (busiest.count > 2) {

@@ -4,10 +4,16 @@
 // is at or after every commit they see, create() failing on an existing document. It implements the
 // rollup's RollupStore directly (no latency, no faults: remote.ts adds those per invocation) and the
 // writes the callables make (increment, reset, reshard), each returning the shard events it causes.
+// Mirror targets (MIRRORS) are the app's documents: the schedule creates and deletes them at any time,
+// also between the steps of a commit (`mirrorStep`), and a commit runs the functions' own mirrored
+// commit (rollup/mirrored.ts) over this store's atomic write and consistent read.
+import { GRPC } from "../../../src/counters/errors";
+import type { MirrorTarget } from "../../../src/counters/mirrors";
 import type { ParentView } from "../../../src/counters/plan";
-import type { ClaimData, CommitFields, CommitResult, LeaseRead, ParentRead, RollupStore, StaleClaims, SumRead } from "../../../src/counters/rollup/storage";
+import { commitMirrored, type MirrorPort } from "../../../src/counters/rollup/mirrored";
+import type { ClaimCursor, ClaimData, CommitFields, CommitResult, LeaseRead, ParentRead, RollupStore, StaleClaims, SumRead } from "../../../src/counters/rollup/storage";
 import type { ShardWrite } from "../../../src/counters/rollup/context";
-import type { Sim } from "./sim";
+import { pick, type Rng, type Sim } from "./sim";
 
 interface Parent {
   total: number;
@@ -36,8 +42,16 @@ export interface CommitRecord {
   intervalMs: number;
 }
 
+/** An app document a counter's total is mirrored to: its fields, and when it was last created. */
+interface TargetDoc {
+  fields: Record<string, number>;
+  createdUs: number;
+}
+
 interface Counter {
   parent: Parent | null;
+  /** When `total` was last written (create, reset, commit): every target that existed then holds it. */
+  totalWrittenUs: number;
   shards: Map<string, Shard>;
   lease: Lease | null;
   commits: CommitRecord[];
@@ -47,13 +61,38 @@ interface Counter {
 
 let eventSeq = 0;
 
+/** A Firestore error: what the real client throws, with its gRPC code. */
+function grpcError(code: number, what: string): Error {
+  return Object.assign(new Error(what), { code });
+}
+
+export interface WorldOptions {
+  /** Where every counter's total is mirrored (the same targets for each: a schedule has one counter). */
+  mirrors?: MirrorTarget[];
+  /** Picks which error a write reports when several of its conditions fail (Firestore's depends on the order). */
+  rng?: Rng;
+}
+
 export class World implements RollupStore {
   private lastCommitUs = 0;
   private readonly counters = new Map<string, Counter>();
+  private readonly targets = new Map<string, TargetDoc>();
+  private readonly mirrors: MirrorTarget[];
+  private readonly rng: Rng;
   /** Events that wrote a claim (the properties excuse a dropped event only if it never did). */
   readonly claimants = new Set<string>();
+  /** Property violations seen as they happen (a commit that said "gone" of a live counter). */
+  readonly violations: string[] = [];
+  /** Runs before each step of a mirrored commit (its write, its read): latency, and the app changing targets. */
+  mirrorStep: () => Promise<void> = () => Promise.resolve();
 
-  constructor(private readonly sim: Sim) {}
+  constructor(
+    private readonly sim: Sim,
+    options: WorldOptions = {},
+  ) {
+    this.mirrors = options.mirrors ?? [];
+    this.rng = options.rng ?? Math.random;
+  }
 
   /** The commit time of a new write: now, or just after the last commit if that is not earlier. */
   private commitTime(): number {
@@ -69,7 +108,7 @@ export class World implements RollupStore {
   private counter(counterId: string): Counter {
     let c = this.counters.get(counterId);
     if (c === undefined) {
-      c = { parent: null, shards: new Map(), lease: null, commits: [], writes: [] };
+      c = { parent: null, totalWrittenUs: 0, shards: new Map(), lease: null, commits: [], writes: [] };
       this.counters.set(counterId, c);
     }
     return c;
@@ -82,6 +121,29 @@ export class World implements RollupStore {
     const at = this.commitTime();
     c.parent = { total: 0, numShards, readUs: null, committedUs: null, recordedIntervalMs: null, updateUs: at };
     for (let i = 0; i < numShards; i++) c.shards.set(String(i), { count: 0, updateUs: at });
+    this.writeTotal(c, 0, at);
+  }
+
+  /** `total` on the parent's bookkeeping and on every existing target (the callables' transactions lock them). */
+  private writeTotal(c: Counter, total: number, atUs: number): void {
+    c.totalWrittenUs = atUs;
+    for (const target of this.mirrors) {
+      const doc = this.targets.get(target.path);
+      if (doc !== undefined) doc.fields[target.field] = total;
+    }
+  }
+
+  // --- the app's documents --------------------------------------------------------------------------
+
+  /** The app creates a mirror target's document (without the mirrored field), or deletes it. */
+  flipTarget(path: string): void {
+    const at = this.commitTime();
+    if (this.targets.has(path)) this.targets.delete(path);
+    else this.targets.set(path, { fields: {}, createdUs: at });
+  }
+
+  targetPaths(): string[] {
+    return [...new Set(this.mirrors.map((t) => t.path))];
   }
 
   /** Adds `delta` to a shard (as incrementCounter's batch does) and returns its event. */
@@ -121,6 +183,7 @@ export class World implements RollupStore {
     p.total = 0;
     p.readUs = readUs;
     p.updateUs = at;
+    this.writeTotal(c, 0, at);
     return events;
   }
 
@@ -182,8 +245,17 @@ export class World implements RollupStore {
     writes: { atUs: number; eventId: string }[];
     commits: CommitRecord[];
     lease: Lease | null;
+    /** Targets that existed when `total` was last written but do not hold it now. */
+    staleMirrors: string[];
   } {
     const c = this.counter(counterId);
+    const staleMirrors: string[] = [];
+    for (const target of this.mirrors) {
+      const doc = this.targets.get(target.path);
+      if (doc === undefined || doc.createdUs > c.totalWrittenUs) continue; // created since: the next commit fills it
+      const value = doc.fields[target.field];
+      if (value !== c.parent?.total) staleMirrors.push(`${target.path}:${target.field} = ${value} (total ${c.parent?.total})`);
+    }
     let shardSum = 0;
     for (const s of c.shards.values()) shardSum += s.count;
     return {
@@ -193,6 +265,7 @@ export class World implements RollupStore {
       writes: c.writes,
       commits: c.commits,
       lease: c.lease,
+      staleMirrors,
     };
   }
 
@@ -246,27 +319,58 @@ export class World implements RollupStore {
     return Promise.resolve({ sum: { overflow: false, total, readUs: this.readTime() }, aggregations: 1, reads: 0 });
   }
 
-  commitTotal(counterId: string, parent: ParentRead, sum: { total: number; readUs: number }, fields: CommitFields): Promise<CommitResult> {
+  async commitTotal(counterId: string, parent: ParentRead, sum: { total: number; readUs: number }, fields: CommitFields): Promise<CommitResult> {
     const c = this.counter(counterId);
-    const p = c.parent;
-    if (p === null) return Promise.resolve({ kind: "gone" });
-    if (String(p.updateUs) !== parent.version) return Promise.resolve({ kind: "changed" });
-    const at = this.commitTime();
-    p.total = sum.total;
-    p.readUs = sum.readUs;
-    p.committedUs = at;
-    p.recordedIntervalMs = fields.intervalMs;
-    p.updateUs = at;
-    c.commits.push({ atUs: at, readUs: sum.readUs, total: sum.total, intervalMs: fields.intervalMs });
-    return Promise.resolve({ kind: "committed", version: String(at), commitUs: at });
+    const port: MirrorPort<number> = {
+      commit: async (present, absent) => {
+        if (this.mirrors.length > 0) await this.mirrorStep();
+        const p = c.parent;
+        // Every condition of the write, as Firestore checks them; it reports one of the failed ones.
+        const failed: Error[] = [];
+        if (p === null) failed.push(grpcError(GRPC.NOT_FOUND, "no parent to update"));
+        else if (String(p.updateUs) !== parent.version) failed.push(grpcError(GRPC.FAILED_PRECONDITION, "the parent changed"));
+        for (const target of present) if (!this.targets.has(target.path)) failed.push(grpcError(GRPC.NOT_FOUND, `no ${target.path} to update`));
+        for (const path of absent) {
+          if (this.targets.has(path)) failed.push(grpcError(pick(this.rng, [GRPC.ALREADY_EXISTS, GRPC.FAILED_PRECONDITION]), `${path} exists`));
+        }
+        if (failed.length > 0) throw pick(this.rng, failed);
+        const at = this.commitTime();
+        p!.total = sum.total;
+        p!.readUs = sum.readUs;
+        p!.committedUs = at;
+        p!.recordedIntervalMs = fields.intervalMs;
+        p!.updateUs = at;
+        c.totalWrittenUs = at;
+        for (const target of present) this.targets.get(target.path)!.fields[target.field] = sum.total;
+        c.commits.push({ atUs: at, readUs: sum.readUs, total: sum.total, intervalMs: fields.intervalMs });
+        return at;
+      },
+      read: async (paths) => {
+        if (this.mirrors.length > 0) await this.mirrorStep();
+        const p = c.parent;
+        return {
+          parent: p === null ? "gone" : String(p.updateUs) === parent.version ? "same" : "changed",
+          exists: paths.map((path) => this.targets.has(path)),
+        };
+      },
+    };
+    const commit = await commitMirrored(port, this.mirrors, () => undefined);
+    if (commit.kind === "gone" && c.parent !== null) this.violations.push(`a commit said "gone" of a counter whose parent exists`);
+    if (commit.kind !== "committed") return { kind: commit.kind };
+    return { kind: "committed", version: String(commit.result), commitUs: commit.result };
   }
 
-  staleClaims(dueBeforeMs: number, limit: number): Promise<StaleClaims> {
+  staleClaims(dueBeforeMs: number, limit: number, after?: ClaimCursor): Promise<StaleClaims> {
+    // In (dueMs, counterId) order, after the cursor: Firestore's (dueAt, document name) order.
+    const from = after as { dueMs: number; counterId: string } | undefined;
     const found = [...this.counters.entries()]
       .filter(([, c]) => c.lease !== null && c.lease.data.dueMs < dueBeforeMs)
       .map(([counterId, c]) => ({ counterId, claim: { eventId: c.lease!.data.eventId, dueMs: c.lease!.data.dueMs }, version: String(c.lease!.updateUs) }))
-      .sort((a, b) => a.claim.dueMs - b.claim.dueMs)
+      .sort((a, b) => a.claim.dueMs - b.claim.dueMs || (a.counterId < b.counterId ? -1 : a.counterId > b.counterId ? 1 : 0))
+      .filter((f) => from === undefined || f.claim.dueMs > from.dueMs || (f.claim.dueMs === from.dueMs && f.counterId > from.counterId))
       .slice(0, limit);
-    return Promise.resolve({ claims: found, reads: Math.max(1, found.length) });
+    const last = found[found.length - 1];
+    const next = found.length < limit || last === undefined ? null : { dueMs: last.claim.dueMs, counterId: last.counterId };
+    return Promise.resolve({ claims: found, scanned: found.length, reads: Math.max(1, found.length), next });
   }
 }
