@@ -106,7 +106,8 @@ async function freshApp(name: string, firebase: string): Promise<string> {
     mkdirSync(stub, { recursive: true });
     writeFileSync(join(stub, "package.json"), JSON.stringify({ name: "@firebase/crashlytics", version: "0.0.0-stub", main: "index.js" }));
     writeFileSync(join(stub, "index.js"), "module.exports = {};\n");
-    const ai = await npm(["view", "@firebase/ai", "version"], dir);
+    const ai = await npm(["view", "--prefer-offline", "@firebase/ai", "version"], dir);
+    if (ai.code !== 0 || !/^\d+\.\d+\.\d+$/.test(ai.stdout.trim())) throw new Error(`npm view @firebase/ai version failed:\n${ai.stderr}`);
     manifest.overrides = { "@firebase/ai": ai.stdout.trim(), "@firebase/crashlytics": `file:${stub}` };
     writeFileSync(join(dir, "package.json"), JSON.stringify(manifest, null, 2));
     console.log(`firebase@${firebase}: this registry lacks @firebase/ai@3 / @firebase/crashlytics; installed with @firebase/ai@${ai.stdout.trim()} and an empty @firebase/crashlytics (the client loads neither)`);
