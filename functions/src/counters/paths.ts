@@ -12,6 +12,12 @@ export const LEASE_ID = "lease";
 /** Members of a unique counter, one document per member: counters/{id}/members/{uid}. */
 export const MEMBERS = "members";
 /**
+ * When each user's membership of a unique counter last changed, one document per user who ever changed
+ * it: counters/{id}/memberships/{uid} (members.ts). Clients read their own to know which changes a total
+ * holds (client/src/member-coverage.ts).
+ */
+export const MEMBERSHIPS = "memberships";
+/**
  * The deletion marker: counters/{id}/cleanup/pending exists from the transaction that deletes a counter
  * until its members and idempotency records are gone (store.ts, deleteCounter). Not under `rollup`, whose
  * documents are rollup leases (and may be queried as such).
@@ -54,6 +60,14 @@ export function membersRef(db: Firestore, counterId: string): CollectionReferenc
 
 export function memberRef(db: Firestore, counterId: string, uid: string): DocumentReference {
   return membersRef(db, counterId).doc(uid);
+}
+
+export function membershipsRef(db: Firestore, counterId: string): CollectionReference {
+  return counterRef(db, counterId).collection(MEMBERSHIPS);
+}
+
+export function membershipRef(db: Firestore, counterId: string, uid: string): DocumentReference {
+  return membershipsRef(db, counterId).doc(uid);
 }
 
 export function cleanupRef(db: Firestore, counterId: string): DocumentReference {
