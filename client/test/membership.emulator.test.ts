@@ -24,7 +24,7 @@
 // (client/test/member-coverage.test.ts): in these runs the record itself was never behind the counter.
 import { deleteApp, initializeApp } from "firebase/app";
 import { connectAuthEmulator, getAuth, signInWithEmailAndPassword } from "firebase/auth";
-import { connectFirestoreEmulator, disableNetwork, doc, enableNetwork, getFirestore, onSnapshot } from "firebase/firestore";
+import { connectFirestoreEmulator, disableNetwork, doc, enableNetwork, getFirestore, onSnapshot, type DocumentReference, type DocumentSnapshot } from "firebase/firestore";
 import { connectFunctionsEmulator, FunctionsError, getFunctions, httpsCallable } from "firebase/functions";
 import { randomUUID } from "node:crypto";
 import { createCounterClient, SetMemberError, type CounterClient, type MemberView, type SetMemberRequest, type Time } from "../src";
@@ -104,6 +104,7 @@ class Harness {
   readonly log: string[] = [];
 
   constructor(readonly counterId: string) {
+    harnesses.push(this);
     this.client = createCounterClient({
       functions: user.functions,
       firestore: user.firestore,
@@ -148,11 +149,22 @@ class Harness {
   }
 
   watch(): () => void {
-    return this.client.watchMember(this.counterId, user.user.uid, (value, view) => {
+    const stop = this.client.watchMember(this.counterId, user.user.uid, (value, view) => {
       this.emissions.push({ seq: ++this.seq, value, view });
       this.log.push(`${this.seq} emit value=${value} member=${view.member} server=${view.memberDoc} total=${view.total} R=${fmt(view.coveredUntil)} pending=${view.pending}`);
       for (const wake of this.waiters.splice(0)) wake();
     });
+    // What the SDK delivers of the same three documents, for the log of a test that fails or hangs.
+    const counter = doc(user.firestore, "counters", this.counterId);
+    const raw = (path: DocumentReference, show: (snap: DocumentSnapshot) => string) =>
+      onSnapshot(path, { includeMetadataChanges: true }, (snap) => this.log.push(`${++this.seq} sdk ${path.parent.id} ${show(snap)} cache=${snap.metadata.fromCache}`));
+    const stops = [
+      stop,
+      raw(counter, (snap) => `total=${String(snap.get("total"))} R=${fmt(laterOf(asTime(snap.get("rollup.readTime")), asTime(snap.get("createdAt"))))}`),
+      raw(doc(counter, "memberships", user.user.uid), (snap) => JSON.stringify(snap.data() ?? null)),
+      raw(doc(counter, "members", user.user.uid), (snap) => `exists=${snap.exists()}`),
+    ];
+    return () => stops.forEach((s) => s());
   }
 
   /** A tap: setMember with the given mode for the call that carries it. */
@@ -216,6 +228,18 @@ class Harness {
   }
 }
 
+/**
+ * The harnesses of the running test: their logs are printed when it does not reach its end (a failed
+ * assertion or a timeout), to tell what the SDK delivered and what was shown.
+ */
+let harnesses: Harness[] = [];
+let reachedEnd = false;
+afterEach(() => {
+  if (!reachedEnd) for (const h of harnesses) console.error(`${expect.getState().currentTestName ?? ""}: ${h.counterId}\n${h.log.join("\n")}`);
+  harnesses = [];
+  reachedEnd = false;
+});
+
 const fmt = (t: Time | null) => (t === null ? "-" : `${t.seconds % 1000}.${String(t.nanoseconds).padStart(9, "0").slice(0, 6)}`);
 
 function seedOf(): number {
@@ -223,16 +247,16 @@ function seedOf(): number {
   return fromEnv !== undefined ? Number(fromEnv) : Math.floor(Math.random() * 2 ** 31);
 }
 
-async function withSeed(name: string, body: (random: () => number, log: string[]) => Promise<void>): Promise<void> {
+async function withSeed(name: string, body: (random: () => number) => Promise<void>): Promise<void> {
   const seed = seedOf();
-  const log: string[] = [];
+  // First, so that a run that times out names its seed too (its log is printed by afterEach).
+  console.log(`${name}: seed ${seed}`);
   try {
-    await body(rngOf(seed), log);
+    await body(rngOf(seed));
   } catch (error) {
-    console.error(`${name} failed with seed ${seed}; re-run with CLIENT_TEST_SEED=${seed}\n${log.join("\n")}`);
+    console.error(`${name} failed with seed ${seed}; re-run with CLIENT_TEST_SEED=${seed}`);
     throw error;
   }
-  console.log(`${name}: seed ${seed}`); // so that a run's seeds can be reported, passing or not
 }
 
 async function membersOf(counterId: string): Promise<number> {
@@ -250,13 +274,26 @@ async function settled(h: Harness): Promise<Emission> {
   return h.until((e) => e.view.total === members && e.view.pending === 0 && e.view.memberDoc === mine && e.view.member === mine);
 }
 
+/**
+ * A new unique counter of 2 shards, with `othersLiking` other users' likes, watched through a Harness until
+ * the watch shows them.
+ */
+async function watchedLikes(prefix: string, othersLiking = 0): Promise<{ counterId: string; h: Harness; unwatch: () => void; start: Emission }> {
+  const counterId = `${prefix}-${Date.now()}`;
+  await user.call("createCounter", { counterId, numShards: 2, unique: true });
+  for (const other of others.slice(0, othersLiking)) await other.call("setMember", { counterId, member: true });
+  const h = new Harness(counterId);
+  const unwatch = h.watch();
+  const start = await h.until((e) => e.view.exists && e.view.total === othersLiking);
+  return { counterId, h, unwatch, start };
+}
+
 describe("setMember and watchMember against the emulators", () => {
   it("shows the like and the count together, exactly, across double taps, lost answers, refusals, a second device and other users", async () => {
-    await withSeed("randomized like schedule", async (random, log) => {
+    await withSeed("randomized like schedule", async (random) => {
       const counterId = `likes-${Date.now()}-${Math.floor(random() * 1e6)}`;
       await user.call("createCounter", { counterId, numShards: 3, unique: true });
       const h = new Harness(counterId);
-      h.log.push = (...lines) => log.push(...lines);
       const unwatch = h.watch();
       // Every state of the counter, as a plain listener sees it: to tell how many were not shown.
       const states = new Set<string>();
@@ -311,15 +348,11 @@ describe("setMember and watchMember against the emulators", () => {
           `${h.heldBack(states)} of ${states.size} counter states not shown (M(R) not known: the count of an older one was kept)`,
       );
     });
+    reachedEnd = true;
   });
 
   it("shows a like at once, shows the rollup's total while the answer is late, and never shows the like twice", async () => {
-    const counterId = `likes-late-${Date.now()}`;
-    await user.call("createCounter", { counterId, numShards: 2, unique: true });
-    await others[0]!.call("setMember", { counterId, member: true });
-    const h = new Harness(counterId);
-    const unwatch = h.watch();
-    await h.until((e) => e.view.total === 1);
+    const { h, unwatch } = await watchedLikes("likes-late", 1);
     await h.tap(true, "slow-answer"); // the rollup covers the like before its answer arrives
     const answeredAt = h.seq;
     const final = await settled(h);
@@ -333,15 +366,11 @@ describe("setMember and watchMember against the emulators", () => {
     expect(h.emissions.some((e) => e.seq < answeredAt && e.view.total === 2 && e.view.pending === 0)).toBe(true);
     expect(h.wrong()).toEqual([]);
     unwatch();
+    reachedEnd = true;
   });
 
   it("another device's like and unlike within one interval never move the count, and each is shown with its count", async () => {
-    const counterId = `likes-device2-${Date.now()}`;
-    await user.call("createCounter", { counterId, numShards: 2, unique: true });
-    await others[0]!.call("setMember", { counterId, member: true });
-    const h = new Harness(counterId);
-    const unwatch = h.watch();
-    const start = await h.until((e) => e.view.total === 1);
+    const { h, unwatch, start } = await watchedLikes("likes-device2", 1);
     for (let round = 0; round < 3; round++) await Promise.all([h.onDevice2(true), h.onDevice2(false)]);
     await h.onDevice2(true);
     const final = await settled(h);
@@ -351,14 +380,11 @@ describe("setMember and watchMember against the emulators", () => {
     expect(since.filter((e) => e.value !== (e.view.member ? 2 : 1))).toEqual([]);
     expect(h.wrong()).toEqual([]);
     unwatch();
+    reachedEnd = true;
   });
 
   it("stays exact while this device is offline and when it comes back, with the other device and other users changing meanwhile", async () => {
-    const counterId = `likes-offline-${Date.now()}`;
-    await user.call("createCounter", { counterId, numShards: 2, unique: true });
-    const h = new Harness(counterId);
-    const unwatch = h.watch();
-    await h.until((e) => e.view.exists);
+    const { counterId, h, unwatch } = await watchedLikes("likes-offline");
     await h.tap(true, "normal");
     await disableNetwork(user.firestore);
     try {
@@ -375,13 +401,11 @@ describe("setMember and watchMember against the emulators", () => {
     expect(final.value).toBe(await membersOf(counterId));
     expect(h.wrong()).toEqual([]);
     unwatch();
+    reachedEnd = true;
   });
 
   it("shows nothing from the cache: a watch started offline waits for the server", async () => {
-    const counterId = `likes-cache-${Date.now()}`;
-    await user.call("createCounter", { counterId, numShards: 2, unique: true });
-    const first = new Harness(counterId);
-    const stopFirst = first.watch();
+    const { counterId, h: first, unwatch: stopFirst } = await watchedLikes("likes-cache");
     await first.tap(true, "normal");
     await settled(first);
     // The app keeps the counter up to date with a listener of its own; the SDK keeps the record and the
@@ -410,14 +434,11 @@ describe("setMember and watchMember against the emulators", () => {
     expect(h.wrong()).toEqual([]);
     unwatch();
     stopCounter();
+    reachedEnd = true;
   });
 
   it("a double tap (like, unlike) ends unliked and counted once at most; a repeated like changes nothing", async () => {
-    const counterId = `likes-double-${Date.now()}`;
-    await user.call("createCounter", { counterId, numShards: 2, unique: true });
-    const h = new Harness(counterId);
-    const unwatch = h.watch();
-    await h.until((e) => e.view.exists);
+    const { h, unwatch } = await watchedLikes("likes-double");
     await Promise.all([h.tap(true, "normal"), h.tap(false, "normal")]);
     let final = await settled(h);
     expect([final.value, final.view.member]).toEqual([0, false]);
@@ -427,6 +448,7 @@ describe("setMember and watchMember against the emulators", () => {
     expect(h.emissions.every((e) => e.value === 0 || e.value === 1)).toBe(true);
     expect(h.wrong()).toEqual([]);
     unwatch();
+    reachedEnd = true;
   });
 
   it("shows null for a counter that does not exist, and setMember on it rejects with not-found", async () => {
@@ -437,5 +459,6 @@ describe("setMember and watchMember against the emulators", () => {
     await expect(h.client.setMember(counterId, true)).rejects.toMatchObject({ name: "SetMemberError", code: "not-found", maybeApplied: false });
     expect(h.emissions.map((e) => e.value)).toEqual(h.emissions.map(() => null));
     unwatch();
+    reachedEnd = true;
   });
 });
