@@ -90,8 +90,9 @@ export interface CounterClient {
   /**
    * Calls `onValue` with the count to show and `view.member`, the user's membership to show ("you like
    * this"), both updated at once on a tap and exact by the coverage rule (member-coverage.ts). `uid` is
-   * the signed-in user's: their `counters/{counterId}/members/{uid}` is listened to. Nothing is called
-   * before both the counter and the member document have arrived. Returns the unsubscribe function.
+   * the signed-in user's: their `counters/{counterId}/memberships/{uid}` (membership record) and
+   * `members/{uid}` are listened to with the counter. Nothing is called before a snapshot of the three
+   * from the server that tells the count. Returns the unsubscribe function.
    */
   watchMember(
     counterId: string,

@@ -17,5 +17,18 @@ export {
   type SetMemberOutcome,
   type SetMemberRequest,
 } from "./membership.js";
-export { knownMember, memberValue, uncoveredChanges, type MemberCut, type MemberValue, type OwnChange, type PendingCall } from "./member-coverage.js";
+export {
+  basisOf,
+  holds,
+  memberValue,
+  membershipAt,
+  serverMember,
+  shownMember,
+  type Basis,
+  type MemberCut,
+  type MembershipRecord,
+  type MemberValue,
+  type OwnChange,
+  type PendingCall,
+} from "./member-coverage.js";
 export { compareTimes, isCovered, uncoveredDelta, type OwnIncrement, type Time } from "./coverage.js";

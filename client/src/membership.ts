@@ -1,9 +1,11 @@
 // Unique counters (likes) in the client: setMember() with the retry policy of increment(), its calls of
 // one counter sent one at a time so that the last tap decides, and watchMember(), which shows the count
-// and the signed-in user's own membership together, exactly (see member-coverage.ts for the argument).
+// and the signed-in user's own membership together, exactly: it listens to the counter, the user's
+// membership record and member document, and reads them as one cut (see member-coverage.ts for the
+// argument).
 import { doc, onSnapshot, onSnapshotsInSync, type DocumentSnapshot, type Firestore } from "firebase/firestore";
-import { asTime, isCovered, readCounterSnapshot, type Time } from "./coverage.js";
-import { knownMember, memberValue, type MemberCut, type OwnChange, type PendingCall } from "./member-coverage.js";
+import { asTime, readCounterSnapshot, type CounterSnapshotState, type Time } from "./coverage.js";
+import { basisOf, holds, memberValue, serverMember, type Basis, type MemberCut, type MembershipRecord, type OwnChange, type PendingCall } from "./member-coverage.js";
 import { failureMessage, reasonOf } from "./failure.js";
 
 /** The data `setMember` receives. */
@@ -32,13 +34,19 @@ export interface MemberView {
   exists: boolean;
   /** The membership to show ("you like this"): the last tap's while calls are pending, else the server's. */
   member: boolean;
-  /** The server's `total` this value is based on (0 when the counter does not exist). */
+  /**
+   * The server's `total` this value is based on (0 when the counter does not exist): the newest total for
+   * which the user's own membership at `coveredUntil` is known (see member-coverage.ts).
+   */
   total: number;
   /** Every change committed at or before this time is in `total`: max(rollup.readTime, createdAt). */
   coveredUntil: Time | null;
-  /** Whether the member document exists in the snapshot this view is based on. */
+  /**
+   * The server's membership in the newest snapshot: the membership record's `member`, or, for a user
+   * whose record does not exist, whether the member document exists.
+   */
   memberDoc: boolean;
-  /** value − total: this client's own changes not in `total` yet. */
+  /** value − total: the shown membership's difference to what `total` holds of this user. */
   pending: number;
 }
 
@@ -73,18 +81,28 @@ interface Watcher {
   last: string | undefined;
 }
 
+/** A listened document as last delivered: its value, and whether the SDK had it from its cache. */
+interface Delivered<T> {
+  value: T;
+  fromCache: boolean;
+}
+
 /** What the client knows about one unique counter and one user. */
 interface State {
-  /** This client's changes (`changed: true` answers) not yet covered by a snapshot it has seen. */
-  own: OwnChange[];
+  /** This client's last change (`changed: true` answer), kept until a cut's record holds it. */
+  last: OwnChange | undefined;
   /** Calls not answered yet, in the order they go out (one at a time). */
   calls: PendingCall[];
   /** The newest coveredUntil of any counter snapshot received. */
   seenUntil: Time | null;
-  counter: { exists: boolean; total: number; coveredUntil: Time | null } | undefined;
-  memberDoc: boolean | undefined;
-  /** The last published cut (both snapshots arrived and were in sync). */
+  counter: Delivered<CounterSnapshotState> | undefined;
+  /** The membership record (null: it does not exist). */
+  record: Delivered<MembershipRecord | null> | undefined;
+  memberDoc: Delivered<boolean> | undefined;
+  /** The last consistent cut (all three from the server, in sync). */
   cut: MemberCut | undefined;
+  /** The newest cut of the counter as it exists now whose M(R) was known. */
+  basis: Basis | undefined;
   /** The end of the chain of this counter's calls (the next one is sent after it). */
   tail: Promise<void>;
   watchers: Set<Watcher>;
@@ -109,12 +127,14 @@ export function createMembership(deps: MembershipDeps): Membership {
     let state = states.get(counterId);
     if (state === undefined) {
       state = {
-        own: [],
+        last: undefined,
         calls: [],
         seenUntil: null,
         counter: undefined,
+        record: undefined,
         memberDoc: undefined,
         cut: undefined,
+        basis: undefined,
         tail: Promise.resolve(),
         watchers: new Set(),
         unsubscribe: undefined,
@@ -131,17 +151,17 @@ export function createMembership(deps: MembershipDeps): Membership {
   function publish(counterId: string, state: State): void {
     const cut = state.cut;
     if (cut === undefined) return;
-    const shown = memberValue(cut, state.own, state.calls);
-    if (shown === null) return; // a call in flight may or may not be in this total: wait for its answer
+    const shown = memberValue(cut, state.basis, state.last, state.calls);
+    if (shown === null) return; // no cut with a known M(R) yet: nothing exact to show
     for (const watcher of state.watchers) {
       const view: MemberView = {
         counterId,
         uid: watcher.uid,
         exists: cut.exists,
         member: shown.member,
-        total: cut.total,
-        coveredUntil: cut.coveredUntil,
-        memberDoc: cut.memberDoc,
+        total: shown.total,
+        coveredUntil: shown.coveredUntil,
+        memberDoc: serverMember(cut),
         pending: shown.pending,
       };
       const key = JSON.stringify([shown.value, view]);
@@ -151,11 +171,19 @@ export function createMembership(deps: MembershipDeps): Membership {
     }
   }
 
-  /** Both listeners have fired for the same change: their snapshots form one consistent cut. */
+  /**
+   * Every listener has fired for a change: the three documents are from the same server snapshot, unless
+   * one of them comes from the cache (then the cut could pair a record older than the total: skip it).
+   */
   function onInSync(counterId: string, state: State): void {
-    if (state.counter === undefined || state.memberDoc === undefined) return; // nothing before both arrived
-    state.cut = { ...state.counter, memberDoc: state.memberDoc };
-    state.own = state.own.filter((c) => !isCovered(state.cut!.coveredUntil, c.writeTime));
+    const { counter, record, memberDoc } = state;
+    if (counter === undefined || record === undefined || memberDoc === undefined) return; // nothing before all arrived
+    if (counter.fromCache || record.fromCache || memberDoc.fromCache) return;
+    const cut: MemberCut = { ...counter.value, record: record.value, memberDoc: memberDoc.value };
+    state.cut = cut;
+    // A counter that does not exist has no basis; one created again must not inherit the old one.
+    state.basis = cut.exists ? (basisOf(cut) ?? state.basis) : undefined;
+    if (state.last !== undefined && holds(cut.record, state.last)) state.last = undefined; // the record says from now on
     publish(counterId, state);
   }
 
@@ -167,13 +195,22 @@ export function createMembership(deps: MembershipDeps): Membership {
     }
     if (read.kind === "stale") return;
     state.seenUntil = read.seenUntil;
-    state.counter = read.state;
+    state.counter = { value: read.state, fromCache: snap.metadata.fromCache };
+  }
+
+  function onRecord(counterId: string, state: State, snap: DocumentSnapshot): void {
+    const record = snap.exists() ? readRecord(snap) : null;
+    if (record === undefined) {
+      for (const watcher of state.watchers) watcher.onError?.(new Error(`counters/${counterId}/memberships/${snap.id} is malformed`));
+      return;
+    }
+    state.record = { value: record, fromCache: snap.metadata.fromCache };
   }
 
   async function setMember(counterId: string, member: boolean): Promise<SetMemberOutcome> {
     if (typeof member !== "boolean") throw new TypeError("member must be a boolean");
     const state = stateOf(counterId);
-    const call: PendingCall = { member, sent: null };
+    const call: PendingCall = { member };
     state.calls.push(call);
     publish(counterId, state);
 
@@ -183,35 +220,29 @@ export function createMembership(deps: MembershipDeps): Membership {
     let done!: () => void;
     state.tail = new Promise<void>((resolve) => (done = resolve));
     await previous;
-    let ambiguous = false;
-    let before = false;
     try {
-      before = knownMember(state.cut, state.own);
-      call.sent = { after: state.seenUntil, before };
       const result = await deps.retry(async () => {
-        const answer = parseAnswer(await deps.call({ counterId, member }).catch((error: unknown) => {
-          ambiguous = true; // this attempt may have committed although no answer says so
-          throw error;
-        }));
+        const answer = parseAnswer(await deps.call({ counterId, member }));
         // Unexpected, so treated as transient (code "unknown"): setMember is idempotent, a retry is safe.
         if (answer === null) throw new Error("setMember answered without changed/writeTime");
         return answer;
       });
       state.calls.shift();
       if ("error" in result) {
-        // Refused, or out of attempts: the membership stays as it was before this call, as far as this
-        // client knows (an attempt that did commit shows through the member document and the total).
+        // Refused, or out of attempts: the membership shown is the server's again (an attempt that did
+        // commit shows through the record).
         publish(counterId, state);
         throw new SetMemberError(result.code, counterId, member, result.maybeApplied, { cause: result.error });
       }
       const { changed, writeTime } = result.value;
       if (changed && writeTime !== null) {
-        if (!isCovered(state.cut?.coveredUntil ?? null, writeTime)) state.own.push({ member, writeTime });
-      } else if (ambiguous && before !== member) {
-        // A lost answer: an earlier attempt made this change at a time no answer carries. This client's
-        // own changes can no longer be placed against the rollup: show the server's values for this user
-        // (member document, total) until its next change. Never counts twice; may show the like late.
-        state.own = [];
+        // Shown until a cut's record holds it, so the like does not flicker back while the record is late.
+        const change = { member, writeTime };
+        state.last = holds(state.cut?.record ?? null, change) ? undefined : change;
+      } else if (state.last !== undefined && state.last.member !== member) {
+        // Unchanged, and the server says `member`: an older own change to the opposite is not the
+        // membership any more (a lost answer made this one, at a time no answer carries): the record says.
+        state.last = undefined;
       }
       publish(counterId, state);
       return { counterId, member, changed, writeTime: changed ? writeTime : null, attempts: result.attempts };
@@ -225,8 +256,10 @@ export function createMembership(deps: MembershipDeps): Membership {
     state.unsubscribe?.();
     state.unsubscribe = undefined;
     state.counter = undefined;
+    state.record = undefined;
     state.memberDoc = undefined;
     state.cut = undefined;
+    state.basis = undefined;
     forgetIfIdle(counterId, state);
   }
 
@@ -245,17 +278,23 @@ export function createMembership(deps: MembershipDeps): Membership {
       const fail = (error: Error) => {
         for (const w of state.watchers) w.onError?.(error);
       };
+      // With metadata changes: a snapshot that stops coming from the cache (the server brought the target
+      // up to date again) changes no data, and without them the cut would wait for the next change.
+      const options = { includeMetadataChanges: true };
+      const counter = doc(deps.firestore, "counters", counterId);
       const stops = [
-        onSnapshot(doc(deps.firestore, "counters", counterId), (snap) => onCounter(counterId, state, snap), fail),
+        onSnapshot(counter, options, (snap) => onCounter(counterId, state, snap), fail),
+        onSnapshot(doc(counter, "memberships", uid), options, (snap) => onRecord(counterId, state, snap), fail),
         onSnapshot(
-          doc(deps.firestore, "counters", counterId, "members", uid),
+          doc(counter, "members", uid),
+          options,
           (snap) => {
-            state.memberDoc = snap.exists();
+            state.memberDoc = { value: snap.exists(), fromCache: snap.metadata.fromCache };
           },
           fail,
         ),
-        // Fires once every listener affected by a change has fired: the counter and the member document
-        // are then from the same server snapshot, so a change the total covers is also in the document.
+        // Fires once every listener affected by a change has fired: the documents are then from the same
+        // server snapshot, so a change the total covers is also in the record.
         onSnapshotsInSync(deps.firestore, () => onInSync(counterId, state)),
       ];
       state.unsubscribe = () => stops.forEach((stop) => stop());
@@ -276,6 +315,20 @@ export function createMembership(deps: MembershipDeps): Membership {
   }
 
   return { setMember, watchMember, dispose };
+}
+
+/** A membership record from its snapshot, or undefined when its fields are not the server's. */
+function readRecord(snap: DocumentSnapshot): MembershipRecord | undefined {
+  const member = snap.get("member") as unknown;
+  const changedAt = nullableTime(snap.get("changedAt"));
+  const previousChangedAt = nullableTime(snap.get("previousChangedAt"));
+  if (typeof member !== "boolean" || changedAt === undefined || previousChangedAt === undefined) return undefined;
+  return { member, changedAt, previousChangedAt };
+}
+
+/** A time field that may be null; undefined when it is neither. */
+function nullableTime(value: unknown): Time | null | undefined {
+  return value === null ? null : (asTime(value) ?? undefined);
 }
 
 /** The fields of a setMember answer the client needs, or null if it does not have them. */

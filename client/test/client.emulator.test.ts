@@ -191,6 +191,7 @@ async function withSeed(name: string, body: (random: () => number) => Promise<vo
     console.error(`${name} failed with seed ${seed}; re-run with CLIENT_TEST_SEED=${seed}`);
     throw error;
   }
+  console.log(`${name}: seed ${seed}`); // so that a run's seeds can be reported, passing or not
 }
 
 /** A new counter of 2 shards, watched through a Harness until the watch has shown it exists. */

@@ -16,7 +16,7 @@ export const CALLERS: Record<Caller, { label: string; uid?: string; claims?: Rec
 
 export const ALL_CALLERS: Caller[] = ["signed-out", "signed-in", "admin"];
 
-/** A user other than every caller: whose member document nobody may read. */
+/** A user other than every caller: whose member document and membership record nobody may read. */
 export const OTHER_UID = "bob";
 
 /**
@@ -57,6 +57,7 @@ const SHARD = { count: 1 };
 const REQUEST = { shard: 0, delta: 1 };
 const LEASE = { slot: 1, eventId: "e" };
 const MEMBER = { joinedAt: 1 };
+const MEMBERSHIP = { member: true, changedAt: 2, previousChangedAt: 1 };
 
 function buildGuarantees(): Guarantee[] {
   // Every probe gets a counter of its own, so a write that one (broken) rule allows cannot change what
@@ -94,6 +95,46 @@ function buildGuarantees(): Guarantee[] {
     },
   ];
 
+  /** A collection of one document per user (members, memberships): each user may get their own, nobody more. */
+  const ownDocuments = (name: string, seed: Record<string, unknown>): Guarantee[] => {
+    const path = `counters/{id}/${name}/{uid}`;
+    return [
+      {
+        statement: `signed-in users can get their own ${path}, present or absent`,
+        allowed: true,
+        breach: `get their own ${path}`,
+        probes: per(["signed-in", "admin"], (caller) => [
+          { caller, operation: "get", target: `${counter()}/${name}/${uidOf(caller)}`, seed },
+          { caller, operation: "get", target: `${counter()}/${name}/${uidOf(caller)}` },
+        ]),
+      },
+      {
+        statement: `nobody can get another user's ${path}`,
+        allowed: false,
+        breach: `get another user's ${path}`,
+        probes: per(ALL_CALLERS, (caller) => [{ caller, operation: "get", target: `${counter()}/${name}/${OTHER_UID}`, seed }]),
+      },
+      {
+        statement: `clients cannot list or query counters/{id}/${name}`,
+        allowed: false,
+        breach: `list or query counters/{id}/${name}`,
+        probes: per(ALL_CALLERS, (caller) => [
+          { caller, operation: "list", target: `${counter()}/${name}` },
+          { caller, operation: "group", target: name },
+        ]),
+      },
+      {
+        statement: `clients cannot write ${path}, their own or another user's`,
+        allowed: false,
+        breach: `write ${path}`,
+        probes: per(ALL_CALLERS, (caller) => [
+          ...writes(under(`${name}/${uidOf(caller)}`), seed)(caller),
+          { caller, operation: "create", target: `${counter()}/${name}/${OTHER_UID}`, data: seed },
+        ]),
+      },
+    ];
+  };
+
   return [
     {
       statement: "anyone can get counters/{id} (its total), signed in or not",
@@ -119,39 +160,8 @@ function buildGuarantees(): Guarantee[] {
     ...subcollection("shards", "counters/{id}/shards/{n}", "0", SHARD),
     ...subcollection(REQUESTS, `counters/{id}/${REQUESTS}/{requestId}`, "tap-1", REQUEST),
     ...subcollection(ROLLUP, `counters/{id}/${ROLLUP}/${LEASE_ID}`, LEASE_ID, LEASE),
-    {
-      statement: "signed-in users can get their own counters/{id}/members/{uid}, present or absent",
-      allowed: true,
-      breach: "get their own counters/{id}/members/{uid}",
-      probes: per(["signed-in", "admin"], (caller) => [
-        { caller, operation: "get", target: `${counter()}/members/${uidOf(caller)}`, seed: MEMBER },
-        { caller, operation: "get", target: `${counter()}/members/${uidOf(caller)}` },
-      ]),
-    },
-    {
-      statement: "nobody can get another user's counters/{id}/members/{uid}",
-      allowed: false,
-      breach: "get another user's counters/{id}/members/{uid}",
-      probes: per(ALL_CALLERS, (caller) => [{ caller, operation: "get", target: `${counter()}/members/${OTHER_UID}`, seed: MEMBER }]),
-    },
-    {
-      statement: "clients cannot list or query counters/{id}/members",
-      allowed: false,
-      breach: "list or query counters/{id}/members",
-      probes: per(ALL_CALLERS, (caller) => [
-        { caller, operation: "list", target: `${counter()}/members` },
-        { caller, operation: "group", target: "members" },
-      ]),
-    },
-    {
-      statement: "clients cannot write counters/{id}/members/{uid}, their own or another user's",
-      allowed: false,
-      breach: "write counters/{id}/members/{uid}",
-      probes: per(ALL_CALLERS, (caller) => [
-        ...writes(under(`members/${uidOf(caller)}`), MEMBER)(caller),
-        { caller, operation: "create", target: `${counter()}/members/${OTHER_UID}`, data: MEMBER },
-      ]),
-    },
+    ...ownDocuments("members", MEMBER),
+    ...ownDocuments("memberships", MEMBERSHIP),
     {
       statement: "clients cannot read or write any other document under counters/{id}",
       allowed: false,

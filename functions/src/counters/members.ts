@@ -1,13 +1,24 @@
 // Unique counters (DESIGN.md, "Unique counters"): which counters are unique, and their membership. A
-// member is a document counters/{id}/members/{uid}; joining or leaving writes that document and a ±1 on
-// one shard in ONE batch, with a precondition on the member document. So the shards' sum moves exactly
-// with the number of member documents, whatever the interleaving of calls, and a repeated, concurrent or
-// retried call finds the precondition false and writes nothing. No transaction (which would lock the
-// parent and the shards against the rollup and other likes), no idempotency key.
-import { FieldValue, type Firestore, type Timestamp } from "firebase-admin/firestore";
+// member is a document counters/{id}/members/{uid}; joining or leaving writes that document, the user's
+// membership record counters/{id}/memberships/{uid} and a ±1 on one shard in ONE batch, with
+// preconditions on the member document and the record. So the shards' sum moves exactly with the number
+// of member documents, whatever the interleaving of calls, and a repeated, concurrent or retried call
+// finds a precondition false and writes nothing. No transaction (which would lock the parent and the
+// shards against the rollup and other likes), no idempotency key.
+//
+// The record says when the membership last changed and when it changed before that: { member, changedAt,
+// previousChangedAt }, exact commit times, so that a client reading its record with the counter knows its
+// own membership at the total's coverage time whatever device made the change (client/src/
+// member-coverage.ts). A commit time is only known once the commit is done (serverTimestamp() is not it:
+// it is taken when the request starts, and the emulator cuts it to milliseconds), so the batch writes the
+// record with `changedAt: null` ("committed, time not written yet") and setMember then writes the batch's
+// commit time into it, on condition that the record is still that version. The record is only ever
+// written so, with its version read as precondition, so its versions are the user's changes in commit
+// order, each pointing at the exact time of the one before.
+import { FieldValue, Timestamp, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
 import { backoffMs, pause } from "./backoff";
 import { CounterError, GRPC, grpcCode } from "./errors";
-import { counterRef, memberRef, shardRef } from "./paths";
+import { counterRef, memberRef, membershipRef, shardRef } from "./paths";
 import { matchesAny, type Template } from "./patterns";
 import { shapeIn } from "./shape";
 import { pickShard, type Random } from "./shards";
@@ -38,6 +49,10 @@ export interface SetMemberResult {
 
 export interface SetMemberOptions {
   random?: Random;
+  /** Runs between the read and the commit; tests change the membership there to lose a race. */
+  beforeCommit?: () => void | Promise<void>;
+  /** Runs between the commit and the write of its time into the record; tests change it again there. */
+  beforeTimeWritten?: () => void | Promise<void>;
   /** Runs after the batch committed and before the answer; tests throw from it to lose the answer. */
   onCommitted?: () => void | Promise<void>;
 }
@@ -52,20 +67,33 @@ const BACKOFF_STEP_MS = 5;
 /**
  * Makes `uid` a member of the unique counter (`member: true`) or not (`false`). Changes it only if the
  * membership differs; then the member document (created, or deleted on condition that it is the version
- * read) and `increment(±1)` on a random shard (`update()`, which fails on a missing shard) commit in one
- * batch, and the answer carries the commit time. Otherwise nothing is written.
+ * read), the membership record (created, or updated on condition that it is the version read) and
+ * `increment(±1)` on a random shard (`update()`, which fails on a missing shard) commit in one batch, the
+ * record then gets that commit's time as `changedAt`, and the answer carries it as `writeTime`. Otherwise
+ * nothing is written.
  *
- * The parent and the member document are read together, fresh, in one consistent read, not from the shape
- * cache that incrementCounter uses: a cached `unique` may be up to 5 s stale, and a stale one would let a
- * join land on a counter deleted and re-created as plain meanwhile (a member document and a +1 it must
- * never have). A fresh read narrows that to the milliseconds between this read and the commit.
+ * The parent, the member document and the record are read together, fresh, in one consistent read, not
+ * from the shape cache that incrementCounter uses: a cached `unique` may be up to 5 s stale, and a stale
+ * one would let a join land on a counter deleted and re-created as plain meanwhile (a member document and
+ * a +1 it must never have). A fresh read narrows that to the milliseconds between this read and the
+ * commit.
  *
  * A failed commit means the world changed since the read: another call of the same user joined first
- * (ALREADY_EXISTS) or left or re-joined (FAILED_PRECONDITION on the member document), or the shard is gone
- * (NOT_FOUND: a reshard down, or the counter was deleted). Each is settled by reading again: the answer is
- * then "unchanged", a retry on a kept shard, or not-found. A leave's precondition is the member document's
- * update time, so it can only ever remove the membership it read, of the counter that exists at the
- * commit (a deleted counter has no shards, so no leave or join can commit on it).
+ * (ALREADY_EXISTS) or left or re-joined (FAILED_PRECONDITION on the member document or the record), or
+ * the shard is gone (NOT_FOUND: a reshard down, or the counter was deleted). Each is settled by reading
+ * again: the answer is then "unchanged", a retry on a kept shard, or not-found. A leave's precondition is
+ * the member document's update time, so it can only ever remove the membership it read, of the counter
+ * that exists at the commit (a deleted counter has no shards, so no leave or join can commit on it). The
+ * record's precondition is what keeps its chain true: a join that read "absent" may still find the member
+ * document absent at its commit after another call of the same user joined and left in between (the
+ * member document's create() cannot tell), but the record has changed, so the join reads again and
+ * points at that leave.
+ *
+ * Writing the commit time into the record can find the record changed already: a later change of the
+ * same user committed in between and took this change's time from the record's update time (see
+ * previousChange): nothing is left to write. Any other failure is thrown after the change committed
+ * (the caller's retry answers "unchanged"); the record then stays without its time until the user's next
+ * change, and clients keep showing their last exact count for that user (member-coverage.ts).
  */
 export async function setMember(
   db: Firestore,
@@ -75,10 +103,12 @@ export async function setMember(
   options: SetMemberOptions = {},
 ): Promise<SetMemberResult> {
   const random = options.random ?? Math.random;
-  const ref = memberRef(db, counterId, memberDocumentId(uid));
+  const id = memberDocumentId(uid);
+  const ref = memberRef(db, counterId, id);
+  const recordRef = membershipRef(db, counterId, id);
   for (let attempt = 0; attempt < SET_MEMBER_ATTEMPTS; attempt++) {
     if (attempt > 0) await pause(backoffMs(attempt, random, BACKOFF_STEP_MS));
-    const [parent, current] = await db.getAll(counterRef(db, counterId), ref);
+    const [parent, current, record] = await db.getAll(counterRef(db, counterId), ref, recordRef);
     const { numShards, unique } = shapeIn(counterId, parent!);
     if (!unique) {
       throw new CounterError("failed-precondition", `setMember: counter "${counterId}" is not a unique counter; use incrementCounter`);
@@ -88,7 +118,11 @@ export async function setMember(
     const batch = db.batch();
     if (member) batch.create(ref, {});
     else batch.delete(ref, { lastUpdateTime: current!.updateTime! });
+    const change = { member, changedAt: null, previousChangedAt: previousChange(current!, record!) };
+    if (record!.exists) batch.update(recordRef, change, { lastUpdateTime: record!.updateTime! });
+    else batch.create(recordRef, change);
     batch.update(shardRef(db, counterId, pickShard(numShards, random)), { count: FieldValue.increment(member ? 1 : -1) });
+    await options.beforeCommit?.();
     let committedAt: Timestamp;
     try {
       const [result] = await batch.commit(); // every write of a batch carries the batch's commit time
@@ -98,10 +132,34 @@ export async function setMember(
       if (code === GRPC.ALREADY_EXISTS || code === GRPC.FAILED_PRECONDITION || code === GRPC.NOT_FOUND) continue;
       throw error;
     }
+    await options.beforeTimeWritten?.();
+    try {
+      await recordRef.update({ changedAt: committedAt }, { lastUpdateTime: committedAt });
+    } catch (error) {
+      const code = grpcCode(error);
+      if (code !== GRPC.FAILED_PRECONDITION && code !== GRPC.NOT_FOUND) throw error; // else: changed again, or deleted
+    }
     await options.onCommitted?.();
     return { counterId, member, changed: true, writeTime: writeTimeOf(committedAt) };
   }
   throw new CounterError("aborted", `setMember: counter "${counterId}" kept changing; try again`);
+}
+
+/**
+ * When the membership read (the member document's existence) began, exactly: the record's `changedAt`
+ * when the record says the same membership, or, while its time is not written yet, the record's update
+ * time (the last write to a record without `changedAt` is the batch of its change); else the member
+ * document's creation for a member (a member document that an older version wrote without a record), and
+ * null, no earlier change, for a non-member. A record that contradicts the member document is not this
+ * membership's history (a document left from a deleted counter of the same id, or edited by hand):
+ * trusting its time could tell a client a wrong membership.
+ */
+function previousChange(current: DocumentSnapshot, record: DocumentSnapshot): Timestamp | null {
+  if (record.exists && record.get("member") === current.exists) {
+    const changedAt = record.get("changedAt") as unknown;
+    return changedAt instanceof Timestamp ? changedAt : record.updateTime!;
+  }
+  return current.exists ? current.createTime! : null;
 }
 
 /**

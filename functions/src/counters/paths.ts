@@ -6,7 +6,11 @@ export const COUNTERS = "counters";
 export const SHARDS = "shards";
 /** Members of a unique counter, one document per member: counters/{id}/members/{uid}. */
 export const MEMBERS = "members";
-/** A unique counter's membership history, one document per user: counters/{id}/memberships/{uid} (members.ts). */
+/**
+ * When each user's membership of a unique counter last changed, one document per user who ever changed
+ * it: counters/{id}/memberships/{uid} (members.ts). Clients read their own to know which changes a total
+ * holds (client/src/member-coverage.ts).
+ */
 export const MEMBERSHIPS = "memberships";
 
 // The backend's own collections, which the contract (DESIGN.md) does not name. Their ids are what
@@ -82,6 +86,10 @@ export function membershipsRef(db: Firestore, counterId: string): CollectionRefe
 export function isUnderCounter(ref: DocumentReference, collection: string, docId: string): boolean {
   const counter = ref.parent.parent;
   return ref.id === docId && ref.parent.id === collection && counter !== null && counter.parent.id === COUNTERS && counter.parent.parent === null;
+}
+
+export function membershipRef(db: Firestore, counterId: string, uid: string): DocumentReference {
+  return membershipsRef(db, counterId).doc(uid);
 }
 
 export function cleanupRef(db: Firestore, counterId: string): DocumentReference {

@@ -1,5 +1,5 @@
 // Unique counters, wrapped, against the real Firestore emulator: createCounter({ unique }) and
-// UNIQUE_COUNTERS, setMember and its refusals, the refusals of incrementCounter and resetCounter, reshard,
+// UNIQUE_COUNTERS, setMember, its membership record and its refusals, the refusals of incrementCounter and resetCounter, reshard,
 // and delete / create again with members, also racing setMember calls. (The same through the real SDK
 // and the real rollup trigger: test/e2e/members.e2e.test.ts.)
 import { FieldValue, Timestamp } from "firebase-admin/firestore";
@@ -22,7 +22,7 @@ import { documentsUnderIn } from "../helpers/documents";
 import { requireEmulators } from "../helpers/emulators";
 import { captureErrorLogs } from "../helpers/rollup";
 import { withConcurrency } from "../helpers/client";
-import { cleanupRef, counterRef, memberRef, membersRef, requestsRef, shardRef } from "../../src/counters/paths";
+import { cleanupRef, counterRef, memberRef, membershipRef, membersRef, requestsRef, shardRef } from "../../src/counters/paths";
 import { cleanUp, cleanupRound } from "../../src/counters/cleanup";
 import * as members from "../../src/counters/members";
 
@@ -310,6 +310,146 @@ describe("setMember", () => {
     expect((await phase(false, 1)).every((a) => a.changed)).toBe(true);
     expect(await shardSum(counterId)).toBe(0);
     expect(await memberIds(counterId)).toEqual([]);
+  });
+});
+
+describe("the membership record (counters/{id}/memberships/{uid})", () => {
+  type Answer = { member: boolean; writeTime: { seconds: number; nanoseconds: number } };
+
+  /** The record as it was at `at` (a read-only transaction at that read time). */
+  async function recordAt(counterId: string, uid: string, at: Timestamp): Promise<Record<string, unknown> | undefined> {
+    return db.runTransaction(async (tx) => (await tx.get(membershipRef(db, counterId, uid))).data(), { readOnly: true, readTime: at });
+  }
+
+  /** One microsecond earlier (Firestore's precision). */
+  const justBefore = (t: Timestamp) => (t.nanoseconds >= 1000 ? new Timestamp(t.seconds, t.nanoseconds - 1000) : new Timestamp(t.seconds - 1, 999_999_000 + t.nanoseconds));
+
+  /**
+   * Checks that the changed answers, in commit order, are the record's versions: each written in its
+   * change's commit without its time, pointing at the exact time of the change before, and given its own
+   * time before the next change (unless the next one came first); the record now holds the last one's.
+   */
+  async function expectChain(counterId: string, uid: string, changed: Answer[], first: Timestamp | null = null): Promise<void> {
+    const ordered = changed.map((a) => ({ member: a.member, at: asTimestamp(a.writeTime) })).sort((a, b) => a.at.valueOf().localeCompare(b.at.valueOf()));
+    let previousChangedAt = first;
+    for (const [i, { member, at }] of ordered.entries()) {
+      expect(await recordAt(counterId, uid, at)).toEqual({ member, changedAt: null, previousChangedAt });
+      const next = ordered[i + 1]?.at;
+      if (next !== undefined) {
+        const settled = await recordAt(counterId, uid, justBefore(next));
+        expect([{ member, changedAt: null, previousChangedAt }, { member, changedAt: at, previousChangedAt }]).toContainEqual(settled);
+      }
+      previousChangedAt = at;
+    }
+    const last = ordered[ordered.length - 1]!;
+    expect((await membershipRef(db, counterId, uid).get()).data()).toEqual({
+      member: last.member,
+      changedAt: last.at,
+      previousChangedAt: ordered[ordered.length - 2]?.at ?? first,
+    });
+    expect((await memberRef(db, counterId, uid).get()).exists).toBe(last.member);
+  }
+
+  it("is written with each change: changedAt is the answer's writeTime, previousChangedAt the change before's", async () => {
+    const counterId = await newUniqueCounter("record", 2);
+    const joined = await like(counterId, USER);
+    const record = membershipRef(db, counterId, USER.uid);
+    const snap = await record.get();
+    expect(snap.data()).toEqual({ member: true, changedAt: asTimestamp(joined.writeTime!), previousChangedAt: null });
+    // Written in the change's commit (the member document's), its time written after it.
+    expect(snap.createTime!.isEqual(asTimestamp(joined.writeTime!))).toBe(true);
+    expect(snap.updateTime!.valueOf() > snap.createTime!.valueOf()).toBe(true);
+    const left = await like(counterId, USER, false);
+    const again = await like(counterId, USER);
+    expect((await record.get()).data()).toEqual({ member: true, changedAt: asTimestamp(again.writeTime!), previousChangedAt: asTimestamp(left.writeTime!) });
+    await expectChain(counterId, USER.uid, [joined, left, again] as Answer[]);
+    // Unchanged calls write nothing, the record included.
+    const before = await snapshotOf(counterId);
+    await like(counterId, USER);
+    await like(counterId, user("never"), false);
+    expect(await snapshotOf(counterId)).toEqual(before);
+  });
+
+  it("keeps one chain when one user's calls race from several clients (double taps, two devices)", async () => {
+    const counterId = await newUniqueCounter("record-race", 3);
+    const answers = await withConcurrency(
+      8,
+      Array.from({ length: 80 }, (_, i) => () => like(counterId, USER, i % 3 !== 1)),
+    );
+    const changed = answers.filter((a) => a.changed) as Answer[];
+    expect(changed.length).toBeGreaterThan(2);
+    await expectChain(counterId, USER.uid, changed);
+    expect(await shardSum(counterId)).toBe((await memberRef(db, counterId, USER.uid).get()).exists ? 1 : 0);
+  });
+
+  it("a join that read the membership before the same user joined and left elsewhere reads again and points at that leave", async () => {
+    const counterId = await newUniqueCounter("record-aba", 2);
+    const first = (await like(counterId, USER)) as Answer;
+    const second = (await like(counterId, USER, false)) as Answer;
+    let inner: Answer[] = [];
+    // The member document is absent at the read and again at the commit, so its create() cannot tell that
+    // a join and a leave committed in between: only the record's precondition can.
+    const outer = await members.setMember(db, counterId, USER.uid, true, {
+      beforeCommit: async () => {
+        if (inner.length > 0) return;
+        inner = [(await like(counterId, USER)) as Answer, (await like(counterId, USER, false)) as Answer];
+      },
+    });
+    expect(outer.changed).toBe(true);
+    expect(inner.map((a) => a.member)).toEqual([true, false]);
+    await expectChain(counterId, USER.uid, [first, second, ...inner, outer as Answer]);
+    expect(await shardSum(counterId)).toBe(1);
+  });
+
+  it("a change that commits before the last one's time is written takes that time from the record and leaves it", async () => {
+    const counterId = await newUniqueCounter("record-overtaken", 2);
+    let leave: Answer | undefined;
+    const join = await members.setMember(db, counterId, USER.uid, true, {
+      beforeTimeWritten: async () => {
+        leave = (await like(counterId, USER, false)) as Answer;
+      },
+    });
+    expect(join.changed).toBe(true);
+    await expectChain(counterId, USER.uid, [join as Answer, leave!]);
+  });
+
+  it("a record whose time was never written (the instance died): the next change takes the exact time from the record", async () => {
+    const counterId = await newUniqueCounter("record-died", 2);
+    const died = members.setMember(db, counterId, USER.uid, true, {
+      beforeTimeWritten: () => {
+        throw new Error("instance died after the commit");
+      },
+    });
+    await expect(died).rejects.toThrow("instance died");
+    const record = await membershipRef(db, counterId, USER.uid).get();
+    expect(record.data()).toEqual({ member: true, changedAt: null, previousChangedAt: null });
+    const committedAt = (await memberRef(db, counterId, USER.uid).get()).createTime!;
+    expect(record.updateTime!.isEqual(committedAt)).toBe(true);
+    await expect(like(counterId, USER)).resolves.toMatchObject({ changed: false }); // the retry: nothing written
+    expect((await membershipRef(db, counterId, USER.uid).get()).updateTime!.isEqual(committedAt)).toBe(true);
+    const left = (await like(counterId, USER, false)) as Answer;
+    expect((await membershipRef(db, counterId, USER.uid).get()).data()).toEqual({ member: false, changedAt: asTimestamp(left.writeTime), previousChangedAt: committedAt });
+  });
+
+  it("starts from the member document's creation for a member that an older version wrote without a record", async () => {
+    const counterId = await newUniqueCounter("record-legacy", 2);
+    const legacy = db.batch();
+    legacy.create(memberRef(db, counterId, USER.uid), {});
+    legacy.update(shardRef(db, counterId, 0), { count: FieldValue.increment(1) });
+    const [created] = await legacy.commit();
+    const left = (await like(counterId, USER, false)) as Answer;
+    expect(left).toMatchObject({ changed: true, member: false });
+    await expectChain(counterId, USER.uid, [left], created!.writeTime);
+    expect(await shardSum(counterId)).toBe(0);
+  });
+
+  it("does not take a record that contradicts the member document as history (one left by a deleted counter of the same id)", async () => {
+    const counterId = await newUniqueCounter("record-stale", 2);
+    // A member of a counter deleted before: the record says "member since 1000", the member document is gone.
+    await membershipRef(db, counterId, USER.uid).set({ member: true, changedAt: new Timestamp(1000, 0), previousChangedAt: null });
+    const joined = (await like(counterId, USER)) as Answer;
+    await expectChain(counterId, USER.uid, [joined]);
+    expect(await shardSum(counterId)).toBe(1);
   });
 });
 

@@ -42,11 +42,12 @@ describe("what the allowed reads return", () => {
     expect(snap.get("total")).toBe(7);
   });
 
-  it("a signed-in user's own member document reads as present when they are a member and absent when not", async () => {
-    const own = GUARANTEES.flatMap((g) => g.probes).filter((p) => p.caller === "signed-in" && p.operation === "get" && p.target.endsWith("/members/alice"));
-    const exists = await Promise.all(own.map(async (p) => (await getDoc(doc(probes.firestore("signed-in"), p.target))).exists()));
-    expect(exists).toEqual(own.map((p) => p.seed !== undefined));
-    expect(exists).toEqual(expect.arrayContaining([true, false]));
+  it.each(["members", "memberships"])("a signed-in user's own %s document reads as it is: present with its fields, or absent", async (name) => {
+    const own = GUARANTEES.flatMap((g) => g.probes).filter((p) => p.caller === "signed-in" && p.operation === "get" && p.target.endsWith(`/${name}/alice`));
+    const snaps = await Promise.all(own.map((p) => getDoc(doc(probes.firestore("signed-in"), p.target))));
+    expect(snaps.map((s) => s.exists())).toEqual(own.map((p) => p.seed !== undefined));
+    expect(snaps.map((s) => s.exists())).toEqual(expect.arrayContaining([true, false]));
+    expect(snaps.map((s) => s.data())).toEqual(own.map((p) => p.seed));
   });
 });
 
