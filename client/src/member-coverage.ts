@@ -3,9 +3,9 @@
 // and member document, and what this client knows of its own setMember calls. No Firebase import.
 //
 // The argument. `total` at coverage time R (rollup.readTime, or createdAt) is the number of members at
-// R: others(R) + M(R), where M(R) is this user's membership at R (DESIGN.md: a membership change and its
-// ±1 commit atomically, and the coverage rule puts a change in `total` iff its commit time <= R). The
-// number to show is others(R) + the membership to show, so
+// R: others(R) + M(R), where M(R) is this user's membership at R (docs/unique-counters.md: a membership
+// change and its ±1 commit atomically, and the coverage rule puts a change in `total` iff its commit time
+// <= R). The number to show is others(R) + the membership to show, so
 //
 //     value = total − M(R) + shownMember.
 //
