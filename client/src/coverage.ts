@@ -110,7 +110,7 @@ export type CounterSnapshotRead =
 /**
  * Reads a `counters/{id}` snapshot (anything with `exists()` and `get(field)`, as the SDK's
  * DocumentSnapshot): coveredUntil = max(rollup.readTime, createdAt), the rule in this file's header. Both
- * watchers (increments and membership) read counters through it.
+ * watchers (increments and membership) read counters through it (registry.ts).
  */
 export function readCounterSnapshot(
   snap: { exists(): boolean; get(field: string): unknown },

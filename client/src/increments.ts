@@ -2,7 +2,7 @@
 // retry policy, and watch(), which shows `total` plus this client's own increments the total does not
 // contain yet, exactly (see coverage.ts for the rule and its argument).
 import { doc, onSnapshot, type DocumentSnapshot, type Firestore } from "firebase/firestore";
-import { asTime, isCovered, readCounterSnapshot, uncoveredDelta, type OwnIncrement, type Time } from "./coverage.js";
+import { asTime, isCovered, uncoveredDelta, type CounterSnapshotState, type OwnIncrement, type Time } from "./coverage.js";
 import { counterIdProblem, failureMessage, reasonOf } from "./failure.js";
 import { createRegistry, tell, type Watcher } from "./registry.js";
 import { retrying, type RetryPolicy } from "./retry.js";
@@ -73,7 +73,7 @@ interface CounterState {
   own: Map<string, OwnIncrement>;
   /** The newest coveredUntil of any snapshot received (the bound in-flight calls are sent after). */
   seenUntil: Time | null;
-  latest: { exists: boolean; total: number; coveredUntil: Time | null } | undefined;
+  latest: CounterSnapshotState | undefined;
   watchers: Set<CounterWatcher>;
   unsubscribe: (() => void) | undefined;
 }
@@ -119,16 +119,11 @@ export function createIncrements(deps: IncrementsDeps): Increments {
   }
 
   function onCounterSnapshot(counterId: string, state: CounterState, snap: DocumentSnapshot): void {
-    const read = readCounterSnapshot(snap, state.seenUntil);
-    if (read.kind === "malformed") {
-      registry.fail(state, new Error(`counters/${counterId} has no integer total`));
-      return;
-    }
-    if (read.kind === "stale") return;
-    state.seenUntil = read.seenUntil;
-    state.latest = read.state;
+    const counter = registry.readCounter(counterId, state, snap);
+    if (counter === undefined) return;
+    state.latest = counter;
     for (const [requestId, own] of state.own) {
-      if (own.writeTime !== null && isCovered(read.state.coveredUntil, own.writeTime)) state.own.delete(requestId);
+      if (own.writeTime !== null && isCovered(counter.coveredUntil, own.writeTime)) state.own.delete(requestId);
     }
     publish(counterId, state);
   }

@@ -4,7 +4,7 @@
 // membership record and member document, and reads them as one cut (see member-coverage.ts for the
 // argument).
 import { doc, onSnapshot, onSnapshotsInSync, type DocumentSnapshot, type Firestore } from "firebase/firestore";
-import { asTime, readCounterSnapshot, type CounterSnapshotState, type Time } from "./coverage.js";
+import { asTime, type CounterSnapshotState, type Time } from "./coverage.js";
 import { basisOf, holds, memberValue, readMembershipRecord, serverMember, type Basis, type MemberCut, type MembershipRecord, type OwnChange, type PendingCall } from "./member-coverage.js";
 import { failureMessage, reasonOf } from "./failure.js";
 import { createRegistry, tell, type Watcher } from "./registry.js";
@@ -183,14 +183,8 @@ export function createMembership(deps: MembershipDeps): Membership {
   }
 
   function onCounter(counterId: string, state: State, snap: DocumentSnapshot): void {
-    const read = readCounterSnapshot(snap, state.seenUntil);
-    if (read.kind === "malformed") {
-      registry.fail(state, new Error(`counters/${counterId} has no integer total`));
-      return;
-    }
-    if (read.kind === "stale") return;
-    state.seenUntil = read.seenUntil;
-    state.counter = { value: read.state, fromCache: snap.metadata.fromCache };
+    const counter = registry.readCounter(counterId, state, snap);
+    if (counter !== undefined) state.counter = { value: counter, fromCache: snap.metadata.fromCache };
   }
 
   function onRecord(counterId: string, state: State, snap: DocumentSnapshot): void {

@@ -1,7 +1,9 @@
 // The watched counters of one client, for both watchers (watch and watchMember): the state kept per
 // counter, the watchers that share one set of listeners on it (started with the first watcher, stopped
-// with the last), telling them of values and errors, and forgetting a counter once nothing watches it
-// and none of its calls is in flight. What a state holds and what its listeners do is the watcher's own.
+// with the last), telling them of values and errors, reading the counter document they all listen to,
+// and forgetting a counter once nothing watches it and none of its calls is in flight. What else a state
+// holds and what its listeners do is the watcher's own.
+import { readCounterSnapshot, type CounterSnapshotState, type Time } from "./coverage.js";
 
 /** One watch: its callbacks, and what it was told last. */
 export interface Watcher<View> {
@@ -16,6 +18,8 @@ export interface Watched<W> {
   watchers: Set<W>;
   /** Stops the counter's listeners; undefined while nothing listens. */
   unsubscribe: (() => void) | undefined;
+  /** The newest coveredUntil of any counter snapshot received. */
+  seenUntil: Time | null;
 }
 
 /** What a watcher tells the registry about its states. */
@@ -41,6 +45,11 @@ export interface Registry<S, W> {
   watch: (counterId: string, watcher: W) => () => void;
   /** Tells every watcher of the state an error (a listener failed, a document is malformed). */
   fail: (state: S, error: Error) => void;
+  /**
+   * A snapshot of `counters/{counterId}` (coverage.ts reads it): the counter to show, or undefined when it
+   * is older than one seen (skipped) or has no integer total (the watchers are told).
+   */
+  readCounter: (counterId: string, state: S, snap: { exists(): boolean; get(field: string): unknown }) => CounterSnapshotState | undefined;
   /** Stops every watch. */
   dispose: () => void;
 }
@@ -89,6 +98,17 @@ export function createRegistry<W extends { onError: ((error: Error) => void) | u
     for (const watcher of state.watchers) watcher.onError?.(error);
   }
 
+  function readCounter(counterId: string, state: S, snap: { exists(): boolean; get(field: string): unknown }): CounterSnapshotState | undefined {
+    const read = readCounterSnapshot(snap, state.seenUntil);
+    if (read.kind === "malformed") {
+      fail(state, new Error(`counters/${counterId} has no integer total`));
+      return undefined;
+    }
+    if (read.kind === "stale") return undefined;
+    state.seenUntil = read.seenUntil;
+    return read.state;
+  }
+
   function dispose(): void {
     for (const [counterId, state] of states) {
       state.watchers.clear();
@@ -96,7 +116,7 @@ export function createRegistry<W extends { onError: ((error: Error) => void) | u
     }
   }
 
-  return { stateOf, forgetIfIdle, watch, fail, dispose };
+  return { stateOf, forgetIfIdle, watch, fail, readCounter, dispose };
 }
 
 /** Tells a watcher the value and view to show, unless it was told exactly these last. */
