@@ -1,5 +1,6 @@
-// increment()'s retry policy with an injected transport: which failures are retried, with which key and
-// backoff, and what a caller gets back. (With the real SDK and emulators: client.emulator.test.ts.)
+// The retry policy of increment() and setMember() with an injected transport: which failures are retried,
+// with which key and backoff, and what a caller gets back. (With the real SDK and emulators:
+// client.emulator.test.ts, membership.emulator.test.ts.)
 import { deleteApp, initializeApp, type FirebaseApp } from "firebase/app";
 import { getFirestore } from "firebase/firestore";
 import { FunctionsError, getFunctions } from "firebase/functions";
@@ -205,5 +206,36 @@ describe("setMember and watch arguments", () => {
     expect(() => loose.watch("c")).toThrow(new TypeError("onValue must be a function"));
     expect(() => loose.watchMember("c", "", () => undefined)).toThrow(new TypeError("uid must be the signed-in user's uid (a non-empty string without /)"));
     client.dispose();
+  });
+});
+
+describe("setMember retries", () => {
+  it("retries transient failures with increment's policy and backoff, and reports maybeApplied when a refusal follows one", async () => {
+    const requests: SetMemberRequest[] = [];
+    const sleeps: number[] = [];
+    const outcomes = [failure("unavailable"), failure("internal"), { changed: true, writeTime: answer.writeTime }, failure("unavailable"), failure("permission-denied")];
+    const client = createCounterClient({
+      functions: getFunctions(app),
+      firestore: getFirestore(app),
+      maxAttempts: 5,
+      baseDelayMs: 100,
+      maxDelayMs: 1_000,
+      random: () => 1 - Number.EPSILON,
+      sleep: (ms) => {
+        sleeps.push(Math.round(ms));
+        return Promise.resolve();
+      },
+      callSetMember: (request) => {
+        requests.push(request);
+        const next = outcomes.shift() ?? new Error("script ran out");
+        return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
+      },
+    });
+    await expect(client.setMember("c", true)).resolves.toEqual({ counterId: "c", member: true, changed: true, writeTime: answer.writeTime, attempts: 3 });
+    expect(requests).toEqual([1, 2, 3].map(() => ({ counterId: "c", member: true })));
+    expect(sleeps).toEqual([100, 200]);
+    await expect(client.setMember("c", false)).rejects.toMatchObject({ name: "SetMemberError", code: "permission-denied", maybeApplied: true });
+    expect(requests).toHaveLength(5);
+    expect(sleeps).toEqual([100, 200, 100]);
   });
 });
