@@ -18,10 +18,15 @@ afterAll(async () => {
 
 const answer = { counterId: "c", shard: 2, applied: true, writeTime: { seconds: 1_800_000_000, nanoseconds: 5_000 } };
 
-/** A client whose transport answers from a script of outcomes, recording requests and sleeps. */
+/** A client whose transports (incrementCounter, setMember) answer from one script of outcomes, recording requests and sleeps. */
 function scripted(outcomes: (Error | Record<string, unknown>)[], maxAttempts = 5) {
   const requests: IncrementRequest[] = [];
+  const memberRequests: SetMemberRequest[] = [];
   const sleeps: number[] = [];
+  const next = () => {
+    const outcome = outcomes.shift() ?? new Error("script ran out");
+    return outcome instanceof Error ? Promise.reject(outcome) : Promise.resolve(outcome);
+  };
   const client = createCounterClient({
     functions: getFunctions(app),
     firestore: getFirestore(app),
@@ -35,11 +40,14 @@ function scripted(outcomes: (Error | Record<string, unknown>)[], maxAttempts = 5
     },
     call: (request) => {
       requests.push(request);
-      const next = outcomes.shift() ?? new Error("script ran out");
-      return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
+      return next();
+    },
+    callSetMember: (request) => {
+      memberRequests.push(request);
+      return next();
     },
   });
-  return { client, requests, sleeps };
+  return { client, requests, memberRequests, sleeps };
 }
 
 const failure = (code: string) => new FunctionsError(code as never, `simulated ${code}`);
@@ -211,26 +219,13 @@ describe("setMember and watch arguments", () => {
 
 describe("setMember retries", () => {
   it("retries transient failures with increment's policy and backoff, and reports maybeApplied when a refusal follows one", async () => {
-    const requests: SetMemberRequest[] = [];
-    const sleeps: number[] = [];
-    const outcomes = [failure("unavailable"), failure("internal"), { changed: true, writeTime: answer.writeTime }, failure("unavailable"), failure("permission-denied")];
-    const client = createCounterClient({
-      functions: getFunctions(app),
-      firestore: getFirestore(app),
-      maxAttempts: 5,
-      baseDelayMs: 100,
-      maxDelayMs: 1_000,
-      random: () => 1 - Number.EPSILON,
-      sleep: (ms) => {
-        sleeps.push(Math.round(ms));
-        return Promise.resolve();
-      },
-      callSetMember: (request) => {
-        requests.push(request);
-        const next = outcomes.shift() ?? new Error("script ran out");
-        return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
-      },
-    });
+    const { client, memberRequests: requests, sleeps } = scripted([
+      failure("unavailable"),
+      failure("internal"),
+      { changed: true, writeTime: answer.writeTime },
+      failure("unavailable"),
+      failure("permission-denied"),
+    ]);
     await expect(client.setMember("c", true)).resolves.toEqual({ counterId: "c", member: true, changed: true, writeTime: answer.writeTime, attempts: 3 });
     expect(requests).toEqual([1, 2, 3].map(() => ({ counterId: "c", member: true })));
     expect(sleeps).toEqual([100, 200]);
