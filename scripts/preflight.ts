@@ -1,5 +1,5 @@
 // `npm run preflight`: what `firebase deploy --only functions:counters,firestore` checks before it
-// touches the network, offline, with firebase-tools' own code (scripts/lib/preflight.ts). Run it before a
+// touches the network, offline, with firebase-tools' own code (scripts/lib/preflight/). Run it before a
 // deploy, here or on an app's project that the counters were added to (--dir).
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";

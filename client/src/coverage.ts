@@ -1,9 +1,9 @@
 // The exactness rule, as pure functions over plain times: which of this client's own increments a
 // counter snapshot's `total` does not contain yet. No Firebase import, so it is unit-tested on its own.
 //
-// The backend's coverage rule (README, "The coverage rule"): `total` counts exactly the increments whose
-// `writeTime` is at or before `rollup.readTime` (increments erased by a reset count as covered: the reset
-// moves `rollup.readTime` past them). A counter deleted and created again starts with no `readTime`, and
+// The backend's coverage rule (docs/api.md, "The coverage rule"): `total` counts exactly the increments
+// whose `writeTime` is at or before `rollup.readTime` (increments erased by a reset count as covered: the
+// reset moves `rollup.readTime` past them). A counter deleted and created again starts with no `readTime`, and
 // every increment of the old counter was committed before its `createdAt`. So a snapshot accounts for
 // every increment with `writeTime <= coveredUntil`, where coveredUntil = max(rollup.readTime, createdAt),
 // and for none after it.
@@ -110,7 +110,7 @@ export type CounterSnapshotRead =
 /**
  * Reads a `counters/{id}` snapshot (anything with `exists()` and `get(field)`, as the SDK's
  * DocumentSnapshot): coveredUntil = max(rollup.readTime, createdAt), the rule in this file's header. Both
- * watchers (increments and membership) read counters through it.
+ * watchers (increments and membership) read counters through it (registry.ts).
  */
 export function readCounterSnapshot(
   snap: { exists(): boolean; get(field: string): unknown },

@@ -17,7 +17,7 @@ export function reasonOf(cause: unknown): string | undefined {
   return cause instanceof Error ? cause.message.replace(/ \[\d{3}\]$/, "") : undefined;
 }
 
-/** counterId as the server accepts it (DESIGN.md): 1-128 characters of [A-Za-z0-9_-]. */
+/** counterId as the server accepts it (docs/api.md): 1-128 characters of [A-Za-z0-9_-]. */
 const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** Why `counterId` would be refused, in the server's words, or undefined when it is fine. */

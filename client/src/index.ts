@@ -1,16 +1,14 @@
 // @firestore-exact-counter/client: increment with safe retries, watch with exact optimistic totals, and
 // setMember/watchMember for unique counters (likes).
+export { createCounterClient, type CounterClient, type CounterClientOptions } from "./client.js";
 export {
-  createCounterClient,
   IncrementError,
   randomRequestId,
-  TRANSIENT_CODES,
-  type CounterClient,
-  type CounterClientOptions,
   type CounterView,
   type IncrementOutcome,
   type IncrementRequest,
-} from "./client.js";
+} from "./increments.js";
+export { TRANSIENT_CODES } from "./retry.js";
 export {
   SetMemberError,
   type MemberView,

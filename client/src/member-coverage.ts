@@ -3,9 +3,9 @@
 // and member document, and what this client knows of its own setMember calls. No Firebase import.
 //
 // The argument. `total` at coverage time R (rollup.readTime, or createdAt) is the number of members at
-// R: others(R) + M(R), where M(R) is this user's membership at R (DESIGN.md: a membership change and its
-// ±1 commit atomically, and the coverage rule puts a change in `total` iff its commit time <= R). The
-// number to show is others(R) + the membership to show, so
+// R: others(R) + M(R), where M(R) is this user's membership at R (docs/unique-counters.md: a membership
+// change and its ±1 commit atomically, and the coverage rule puts a change in `total` iff its commit time
+// <= R). The number to show is others(R) + the membership to show, so
 //
 //     value = total − M(R) + shownMember.
 //
@@ -48,7 +48,7 @@
 // pending; else this client's last changed answer while the cut's record does not hold it yet (no
 // flicker back to the old state once the call is answered); else the record's membership, i.e. the
 // server's, also for a change another device made.
-import { compareTimes, type Time } from "./coverage.js";
+import { asTime, compareTimes, type Time } from "./coverage.js";
 
 /** The user's membership record as the server writes it with every change (counters/{id}/memberships/{uid}). */
 export interface MembershipRecord {
@@ -61,6 +61,23 @@ export interface MembershipRecord {
   changedAt: Time | null;
   /** The commit time of the change before (it made it `!member`); null if there was none. */
   previousChangedAt: Time | null;
+}
+
+/**
+ * Reads an existing membership record's snapshot (anything with `get(field)`, as the SDK's
+ * DocumentSnapshot), or undefined when its fields are not the server's.
+ */
+export function readMembershipRecord(snap: { get(field: string): unknown }): MembershipRecord | undefined {
+  const member = snap.get("member");
+  const changedAt = nullableTime(snap.get("changedAt"));
+  const previousChangedAt = nullableTime(snap.get("previousChangedAt"));
+  if (typeof member !== "boolean" || changedAt === undefined || previousChangedAt === undefined) return undefined;
+  return { member, changedAt, previousChangedAt };
+}
+
+/** A time field that may be null; undefined when it is neither. */
+function nullableTime(value: unknown): Time | null | undefined {
+  return value === null ? null : (asTime(value) ?? undefined);
 }
 
 /** A counter snapshot, the user's record and member document, all from one consistent cut. */

@@ -1,12 +1,14 @@
-// Unique counters (likes) in the client: setMember() with the retry policy of increment(), its calls of
+// Unique counters (likes) in the client: setMember() with the client's retry policy, its calls of
 // one counter sent one at a time so that the last tap decides, and watchMember(), which shows the count
 // and the signed-in user's own membership together, exactly: it listens to the counter, the user's
 // membership record and member document, and reads them as one cut (see member-coverage.ts for the
 // argument).
 import { doc, onSnapshot, onSnapshotsInSync, type DocumentSnapshot, type Firestore } from "firebase/firestore";
-import { asTime, readCounterSnapshot, type CounterSnapshotState, type Time } from "./coverage.js";
-import { basisOf, holds, memberValue, serverMember, type Basis, type MemberCut, type MembershipRecord, type OwnChange, type PendingCall } from "./member-coverage.js";
+import { asTime, type CounterSnapshotState, type Time } from "./coverage.js";
+import { basisOf, holds, memberValue, readMembershipRecord, serverMember, type Basis, type MemberCut, type MembershipRecord, type OwnChange, type PendingCall } from "./member-coverage.js";
 import { failureMessage, reasonOf } from "./failure.js";
+import { createRegistry, tell, type Watcher } from "./registry.js";
+import { retrying, type RetryPolicy } from "./retry.js";
 
 /** The data `setMember` receives. */
 export interface SetMemberRequest {
@@ -70,15 +72,12 @@ export class SetMemberError extends Error {
 export interface MembershipDeps {
   firestore: Firestore;
   call: (request: SetMemberRequest) => Promise<unknown>;
-  /** Runs `attempt` with the client's retry policy; `attempt` throws to fail, returns to succeed. */
-  retry: <T>(attempt: () => Promise<T>) => Promise<{ value: T; attempts: number } | { error: unknown; code: string; maybeApplied: boolean }>;
+  retry: RetryPolicy;
 }
 
-interface Watcher {
+/** A watch of the counter for one user (every watch of a counter is for the same user). */
+interface MemberWatcher extends Watcher<MemberView> {
   uid: string;
-  onValue: (value: number | null, view: MemberView) => void;
-  onError: ((error: Error) => void) | undefined;
-  last: string | undefined;
 }
 
 /** A listened document as last delivered: its value, and whether the SDK had it from its cache. */
@@ -105,7 +104,7 @@ interface State {
   basis: Basis | undefined;
   /** The end of the chain of this counter's calls (the next one is sent after it). */
   tail: Promise<void>;
-  watchers: Set<Watcher>;
+  watchers: Set<MemberWatcher>;
   unsubscribe: (() => void) | undefined;
 }
 
@@ -121,32 +120,31 @@ export interface Membership {
 }
 
 export function createMembership(deps: MembershipDeps): Membership {
-  const states = new Map<string, State>();
-
-  function stateOf(counterId: string): State {
-    let state = states.get(counterId);
-    if (state === undefined) {
-      state = {
-        last: undefined,
-        calls: [],
-        seenUntil: null,
-        counter: undefined,
-        record: undefined,
-        memberDoc: undefined,
-        cut: undefined,
-        basis: undefined,
-        tail: Promise.resolve(),
-        watchers: new Set(),
-        unsubscribe: undefined,
-      };
-      states.set(counterId, state);
-    }
-    return state;
-  }
-
-  function forgetIfIdle(counterId: string, state: State): void {
-    if (state.watchers.size === 0 && state.calls.length === 0) states.delete(counterId);
-  }
+  const registry = createRegistry<MemberWatcher, State>({
+    create: () => ({
+      last: undefined,
+      calls: [],
+      seenUntil: null,
+      counter: undefined,
+      record: undefined,
+      memberDoc: undefined,
+      cut: undefined,
+      basis: undefined,
+      tail: Promise.resolve(),
+      watchers: new Set(),
+      unsubscribe: undefined,
+    }),
+    listen,
+    publish,
+    stopped: (state) => {
+      state.counter = undefined;
+      state.record = undefined;
+      state.memberDoc = undefined;
+      state.cut = undefined;
+      state.basis = undefined;
+    },
+    busy: (state) => state.calls.length > 0,
+  });
 
   function publish(counterId: string, state: State): void {
     const cut = state.cut;
@@ -164,10 +162,7 @@ export function createMembership(deps: MembershipDeps): Membership {
         memberDoc: serverMember(cut),
         pending: shown.pending,
       };
-      const key = JSON.stringify([shown.value, view]);
-      if (watcher.last === key) continue;
-      watcher.last = key;
-      watcher.onValue(shown.value, view);
+      tell(watcher, shown.value, view);
     }
   }
 
@@ -188,20 +183,14 @@ export function createMembership(deps: MembershipDeps): Membership {
   }
 
   function onCounter(counterId: string, state: State, snap: DocumentSnapshot): void {
-    const read = readCounterSnapshot(snap, state.seenUntil);
-    if (read.kind === "malformed") {
-      for (const watcher of state.watchers) watcher.onError?.(new Error(`counters/${counterId} has no integer total`));
-      return;
-    }
-    if (read.kind === "stale") return;
-    state.seenUntil = read.seenUntil;
-    state.counter = { value: read.state, fromCache: snap.metadata.fromCache };
+    const counter = registry.readCounter(counterId, state, snap);
+    if (counter !== undefined) state.counter = { value: counter, fromCache: snap.metadata.fromCache };
   }
 
   function onRecord(counterId: string, state: State, snap: DocumentSnapshot): void {
-    const record = snap.exists() ? readRecord(snap) : null;
+    const record = snap.exists() ? readMembershipRecord(snap) : null;
     if (record === undefined) {
-      for (const watcher of state.watchers) watcher.onError?.(new Error(`counters/${counterId}/memberships/${snap.id} is malformed`));
+      registry.fail(state, new Error(`counters/${counterId}/memberships/${snap.id} is malformed`));
       return;
     }
     state.record = { value: record, fromCache: snap.metadata.fromCache };
@@ -209,7 +198,7 @@ export function createMembership(deps: MembershipDeps): Membership {
 
   async function setMember(counterId: string, member: boolean): Promise<SetMemberOutcome> {
     if (typeof member !== "boolean") throw new TypeError("member must be a boolean");
-    const state = stateOf(counterId);
+    const state = registry.stateOf(counterId);
     const call: PendingCall = { member };
     state.calls.push(call);
     publish(counterId, state);
@@ -221,12 +210,12 @@ export function createMembership(deps: MembershipDeps): Membership {
     state.tail = new Promise<void>((resolve) => (done = resolve));
     await previous;
     try {
-      const result = await deps.retry(async () => {
+      const result = await retrying(async () => {
         const answer = parseAnswer(await deps.call({ counterId, member }));
         // Unexpected, so treated as transient (code "unknown"): setMember is idempotent, a retry is safe.
         if (answer === null) throw new Error("setMember answered without changed/writeTime");
         return answer;
-      });
+      }, deps.retry);
       state.calls.shift();
       if ("error" in result) {
         // Refused, or out of attempts: the membership shown is the server's again (an attempt that did
@@ -248,19 +237,33 @@ export function createMembership(deps: MembershipDeps): Membership {
       return { counterId, member, changed, writeTime: changed ? writeTime : null, attempts: result.attempts };
     } finally {
       done();
-      forgetIfIdle(counterId, state);
+      registry.forgetIfIdle(counterId, state);
     }
   }
 
-  function stopListening(counterId: string, state: State): void {
-    state.unsubscribe?.();
-    state.unsubscribe = undefined;
-    state.counter = undefined;
-    state.record = undefined;
-    state.memberDoc = undefined;
-    state.cut = undefined;
-    state.basis = undefined;
-    forgetIfIdle(counterId, state);
+  /** The listeners of a counter for the user of its first watcher (watchMember keeps the others to that user). */
+  function listen(counterId: string, state: State, { uid }: MemberWatcher): () => void {
+    const fail = (error: Error) => registry.fail(state, error);
+    // With metadata changes: a snapshot that stops coming from the cache (the server brought the target
+    // up to date again) changes no data, and without them the cut would wait for the next change.
+    const options = { includeMetadataChanges: true };
+    const counter = doc(deps.firestore, "counters", counterId);
+    const stops = [
+      onSnapshot(counter, options, (snap) => onCounter(counterId, state, snap), fail),
+      onSnapshot(doc(counter, "memberships", uid), options, (snap) => onRecord(counterId, state, snap), fail),
+      onSnapshot(
+        doc(counter, "members", uid),
+        options,
+        (snap) => {
+          state.memberDoc = { value: snap.exists(), fromCache: snap.metadata.fromCache };
+        },
+        fail,
+      ),
+      // Fires once every listener affected by a change has fired: the documents are then from the same
+      // server snapshot, so a change the total covers is also in the record.
+      onSnapshotsInSync(deps.firestore, () => onInSync(counterId, state)),
+    ];
+    return () => stops.forEach((stop) => stop());
   }
 
   function watchMember(
@@ -269,66 +272,12 @@ export function createMembership(deps: MembershipDeps): Membership {
     onValue: (value: number | null, view: MemberView) => void,
     onError?: (error: Error) => void,
   ): () => void {
-    const state = stateOf(counterId);
-    const watcher: Watcher = { uid, onValue, onError, last: undefined };
-    const uids = new Set([...state.watchers].map((w) => w.uid));
+    const uids = new Set([...registry.stateOf(counterId).watchers].map((w) => w.uid));
     if (uids.size > 0 && !uids.has(uid)) throw new Error(`counter ${counterId} is already watched for another user; stop that watch first`);
-    state.watchers.add(watcher);
-    if (state.unsubscribe === undefined) {
-      const fail = (error: Error) => {
-        for (const w of state.watchers) w.onError?.(error);
-      };
-      // With metadata changes: a snapshot that stops coming from the cache (the server brought the target
-      // up to date again) changes no data, and without them the cut would wait for the next change.
-      const options = { includeMetadataChanges: true };
-      const counter = doc(deps.firestore, "counters", counterId);
-      const stops = [
-        onSnapshot(counter, options, (snap) => onCounter(counterId, state, snap), fail),
-        onSnapshot(doc(counter, "memberships", uid), options, (snap) => onRecord(counterId, state, snap), fail),
-        onSnapshot(
-          doc(counter, "members", uid),
-          options,
-          (snap) => {
-            state.memberDoc = { value: snap.exists(), fromCache: snap.metadata.fromCache };
-          },
-          fail,
-        ),
-        // Fires once every listener affected by a change has fired: the documents are then from the same
-        // server snapshot, so a change the total covers is also in the record.
-        onSnapshotsInSync(deps.firestore, () => onInSync(counterId, state)),
-      ];
-      state.unsubscribe = () => stops.forEach((stop) => stop());
-    } else {
-      publish(counterId, state);
-    }
-    return () => {
-      if (!state.watchers.delete(watcher)) return;
-      if (state.watchers.size === 0) stopListening(counterId, state);
-    };
+    return registry.watch(counterId, { uid, onValue, onError, last: undefined });
   }
 
-  function dispose(): void {
-    for (const [counterId, state] of states) {
-      state.watchers.clear();
-      stopListening(counterId, state);
-    }
-  }
-
-  return { setMember, watchMember, dispose };
-}
-
-/** A membership record from its snapshot, or undefined when its fields are not the server's. */
-function readRecord(snap: DocumentSnapshot): MembershipRecord | undefined {
-  const member = snap.get("member") as unknown;
-  const changedAt = nullableTime(snap.get("changedAt"));
-  const previousChangedAt = nullableTime(snap.get("previousChangedAt"));
-  if (typeof member !== "boolean" || changedAt === undefined || previousChangedAt === undefined) return undefined;
-  return { member, changedAt, previousChangedAt };
-}
-
-/** A time field that may be null; undefined when it is neither. */
-function nullableTime(value: unknown): Time | null | undefined {
-  return value === null ? null : (asTime(value) ?? undefined);
+  return { setMember, watchMember, dispose: registry.dispose };
 }
 
 /** The fields of a setMember answer the client needs, or null if it does not have them. */

@@ -1,5 +1,6 @@
-// increment()'s retry policy with an injected transport: which failures are retried, with which key and
-// backoff, and what a caller gets back. (With the real SDK and emulators: client.emulator.test.ts.)
+// The retry policy of increment() and setMember() with an injected transport: which failures are retried,
+// with which key and backoff, and what a caller gets back. (With the real SDK and emulators:
+// client.emulator.test.ts, membership.emulator.test.ts.)
 import { deleteApp, initializeApp, type FirebaseApp } from "firebase/app";
 import { getFirestore } from "firebase/firestore";
 import { FunctionsError, getFunctions } from "firebase/functions";
@@ -17,10 +18,15 @@ afterAll(async () => {
 
 const answer = { counterId: "c", shard: 2, applied: true, writeTime: { seconds: 1_800_000_000, nanoseconds: 5_000 } };
 
-/** A client whose transport answers from a script of outcomes, recording requests and sleeps. */
+/** A client whose transports (incrementCounter, setMember) answer from one script of outcomes, recording requests and sleeps. */
 function scripted(outcomes: (Error | Record<string, unknown>)[], maxAttempts = 5) {
   const requests: IncrementRequest[] = [];
+  const memberRequests: SetMemberRequest[] = [];
   const sleeps: number[] = [];
+  const next = () => {
+    const outcome = outcomes.shift() ?? new Error("script ran out");
+    return outcome instanceof Error ? Promise.reject(outcome) : Promise.resolve(outcome);
+  };
   const client = createCounterClient({
     functions: getFunctions(app),
     firestore: getFirestore(app),
@@ -34,11 +40,14 @@ function scripted(outcomes: (Error | Record<string, unknown>)[], maxAttempts = 5
     },
     call: (request) => {
       requests.push(request);
-      const next = outcomes.shift() ?? new Error("script ran out");
-      return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
+      return next();
+    },
+    callSetMember: (request) => {
+      memberRequests.push(request);
+      return next();
     },
   });
-  return { client, requests, sleeps };
+  return { client, requests, memberRequests, sleeps };
 }
 
 const failure = (code: string) => new FunctionsError(code as never, `simulated ${code}`);
@@ -205,5 +214,23 @@ describe("setMember and watch arguments", () => {
     expect(() => loose.watch("c")).toThrow(new TypeError("onValue must be a function"));
     expect(() => loose.watchMember("c", "", () => undefined)).toThrow(new TypeError("uid must be the signed-in user's uid (a non-empty string without /)"));
     client.dispose();
+  });
+});
+
+describe("setMember retries", () => {
+  it("retries transient failures with increment's policy and backoff, and reports maybeApplied when a refusal follows one", async () => {
+    const { client, memberRequests: requests, sleeps } = scripted([
+      failure("unavailable"),
+      failure("internal"),
+      { changed: true, writeTime: answer.writeTime },
+      failure("unavailable"),
+      failure("permission-denied"),
+    ]);
+    await expect(client.setMember("c", true)).resolves.toEqual({ counterId: "c", member: true, changed: true, writeTime: answer.writeTime, attempts: 3 });
+    expect(requests).toEqual([1, 2, 3].map(() => ({ counterId: "c", member: true })));
+    expect(sleeps).toEqual([100, 200]);
+    await expect(client.setMember("c", false)).rejects.toMatchObject({ name: "SetMemberError", code: "permission-denied", maybeApplied: true });
+    expect(requests).toHaveLength(5);
+    expect(sleeps).toEqual([100, 200, 100]);
   });
 });

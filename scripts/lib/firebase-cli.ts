@@ -7,7 +7,11 @@ import { firestoreEmulatorBinary } from "./launcher";
 export const REPO_ROOT = resolve(__dirname, "..", "..");
 export const DEFAULT_PROJECT = "demo-counter";
 export const EMULATORS = "auth,firestore,functions";
-/** Requests/events the functions emulator runs at once (ENVIRONMENT.md fact 6): the rest queue. */
+/**
+ * Requests/events the functions emulator runs at once (firebase-tools' FUNCTIONS_EMULATOR_PARALLEL,
+ * default 50): the rest queue instead of each booting a worker process of its own, which takes seconds on
+ * a small machine (docs/benchmark.md, "Cold starts").
+ */
 export const DEFAULT_FUNCTIONS_PARALLEL = "16";
 
 export function firebaseBin(): string {

@@ -1,6 +1,6 @@
-// Builds the Firestore emulator launcher jar (ENVIRONMENT.md): firebase-tools starts a local emulator
-// with `java -jar $FIRESTORE_EMULATOR_BINARY_PATH`, but the jar installed by the Debian package
-// google-cloud-cli-firestore-emulator has no Main-Class. The launcher is a jar holding only a manifest
+// Builds the Firestore emulator launcher jar (docs/development.md, "Requirements"): firebase-tools starts
+// a local emulator with `java -jar $FIRESTORE_EMULATOR_BINARY_PATH`, but the jar installed by the Debian
+// package google-cloud-cli-firestore-emulator has no Main-Class. The launcher is a jar holding only a manifest
 // that names the main class and puts the installed jar on the class path. Written with a tiny zip writer
 // so no JDK tool is needed.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";

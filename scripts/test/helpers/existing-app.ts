@@ -3,7 +3,7 @@
 // the tests follow the guide exactly as a user would, from this repository's current files.
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { CODEBASE } from "../../lib/codebase-check";
+import { CODEBASE } from "../../lib/preflight/codebase";
 import { REPO_ROOT } from "../../lib/firebase-cli";
 import { findBlock } from "../../lib/rules-block";
 

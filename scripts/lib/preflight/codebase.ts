@@ -1,17 +1,17 @@
-// The functions' own codebase, `counters` (DESIGN.md, "Deploying next to an existing app"): finding it in
-// firebase.json among an app's codebases, and checking with firebase-tools' own filter code that
-// `firebase deploy --only functions:counters` deploys every one of our functions and none of the app's.
+// The functions' own codebase, `counters` (docs/existing-app.md): finding it in firebase.json among an
+// app's codebases, and checking with firebase-tools' own filter code that `firebase deploy --only
+// functions:counters` deploys every one of our functions and none of the app's.
 // A codebase named `default` would make a deploy of this repository offer to delete every function of
 // the project that is not in our source.
-import { discoverBuild, endpointsOf, resolveBuild, type ProjectRef } from "./codebases";
+import { discoverBuild, endpointsOf, resolveBuild, type ProjectRef } from "../codebases";
 import {
   deployValidate,
   errorMessage,
   functionsDeployHelper,
   type Backend,
   type FunctionsCodebaseConfig,
-} from "./firebase-tools-internals";
-import type { CheckResult } from "./preflight";
+} from "../firebase-tools-internals";
+import type { CheckResult } from "./types";
 
 export const CODEBASE = "counters";
 /** The `--only` selector that deploys this backend alone (docs/existing-app.md). */

@@ -1,0 +1,57 @@
+// The index file: valid for firebase-tools, with the TTL policy that expires the idempotency records and
+// the collection-group index the sweep's query needs, and without the TTL policy of earlier versions.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { REQUESTS, ROLLUP } from "../../../functions/src/counters/paths";
+import { errorMessage, firestoreApi } from "../firebase-tools-internals";
+import { firestoreConfig } from "./context";
+import { SWEEP } from "./manifest";
+import type { CheckResult, Context } from "./types";
+
+/** The idempotency records' collection id before it became the backend's own (functions/src/counters/paths.ts). */
+const LEGACY_REQUESTS = "requests";
+
+interface IndexSpec {
+  fieldOverrides?: { collectionGroup?: string; fieldPath?: string; ttl?: boolean; indexes?: { order?: string; queryScope?: string }[] }[];
+}
+
+export function checkIndexes(ctx: Context): CheckResult {
+  const check = "indexes";
+  try {
+    const file = firestoreConfig(ctx).indexes;
+    if (file === undefined) throw new Error("firebase.json names no firestore.indexes file");
+    const spec = JSON.parse(readFileSync(join(ctx.options.projectDir, file), "utf8")) as IndexSpec;
+    new firestoreApi.FirestoreApi().validateSpec(spec);
+    const ttl = spec.fieldOverrides?.some((o) => o.collectionGroup === REQUESTS && o.fieldPath === "expireAt" && o.ttl === true);
+    if (!ttl) {
+      return { check, status: "fail", message: `${file} has no TTL override on ${REQUESTS}.expireAt: idempotency records would never expire` };
+    }
+    const sweepIndex = spec.fieldOverrides?.some(
+      (o) =>
+        o.collectionGroup === ROLLUP &&
+        o.fieldPath === "dueAt" &&
+        (o.indexes ?? []).some((i) => i.order === "ASCENDING" && i.queryScope === "COLLECTION_GROUP"),
+    );
+    if (!sweepIndex) {
+      return {
+        check,
+        status: "fail",
+        message: `${file} has no collection-group index on ${ROLLUP}.dueAt: ${SWEEP}'s query would fail, and claims orphaned when retries run out would never be finished`,
+      };
+    }
+    // The TTL policy of earlier versions, on the group `requests`: it deletes every document with a past
+    // `expireAt` in any collection named requests, an app's own too (docs/deploying.md, upgrading).
+    if (spec.fieldOverrides?.some((o) => o.collectionGroup === LEGACY_REQUESTS && o.ttl === true)) {
+      return {
+        check,
+        status: "warn",
+        message:
+          `${file} still has the TTL override on ${LEGACY_REQUESTS}.expireAt of earlier versions: it deletes documents with a past expireAt in ` +
+          `every collection named ${LEGACY_REQUESTS}, your app's too; remove it once the old idempotency records have expired (docs/deploying.md, "Upgrading")`,
+      };
+    }
+    return { check, status: "ok", message: `${file} is valid, with the TTL policy on ${REQUESTS}.expireAt and ${SWEEP}'s index on ${ROLLUP}.dueAt` };
+  } catch (error) {
+    return { check, status: "fail", message: `firestore indexes: ${errorMessage(error)}` };
+  }
+}

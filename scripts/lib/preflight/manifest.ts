@@ -1,0 +1,81 @@
+// The built functions: loading them for the functions SDK's manifest (discovery), and the manifest
+// itself: the contract's callables, the rollup trigger, its sweep and the cleanup trigger, each of the
+// kind, event, document and retry the rollup and the cleanup rely on.
+import { CLEANUP_DOCUMENT_PATTERN, SHARD_DOCUMENT_PATTERN } from "../../../functions/src/counters/paths";
+import { discoverBuild, endpointsOf } from "../codebases";
+import { errorMessage, type Backend, type Build } from "../firebase-tools-internals";
+import { envFiles } from "./context";
+import type { CheckResult, Context } from "./types";
+
+/** The contract's functions: the six callables (docs/api.md), the rollup trigger and its sweep (docs/rollup.md). */
+export const CALLABLES = ["createCounter", "incrementCounter", "setMember", "resetCounter", "reshardCounter", "deleteCounter"];
+export const TRIGGER = "rollupTotal";
+export const SWEEP = "rollupSweep";
+/** Finishes deleting a counter whose cleanup outlasted deleteCounter's budget (functions/src/cleanup.ts). */
+const CLEANUP_TRIGGER = "cleanupDeletedCounter";
+const WRITTEN_EVENT = "google.cloud.firestore.document.v1.written";
+const UPDATED_EVENT = "google.cloud.firestore.document.v1.updated";
+
+export async function discover(ctx: Context): Promise<{ result: CheckResult; build?: Build }> {
+  const check = "discovery";
+  try {
+    const build = await discoverBuild(ctx.project, ctx.codebase);
+    const names = Object.keys(build.endpoints).sort();
+    return {
+      result: { check, status: "ok", message: `the functions SDK's manifest lists ${names.length} endpoints and ${build.params.length} params` },
+      build,
+    };
+  } catch (error) {
+    return { result: { check, status: "fail", message: `loading the functions to read their manifest failed (build them first: npm run build): ${errorMessage(error)}` } };
+  }
+}
+
+export function checkManifest(ctx: Context, backend: Backend): CheckResult {
+  const check = "manifest";
+  const endpoints = endpointsOf(backend);
+  const problems: string[] = [];
+  const byId = new Map(endpoints.map((e) => [e.id, e]));
+  const expected = [...CALLABLES, TRIGGER, SWEEP, CLEANUP_TRIGGER];
+  for (const name of expected) if (!byId.has(name)) problems.push(`${name} is not exported by ${envFiles(ctx).source}/src/index.ts`);
+  for (const e of endpoints) {
+    if (!expected.includes(e.id)) problems.push(`unexpected endpoint ${e.id}`);
+    if (e.platform !== "gcfv2") problems.push(`${e.id} is ${e.platform}, not a 2nd-gen function`);
+  }
+  for (const name of CALLABLES) {
+    const e = byId.get(name);
+    if (e !== undefined && e.callableTrigger === undefined) problems.push(`${name} is not a callable (onCall) function`);
+  }
+  const trigger = byId.get(TRIGGER);
+  if (trigger !== undefined) {
+    const event = trigger.eventTrigger;
+    if (event === undefined) problems.push(`${TRIGGER} is not an event trigger`);
+    else {
+      if (event.eventType !== WRITTEN_EVENT) problems.push(`${TRIGGER} listens to ${event.eventType}, not ${WRITTEN_EVENT}`);
+      const document = event.eventFilterPathPatterns?.document ?? event.eventFilters?.document;
+      if (document !== SHARD_DOCUMENT_PATTERN) problems.push(`${TRIGGER} watches "${document}", not "${SHARD_DOCUMENT_PATTERN}"`);
+      if (event.retry !== true) problems.push(`${TRIGGER} has retries off: a failed rollup would be dropped, not retried`);
+    }
+  }
+  const sweep = byId.get(SWEEP);
+  if (sweep !== undefined && sweep.scheduleTrigger === undefined) problems.push(`${SWEEP} is not a scheduled (onSchedule) function`);
+  const cleanup = byId.get(CLEANUP_TRIGGER)?.eventTrigger;
+  if (byId.has(CLEANUP_TRIGGER)) {
+    const document = cleanup?.eventFilterPathPatterns?.document ?? cleanup?.eventFilters?.document;
+    if (cleanup?.eventType !== UPDATED_EVENT || document !== CLEANUP_DOCUMENT_PATTERN) {
+      problems.push(`${CLEANUP_TRIGGER} must listen to ${UPDATED_EVENT} on "${CLEANUP_DOCUMENT_PATTERN}": deletions too large for deleteCounter's budget would never finish`);
+    } else if (cleanup.retry !== true) {
+      problems.push(`${CLEANUP_TRIGGER} has retries off: a failed cleanup round would be dropped and the deletion left unfinished until the sweep`);
+    }
+  }
+  if (problems.length > 0) return { check, status: "fail", message: problems.join("; ") };
+  const regions = [...new Set(endpoints.map((e) => e.region))].join(", ");
+  const t = trigger!;
+  const sizing = `timeout ${t.timeoutSeconds ?? "default"} s, ${t.availableMemoryMb ?? "default"} MB, ${t.cpu} CPU, concurrency ${t.concurrency}, maxInstances ${t.maxInstances ?? "none"}, minInstances ${t.minInstances ?? 0}`;
+  return {
+    check,
+    status: "ok",
+    message:
+      `${endpoints.length} v2 endpoints in ${regions}: ${CALLABLES.length} callables; ${TRIGGER} on ${WRITTEN_EVENT} ${SHARD_DOCUMENT_PATTERN}, retry on, ${sizing}; ` +
+      `${SWEEP} ${sweep!.scheduleTrigger!.schedule}; ${CLEANUP_TRIGGER} on ${UPDATED_EVENT} ${CLEANUP_DOCUMENT_PATTERN}, retry on`,
+  };
+}
