@@ -52,6 +52,10 @@ import kotlinx.coroutines.tasks.await
 import java.util.UUID
 import kotlin.random.Random
 
+/** The codes that refuse a call: the tap is taken back. Every other failure is retried. */
+private val REFUSALS = setOf(Code.INVALID_ARGUMENT, Code.NOT_FOUND, Code.PERMISSION_DENIED, Code.UNAUTHENTICATED,
+    Code.FAILED_PRECONDITION, Code.ALREADY_EXISTS, Code.OUT_OF_RANGE, Code.UNIMPLEMENTED, Code.CANCELLED, Code.DATA_LOSS)
+
 /**
  * One counter on screen. `shown` is null before the first snapshot and while the counter does not
  * exist. `scope` runs on Dispatchers.Main, where the listener runs too; call close() when done.
@@ -64,8 +68,6 @@ class CounterModel(private val counterId: String, private val scope: CoroutineSc
     private var seenUntil: Timestamp? = null            // the newest coveredUntil of any snapshot received
     private val own = mutableMapOf<String, Own>()
     private val increment = Firebase.functions("us-central1").getHttpsCallable("incrementCounter")
-    private val refusals = setOf(Code.INVALID_ARGUMENT, Code.NOT_FOUND, Code.PERMISSION_DENIED, Code.UNAUTHENTICATED,
-        Code.FAILED_PRECONDITION, Code.ALREADY_EXISTS, Code.OUT_OF_RANGE, Code.UNIMPLEMENTED, Code.CANCELLED, Code.DATA_LOSS)
     private val registration = Firebase.firestore.collection("counters").document(counterId)
         .addSnapshotListener { snap, _ ->
             if (snap == null) return@addSnapshotListener   // a listen error: keep showing the last value
@@ -103,7 +105,7 @@ class CounterModel(private val counterId: String, private val scope: CoroutineSc
                     } catch (e: CancellationException) {
                         throw e
                     } catch (e: FirebaseFunctionsException) {
-                        if (e.code in refusals) return@launch   // INTERNAL (a lost connection) and the rest: retry
+                        if (e.code in REFUSALS) return@launch   // INTERNAL (a lost connection) and the rest: retry
                     } catch (e: Exception) {
                         // Not a callable error: a token fetch that failed offline (ExecutionException), an
                         // IOException, … Retry.
@@ -159,8 +161,6 @@ class LikeModel(private val counterId: String, uid: String, private val scope: C
     private var last: Change? = null                          // the last changed answer, until the record has it
     private val calls = ArrayDeque<Boolean>()                 // taps not answered yet; calls.first() is in flight
     private val setMember = Firebase.functions("us-central1").getHttpsCallable("setMember")
-    private val refusals = setOf(Code.INVALID_ARGUMENT, Code.NOT_FOUND, Code.PERMISSION_DENIED, Code.UNAUTHENTICATED,
-        Code.FAILED_PRECONDITION, Code.ALREADY_EXISTS, Code.OUT_OF_RANGE, Code.UNIMPLEMENTED, Code.CANCELLED, Code.DATA_LOSS)
     private val ref = Firebase.firestore.collection("counters").document(counterId)
     private val registrations = listOf(
         ref.addSnapshotListener(MetadataChanges.INCLUDE) { snap, _ -> if (snap != null) counterChanged(snap) },
@@ -237,7 +237,7 @@ class LikeModel(private val counterId: String, uid: String, private val scope: C
                         } catch (e: CancellationException) {
                             throw e
                         } catch (e: FirebaseFunctionsException) {
-                            if (e.code in refusals) break       // INTERNAL (a lost connection) and the rest: retry
+                            if (e.code in REFUSALS) break       // INTERNAL (a lost connection) and the rest: retry
                         } catch (e: Exception) {
                             // Not a callable error (a token fetch that failed offline, …): retry.
                         }

@@ -42,6 +42,10 @@ import 'package:cloud_firestore/cloud_firestore.dart';
 import 'package:cloud_functions/cloud_functions.dart';
 import 'package:flutter/foundation.dart';
 
+/// The codes that refuse a call: the tap is taken back. Every other failure is retried.
+const _refusals = {'invalid-argument', 'not-found', 'permission-denied', 'unauthenticated',
+  'failed-precondition', 'already-exists', 'out-of-range', 'unimplemented', 'cancelled', 'data-loss'};
+
 /// One counter on screen. [shown] is null before the first snapshot and while the counter does not exist.
 class CounterModel extends ChangeNotifier {
   CounterModel(this.counterId) {
@@ -72,8 +76,6 @@ class CounterModel extends ChangeNotifier {
   final _random = Random.secure();
   late final StreamSubscription<DocumentSnapshot<Map<String, dynamic>>> _sub;
   var _disposed = false;
-  static const _refusals = {'invalid-argument', 'not-found', 'permission-denied', 'unauthenticated',
-    'failed-precondition', 'already-exists', 'out-of-range', 'unimplemented', 'cancelled', 'data-loss'};
   static const _chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-';
 
   Future<void> tap([int delta = 1]) async {
@@ -173,8 +175,6 @@ class LikeModel extends ChangeNotifier {
   final _random = Random.secure();
   late final List<StreamSubscription<dynamic>> _subs;
   var _disposed = false;
-  static const _refusals = {'invalid-argument', 'not-found', 'permission-denied', 'unauthenticated',
-    'failed-precondition', 'already-exists', 'out-of-range', 'unimplemented', 'cancelled', 'data-loss'};
 
   /// The like to show: the last tap while calls are pending, the last answer until the record has it,
   /// else the server's.

@@ -56,6 +56,15 @@ struct Time: Comparable, Sendable {
   static func < (a: Time, b: Time) -> Bool { (a.seconds, a.nanos) < (b.seconds, b.nanos) }
 }
 
+/// Whether a callable's error is a refusal (the tap is taken back). Anything else is retried, including
+/// errors outside FunctionsErrorDomain (offline, connection lost, a token fetch: raw NSURLErrorDomain errors).
+func isRefusal(_ error: Error) -> Bool {
+  let refusals: Set<FunctionsErrorCode> = [.invalidArgument, .notFound, .permissionDenied, .unauthenticated,
+    .failedPrecondition, .alreadyExists, .outOfRange, .unimplemented, .cancelled, .dataLoss]
+  let error = error as NSError
+  return error.domain == FunctionsErrorDomain && FunctionsErrorCode(rawValue: error.code).map { refusals.contains($0) } == true
+}
+
 /// One counter on screen: `onChange(nil)` while it does not exist, nothing before the first snapshot.
 /// Call `stop()` when the screen goes away.
 @MainActor final class CounterModel {
@@ -120,21 +129,15 @@ struct Time: Comparable, Sendable {
     render()
   }
 
-  /// One incrementCounter call. Only a refusal is final; anything else is retried, including errors
-  /// outside FunctionsErrorDomain (offline, connection lost, a token fetch: raw NSURLErrorDomain errors).
+  /// One incrementCounter call. Only a refusal is final (isRefusal); anything else is retried.
   nonisolated private static func call(_ counterId: String, _ delta: Int, _ requestId: String) async -> Outcome {
-    let refusals: Set<FunctionsErrorCode> = [.invalidArgument, .notFound, .permissionDenied, .unauthenticated,
-      .failedPrecondition, .alreadyExists, .outOfRange, .unimplemented, .cancelled, .dataLoss]
     do {
       let result = try await Functions.functions(region: "us-central1").httpsCallable("incrementCounter")
         .call(["counterId": counterId, "delta": delta, "requestId": requestId])
       guard let writeTime = Time(answer: (result.data as? [String: Any])?["writeTime"]) else { return .retry }
       return .applied(writeTime)
-    } catch let error as NSError where error.domain == FunctionsErrorDomain
-              && FunctionsErrorCode(rawValue: error.code).map({ refusals.contains($0) }) == true {
-      return .refused
     } catch {
-      return .retry
+      return isRefusal(error) ? .refused : .retry
     }
   }
 
@@ -272,10 +275,8 @@ struct Time: Comparable, Sendable {
     }
   }
 
-  /// One setMember call. Only a refusal is final; anything else is retried (see the increment sample).
+  /// One setMember call. Only a refusal is final; anything else is retried (see CounterModel).
   nonisolated private static func call(_ counterId: String, _ member: Bool) async -> Outcome {
-    let refusals: Set<FunctionsErrorCode> = [.invalidArgument, .notFound, .permissionDenied, .unauthenticated,
-      .failedPrecondition, .alreadyExists, .outOfRange, .unimplemented, .cancelled, .dataLoss]
     do {
       let result = try await Functions.functions(region: "us-central1").httpsCallable("setMember")
         .call(["counterId": counterId, "member": member])
@@ -285,11 +286,8 @@ struct Time: Comparable, Sendable {
       case true?: return Time(answer: data?["writeTime"]).map { .changed($0) } ?? .retry
       case nil: return .retry
       }
-    } catch let error as NSError where error.domain == FunctionsErrorDomain
-              && FunctionsErrorCode(rawValue: error.code).map({ refusals.contains($0) }) == true {
-      return .refused
     } catch {
-      return .retry
+      return isRefusal(error) ? .refused : .retry
     }
   }
 
