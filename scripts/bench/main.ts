@@ -20,7 +20,6 @@ async function main(parsed: BenchOptions): Promise<number> {
   const options: BenchOptions = {
     ...parsed,
     outDir: parsed.outDir === DEFAULT_OUT_DIR ? join(REPO_ROOT, DEFAULT_OUT_DIR) : resolve(parsed.outDir),
-    plotCopy: parsed.plotCopy === undefined ? undefined : resolve(parsed.plotCopy),
   };
   // The build belongs to a run, not to the npm script: --help and bad arguments must not rewrite
   // functions/lib, which would hot-reload a running `npm start`.

@@ -6,6 +6,8 @@
 // them back at the end.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { ROLLUP_CPU, rollupMemoryMb } from "../../functions/src/params";
+import { declaredDefault } from "./env";
 
 /** Where main.ts writes every line that is not the benchmark's own (emulators and function logs). */
 export function emulatorLogPath(outDir: string): string {
@@ -104,9 +106,8 @@ export const PRICES = {
   gibSecond: 0.0000025,
 };
 
-/** rollupTotal's size (functions/src/params.ts: ROLLUP_CPU, ROLLUP_MEMORY_MB default). */
-const ROLLUP_VCPU = 1;
-const ROLLUP_GIB = 0.25;
+/** rollupTotal's size as deployed by default (functions/src/params.ts). */
+export const ROLLUP_SIZE = { vcpu: ROLLUP_CPU, gib: declaredDefault(rollupMemoryMb) / 1024 };
 
 export interface CostPerMillion {
   invocations: number;
@@ -120,7 +121,7 @@ export interface CostPerMillion {
 
 /**
  * Scales what `increments` increments cost to a million. Waiting is priced as if each waiting invocation
- * held a whole 1 vCPU / 256 MiB instance: an upper bound, since up to ROLLUP_CONCURRENCY invocations
+ * held a whole rollupTotal instance (ROLLUP_SIZE): an upper bound, since up to ROLLUP_CONCURRENCY invocations
  * share one instance (and its bill) at a time. CPU time of the work itself is not priced: on the
  * emulator it measures these 2 shared cores, not Cloud Run.
  */
@@ -133,7 +134,7 @@ export function perMillion(ops: Ops, increments: number): CostPerMillion {
   const waitSeconds = (ops.waitMs / 1000) * scale;
   const firestore = (reads + aggregations) * PRICES.read + writes * PRICES.write;
   const invocationDollars = invocations * PRICES.invocation;
-  const waiting = waitSeconds * (ROLLUP_VCPU * PRICES.vcpuSecond + ROLLUP_GIB * PRICES.gibSecond);
+  const waiting = waitSeconds * (ROLLUP_SIZE.vcpu * PRICES.vcpuSecond + ROLLUP_SIZE.gib * PRICES.gibSecond);
   return {
     invocations,
     reads,

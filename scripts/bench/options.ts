@@ -1,14 +1,16 @@
 // The benchmark's flags: every workload size, with the full defaults and the --quick ones, parsed once
 // outside the emulators (main.ts) and handed to the run inside them (run.ts) as JSON.
 import { HARD_MAX_SHARDS } from "../../functions/src/config";
+import { rollupConcurrency } from "../../functions/src/params";
 import { integerOption, lastValue, readArgv } from "../lib/cli";
+import { declaredDefault } from "./env";
 
 export interface BenchOptions {
   quick: boolean;
-  /** Where results.json and the plot go. */
+  /** Where results.json, the results page and the plot go. */
   outDir: string;
-  /** Also write the sustained plot here (the README's committed copy), if set. */
-  plotCopy: string | undefined;
+  /** Also write the results page and the plot into docs/ (the committed copies). */
+  publish: boolean;
   warmupSeconds: number;
   sustainedRate: number;
   /** Workload 1 again at this rate, under production-like delivery only; 0: not run. */
@@ -53,7 +55,7 @@ export interface BenchOptions {
 }
 
 interface Flag {
-  key: Exclude<keyof BenchOptions, "quick" | "outDir" | "plotCopy">;
+  key: Exclude<keyof BenchOptions, "quick" | "outDir" | "publish">;
   flag: string;
   full: number;
   quick: number;
@@ -61,6 +63,9 @@ interface Flag {
   max?: number;
   help: string;
 }
+
+/** rollupTotal's concurrency as deployed by default (functions/src/params.ts): what one instance takes at once. */
+const ROLLUP_CONCURRENCY = declaredDefault(rollupConcurrency);
 
 const FLAGS: Flag[] = [
   { key: "warmupSeconds", flag: "--warmup-seconds", full: 6, quick: 2, min: 0, help: "warm-up writes before measuring" },
@@ -85,7 +90,7 @@ const FLAGS: Flag[] = [
   { key: "likesCounters", flag: "--likes-counters", full: 10, quick: 3, min: 1, help: "workload 6: unique counters (10 shards each)" },
   { key: "likesRate", flag: "--likes-rate", full: 100, quick: 20, min: 1, help: "workload 6: setMember calls per second over them" },
   { key: "likesSeconds", flag: "--likes-seconds", full: 20, quick: 3, min: 1, help: "workload 6: duration" },
-  { key: "resetRate", flag: "--reset-rate", full: 200, quick: 60, min: 1, help: "workload 8: increments per second on one counter of 200 shards, resets running" },
+  { key: "resetRate", flag: "--reset-rate", full: 200, quick: 60, min: 1, help: `workload 8: increments per second on one counter of ${HARD_MAX_SHARDS} shards, resets running` },
   { key: "resetSeconds", flag: "--reset-seconds", full: 20, quick: 5, min: 1, help: "workload 8: duration, per reset implementation" },
   { key: "resetEveryMs", flag: "--reset-every-ms", full: 500, quick: 500, min: 1, help: "workload 8: pause between two resets" },
   { key: "coldSamples", flag: "--cold-samples", full: 8, quick: 2, min: 1, help: "workload 7: cold starts of rollupTotal (one functions reload each)" },
@@ -94,11 +99,14 @@ const FLAGS: Flag[] = [
   { key: "deliveryDelayMs", flag: "--delivery-delay-ms", full: 1000, quick: 1000, min: 0, help: "production-like delivery: each delivery a uniform random 0..n ms after its write" },
   { key: "deliveryDuplicatesPercent", flag: "--delivery-duplicates", full: 1, quick: 10, min: 0, max: 100, help: "production-like delivery: % of events delivered twice" },
   { key: "deliveryInstances", flag: "--delivery-instances", full: 2, quick: 2, min: 1, help: "production-like delivery: instances (each its own module memory)" },
-  { key: "deliveryConcurrency", flag: "--delivery-concurrency", full: 80, quick: 80, min: 1, help: "production-like delivery: deliveries in flight per instance (ROLLUP_CONCURRENCY)" },
+  { key: "deliveryConcurrency", flag: "--delivery-concurrency", full: ROLLUP_CONCURRENCY, quick: ROLLUP_CONCURRENCY, min: 1, help: "production-like delivery: deliveries in flight per instance (ROLLUP_CONCURRENCY)" },
   { key: "settleTimeoutSeconds", flag: "--settle-timeout", full: 180, quick: 60, min: 1, help: "longest wait for a rollup to settle" },
 ];
 
 export const DEFAULT_OUT_DIR = "bench-results";
+/** The results page and the plot, in <out>/ and, with --publish, in docs/. */
+export const RESULTS_PAGE = "benchmark-results.md";
+export const PLOT_FILE = "bench-sustained.png";
 
 export function helpText(): string {
   const rows = FLAGS.map((f) => `  ${`${f.flag} <n>`.padEnd(30)}${f.help} (default ${f.full}; --quick ${f.quick})`);
@@ -109,12 +117,13 @@ Starts its own emulator suite (auth, firestore, functions on ports 9199, 8180, 5
 product functions and a benchmark-only naive rollup (scripts/bench/firebase.bench.json), first measures
 what a cold rollupTotal adds to an increment's lag (workload 7: it restarts the functions' workers), then
 the emulator's delivery capacity, runs the workloads through both rollups (workloads 1 and 2 under the
-emulator's delivery and under production-like delivery), prints tables, writes <out>/results.json and
-<out>/bench-sustained.png.
+emulator's delivery and under production-like delivery), prints tables, writes <out>/results.json,
+<out>/${RESULTS_PAGE} (the tables as a page) and <out>/${PLOT_FILE}.
 
   --quick                       small sizes (seconds of load): a smoke test; fails unless our drift is 0
   --out <dir>                   results folder (default ${DEFAULT_OUT_DIR}/)
-  --plot-copy <file.png>        also write the sustained plot there (e.g. docs/bench-sustained.png)
+  --publish                     also write the page and the plot into docs/ (the committed copies; a
+                                --quick run's page says so in its header)
 ${rows.join("\n")}
   -h, --help                    this text
 
@@ -125,10 +134,9 @@ bad arguments.`;
 /** Parses argv; throws UsageError (scripts/lib/cli.ts) on anything it does not understand. */
 export function parseOptions(argv: string[]): BenchOptions | "help" {
   const read = readArgv(argv, {
-    flags: ["--quick"],
+    flags: ["--quick", "--publish"],
     values: {
       "--out": "a results folder",
-      "--plot-copy": "a .png file",
       ...Object.fromEntries(FLAGS.map((f) => [f.flag, range(f)])),
     },
   });
@@ -137,11 +145,16 @@ export function parseOptions(argv: string[]): BenchOptions | "help" {
   const options: BenchOptions = {
     quick,
     outDir: lastValue(read, "--out") ?? DEFAULT_OUT_DIR,
-    plotCopy: lastValue(read, "--plot-copy"),
+    publish: read.flags.has("--publish"),
     ...(Object.fromEntries(FLAGS.map((f) => [f.key, quick ? f.quick : f.full])) as Record<Flag["key"], number>),
   };
   for (const flag of FLAGS) options[flag.key] = integerOption(read, flag.flag, { min: flag.min, max: flag.max ?? Number.MAX_SAFE_INTEGER }, options[flag.key]);
   return options;
+}
+
+/** Every sized flag with the value this run used, in the order of --help (for the results page). */
+export function flagValues(options: BenchOptions): { flag: string; value: number; help: string }[] {
+  return FLAGS.map((f) => ({ flag: f.flag, value: options[f.key], help: f.help }));
 }
 
 function range(flag: Flag): string {

@@ -20,7 +20,7 @@ import { phasePrefixOf } from "./workloads/context";
 
 /**
  * How a phase's events reached the rollups: the emulator's own delivery (one event at a time across
- * every trigger, ENVIRONMENT.md fact 20), or delivered by the benchmark to the exported handlers:
+ * every trigger: docs/benchmark.md), or delivered by the benchmark to the exported handlers:
  * production-like (delivery/deliverer.ts), or workload 3's every event twice in one shuffled order.
  */
 export type DeliveryLabel = "emulator" | "production-like" | "all twice, shuffled";

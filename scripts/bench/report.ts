@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { cpus, totalmem } from "node:os";
 import { dollars, fixed, int, markdownTable, ms } from "./format";
 import type { BenchOptions } from "./options";
-import { PRICES, type CostPerMillion } from "./ops";
+import { PRICES, ROLLUP_SIZE, type CostPerMillion } from "./ops";
 import type { DeliveryLabel, PhaseResult } from "./recorder";
 import { targetsTable, type Target } from "./targets";
 import type { CapacityResult } from "./workloads/capacity";
@@ -178,7 +178,7 @@ export function costTable(rows: readonly CostRow[]): string {
 }
 
 export function pricesLine(): string {
-  return `Prices (USD, list, looked up 2026-11-23): Firestore nam5 $${(PRICES.read * 100_000).toFixed(2)}/100K reads (aggregations: 1 read each), $${(PRICES.write * 100_000).toFixed(2)}/100K writes; Cloud Run functions Tier 1 $${(PRICES.invocation * 1e6).toFixed(2)}/M invocations, $${PRICES.vcpuSecond}/vCPU-s, $${PRICES.gibSecond}/GiB-s (waiting priced as 1 vCPU + 0.25 GiB per instance-second, an upper bound). The shard write of each increment itself (1 write, $0.18/100K) is the same for both and not in these rows.`;
+  return `Prices (USD, list, looked up 2026-11-23): Firestore nam5 $${(PRICES.read * 100_000).toFixed(2)}/100K reads (aggregations: 1 read each), $${(PRICES.write * 100_000).toFixed(2)}/100K writes; Cloud Run functions Tier 1 $${(PRICES.invocation * 1e6).toFixed(2)}/M invocations, $${PRICES.vcpuSecond}/vCPU-s, $${PRICES.gibSecond}/GiB-s (waiting priced as ${ROLLUP_SIZE.vcpu} vCPU + ${ROLLUP_SIZE.gib} GiB per instance-second, an upper bound). The shard write of each increment itself (1 write, $0.18/100K) is the same for both and not in these rows.`;
 }
 
 export function machineLine(m: Machine): string {
@@ -206,8 +206,13 @@ export function deliveriesTable(phases: readonly PhaseResult[]): string {
   return markdownTable(["workload", "rollup", "delivery", "events", "deliveries", "duplicates", "retried", "most in flight"], rows, 3);
 }
 
-/** Everything the run prints after its phases, in order. */
+/** Everything the run prints after its phases, in order, and where it wrote its files. */
 export function renderReport(r: BenchResults, files: string): string {
+  return `${reportBody(r)}\n\n${files}; ${r.seconds.toFixed(0)} s in all`;
+}
+
+/** The run's tables and findings: what the terminal shows and the results page holds. */
+export function reportBody(r: BenchResults): string {
   const failures = r.endToEnd.paths.filter((p) => p.failures > 0).map((p) => `Workload 4, ${p.path}: ${p.failures} calls failed, first: ${p.firstError}`);
   return [
     capacityLine(r.capacity),
@@ -250,8 +255,6 @@ export function renderReport(r: BenchResults, files: string): string {
     pricesLine(),
     "",
     targetsTable(r.targets, r.capacity.eventsPerSecond),
-    "",
-    `${files}; ${r.seconds.toFixed(0)} s in all`,
   ].join("\n");
 }
 

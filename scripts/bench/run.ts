@@ -1,13 +1,16 @@
 // The benchmark itself, run by main.ts inside `firebase emulators:exec` (the emulator hosts and the
 // project come from the environment it sets). Workloads run one after another; each measures both rollups.
 import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { initializeApp } from "firebase-admin/app";
 import { getFirestore } from "firebase-admin/firestore";
 import { productionLikeDelivery } from "./delivery/direct";
 import { wrappedFunctions } from "./delivery/wrapped";
 import { BENCH_PROJECT, emulatorHost, loadFunctionParams, rollupIntervalMs } from "./env";
+import { HARD_MAX_SHARDS } from "../../functions/src/config";
+import { REPO_ROOT } from "../lib/firebase-cli";
 import type { BenchOptions } from "./options";
+import { writeResultsPage } from "./page";
 import { renderPng, sustainedSpec } from "./plot";
 import { emulatorLogPath, opsOf, perMillion } from "./ops";
 import type { PhaseResult } from "./recorder";
@@ -78,7 +81,7 @@ async function main(): Promise<number> {
   const onEmulator = await loadWorkloads(ctx, emulator, [options.sustainedRate]);
   const direct = await directWorkloads(ctx);
   const w8 = await step(
-    `workload 8, resets under load: ${options.resetRate} increments/s for ${options.resetSeconds} s on one counter of 200 shards, a reset every ${options.resetEveryMs} ms; ours, then the one-transaction reset it replaced`,
+    `workload 8, resets under load: ${options.resetRate} increments/s for ${options.resetSeconds} s on one counter of ${HARD_MAX_SHARDS} shards, a reset every ${options.resetEveryMs} ms; ours, then the one-transaction reset it replaced`,
     () => resets(ctx),
   );
   const w4 = await step(
@@ -126,14 +129,12 @@ async function main(): Promise<number> {
       parentWrites: (rollup, delivery) => plotted.find((r) => r.rollup === rollup && r.delivery === delivery)?.parentWrites ?? 0,
     }),
   );
-  const pngPaths = [join(options.outDir, "bench-sustained.png"), ...(options.plotCopy === undefined ? [] : [options.plotCopy])];
-  for (const path of pngPaths) {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, png);
-  }
+  // The page and the plot go next to results.json; only --publish replaces the committed copies in docs/
+  // (npm test's --quick run never does).
+  const pages = [writeResultsPage(options.outDir, results, png), ...(options.publish ? [writeResultsPage(join(REPO_ROOT, "docs"), results, png)] : [])];
 
   say("");
-  say(renderReport(results, `results: ${jsonPath}; plot: ${pngPaths.join(", ")}`));
+  say(renderReport(results, `results: ${jsonPath}; pages (with the plot beside them): ${pages.join(", ")}`));
 
   const oursDrift = phases.filter((p) => p.rollup === "ours" && p.drift !== 0);
   if (oursDrift.length > 0) {

@@ -1,7 +1,7 @@
-// The targets, each with what was measured and whether it was met. The lag and parent-write
+// The benchmark's targets, each with what was measured and whether it was met. The lag and parent-write
 // targets of the load workloads (1 and 2) are judged under production-like delivery only: under the
-// emulator's own delivery every event waits for the one before it, across every trigger (ENVIRONMENT.md
-// fact 20), so those rows measure the emulator's queue, not the rollup; they are reported, not judged.
+// emulator's own delivery every event waits for the one before it, across every trigger (docs/benchmark.md),
+// so those rows measure the emulator's queue, not the rollup; they are reported, not judged.
 import { fixed, int, markdownTable, ms } from "./format";
 import type { PhaseResult } from "./recorder";
 import type { EndToEndResult } from "./workloads/endToEnd";

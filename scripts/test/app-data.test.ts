@@ -1,4 +1,4 @@
-// The counters next to an existing app's own data (DESIGN.md, "Living next to an app's data"): the app
+// The counters next to an existing app's own data (docs/api.md, "Next to an app's data"): the app
 // keeps collections named `cleanup`, `rollup`, `shards`, `members`, `memberships`, `requests` and a
 // nested `counters`, at several depths, with `dueAt` and `expireAt` long past (helpers/app-data.ts). Every
 // sweep, a delete's cleanup and reconcile run through that database; each counts the documents it read
@@ -27,7 +27,7 @@ let data: AppData;
 beforeAll(async () => {
   await requireEmulators();
   await db.recursiveDelete(db.collection("counters"));
-  // The issue's numbers: 450 documents in an app's `jobs/*/cleanup/*`, more than a page (100) of app
+  // The sizes that matter: 450 documents in an app's `jobs/*/cleanup/*`, more than a page (100) of app
   // documents in collections named `rollup`, all due before any lease.
   data = await seedAppData(db, { cleanups: 450, rollups: 120 });
 });

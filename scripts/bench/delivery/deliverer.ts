@@ -1,7 +1,7 @@
 // Production-like delivery of recorded events, done by this process: a model of what Eventarc does with
 // a Firestore trigger's events on Cloud Run (concurrent, unordered, at least once, retried on failure),
 // with every number stated. The emulator cannot show it: it delivers one event at a time across every
-// trigger (ENVIRONMENT.md fact 20).
+// trigger (docs/benchmark.md, "Two ways events reach the rollup").
 //
 // - An event arrives when its write has committed. Each delivery starts a random delay after its
 //   arrival (uniform in [0, maxDelayMs]): arrival order, perturbed.

@@ -57,7 +57,7 @@ export function wrappedFunctions(): WrappedFunctions {
       // firebase-functions-test types the result as `any`; the handlers return nothing we use.
       await (wrapped({
         data: fft.makeChange(event.before, event.after),
-        // Not derived from the document path by firebase-functions-test (ENVIRONMENT.md fact 13).
+        // firebase-functions-test 3 does not derive params from the document path for v2 functions: pass them.
         params: { counterId: event.record.counterId, shardId: String(event.record.shard) },
         id: event.eventId,
         time: event.time,

@@ -1,6 +1,6 @@
 // The emulator's delivery capacity on this machine: events per second it delivers to a trigger that does
 // nothing (naive/src/noop.ts). The events are written faster than that, so they queue and the emulator
-// delivers them back to back, one at a time (ENVIRONMENT.md fact 20); a marker written last tells when
+// delivers them back to back, one at a time (docs/benchmark.md); a marker written last tells when
 // all have been delivered. Every load measured through the emulator's own delivery is bounded by it.
 import type { DocumentReference, DocumentSnapshot } from "firebase-admin/firestore";
 import { microsCeil } from "../../../functions/src/counters/plan";
@@ -22,7 +22,7 @@ export interface CapacityResult {
 
 /** Writes in flight: enough to write several times faster than the emulator delivers. */
 const WRITERS = 32;
-/** Events that boot the no-op trigger's worker before anything is measured (ENVIRONMENT.md fact 6). */
+/** Events that boot the no-op trigger's worker before anything is measured (docs/development.md). */
 const WARM_EVENTS = 4;
 
 export async function emulatorCapacity(ctx: BenchContext): Promise<CapacityResult> {

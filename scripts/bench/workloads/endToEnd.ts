@@ -73,7 +73,7 @@ export async function endToEnd(ctx: BenchContext): Promise<EndToEndResult> {
       throw new Error("incrementCounter accepted delta 0");
     };
     // Warm-up, on a counter of its own: boot a worker per concurrent call before anything is measured
-    // (ENVIRONMENT.md fact 6).
+    // (docs/development.md).
     const warm = await createBenchCounter(ctx.db, "ours", counterIdFor(ctx, "e2e-warmup", "ours"), SHARDS);
     const warmIncrement = () => client.call("incrementCounter", { counterId: warm.id, delta: 1 });
     const naiveCounter: Counter = await createBenchCounter(ctx.db, "naive", counterIdFor(ctx, "e2e", "naive"), SHARDS);

@@ -116,7 +116,7 @@ async function run(db: Firestore, counterId: string, kind: ResetKind, rate: numb
 }
 
 /**
- * The reset this product shipped before (store.ts until issue 19), kept as the baseline: one transaction
+ * The reset this product shipped before (counters/store.ts before the snapshot reset), kept as the baseline: one transaction
  * that reads the parent and every shard (locking them until it commits), sets every shard to 0, and
  * covers up to the latest update time it read.
  */

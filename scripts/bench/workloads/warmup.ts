@@ -1,5 +1,5 @@
 // Before anything is measured: the functions emulator boots a worker process per concurrent event and a
-// boot takes seconds here (ENVIRONMENT.md fact 6). Warm-up writes, on counters of their own, make it boot
+// boot takes seconds here (docs/development.md). Warm-up writes, on counters of their own, make it boot
 // the workers the workloads will need: a steady stream like workload 1, then a burst over many counters
 // like workload 2 (one rollup waiting for its slot per counter, each holding a worker).
 import { createBenchCounter, incrementShard, ROLLUPS } from "../counters";

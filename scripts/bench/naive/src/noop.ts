@@ -1,5 +1,5 @@
 // A trigger that does nothing, for measuring how many events per second the emulator delivers
-// (ENVIRONMENT.md fact 20: one at a time, across every trigger). Only an event for a document marked
+// (one at a time, across every trigger: docs/benchmark.md). Only an event for a document marked
 // `marker: true` does something: it creates NOOP_DONE/{same id}, so the benchmark sees when the events
 // written before the marker have all been delivered.
 import { onDocumentWritten } from "firebase-functions/v2/firestore";

@@ -1,0 +1,84 @@
+// The benchmark's results page (scripts/bench/page.ts), written from a recorded run: the results.json of a
+// `--quick` run (fixtures/bench-results.json; its plot time series cut to a few points, which the page
+// does not read). The page is what docs/benchmark.md links for every number, so it must carry the run's
+// header and every table, and npm test's --quick run must never replace the committed copy.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { linksIn } from "../lib/doc-links";
+import { REPO_ROOT } from "../lib/firebase-cli";
+import { parseOptions, PLOT_FILE, RESULTS_PAGE } from "../bench/options";
+import { writeResultsPage } from "../bench/page";
+import { machineLine, type BenchResults } from "../bench/report";
+
+const RECORDED = JSON.parse(readFileSync(join(__dirname, "fixtures", "bench-results.json"), "utf8")) as BenchResults;
+const PNG = Buffer.from("a plot");
+
+describe("the benchmark's results page", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "bench-page-"));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  function write(results: BenchResults): string {
+    const path = writeResultsPage(dir, results, PNG);
+    expect(path).toBe(join(dir, RESULTS_PAGE));
+    return readFileSync(path, "utf8");
+  }
+
+  it("writes the page and the plot beside it, with the run's date, machine and options in its header", () => {
+    const page = write(RECORDED);
+    expect(readFileSync(join(dir, PLOT_FILE))).toEqual(PNG);
+    const header = page.slice(0, page.indexOf("Emulator delivery capacity"));
+    expect(header).toContain("# Benchmark results");
+    expect(header).toContain(RECORDED.startedAt);
+    expect(header).toContain(machineLine(RECORDED.machine));
+    expect(header).toContain(`${RECORDED.intervalMs} ms`);
+    expect(page).toContain(`| \`--sustained-rate\` | ${RECORDED.options.sustainedRate} |`);
+    expect(page).toContain(`| \`--delivery-concurrency\` | ${RECORDED.options.deliveryConcurrency} |`);
+  });
+
+  it("says in its header that a --quick run's numbers are a smoke test, and not for a full run", () => {
+    expect(RECORDED.options.quick).toBe(true);
+    const quickHeader = write(RECORDED).split("Emulator delivery capacity")[0]!;
+    expect(quickHeader).toMatch(/\*\*A `--quick` run\*\*: smoke-test sizes/);
+    const full = write({ ...RECORDED, options: { ...RECORDED.options, quick: false } });
+    expect(full).not.toContain("--quick");
+    expect(full).toContain("A full run");
+  });
+
+  it("holds every table of the run: capacity, one row per phase, deliveries, workloads 4 to 8, costs, targets", () => {
+    const page = write(RECORDED);
+    expect(page).toContain(`Emulator delivery capacity: ${RECORDED.capacity.eventsPerSecond.toFixed(0)} events/s`);
+    for (const phase of RECORDED.phases) expect(page).toContain(`| ${phase.workload} | ${phase.rollup} | ${phase.delivery} | ${phase.counters} |`);
+    for (const row of RECORDED.costs) expect(page).toContain(`| ${row.workload} | ${row.rollup} | ${row.delivery} | `);
+    for (const path of RECORDED.endToEnd.paths) expect(page).toContain(`| ${path.path} | ${path.calls} |`);
+    for (const target of RECORDED.targets) expect(page).toContain(`| ${target.target} | ${target.measured} |`);
+    const n = (value: number) => value.toLocaleString("en-US");
+    const delivered = RECORDED.phases.filter((p) => p.deliveries !== null);
+    expect(delivered.length).toBeGreaterThan(0);
+    for (const p of delivered) expect(page).toContain(`| ${p.workload} | ${p.rollup} | ${p.delivery} | ${n(p.increments)} | ${n(p.deliveries!.deliveries)} |`);
+    expect(page).toMatch(/Workload 5, mirrors on/);
+    expect(page).toMatch(/Workload 6, likes on unique counters/);
+    expect(page).toMatch(/Workload 7, cold start/);
+    expect(page).toMatch(/Workload 8, resets under load/);
+  });
+
+  it("links only files that exist beside it in docs/ (the plot, the prose page)", () => {
+    const page = write(RECORDED);
+    const targets = linksIn(page, RESULTS_PAGE).map((l) => l.target);
+    expect(targets).toEqual(expect.arrayContaining(["benchmark.md", PLOT_FILE]));
+    for (const target of targets.filter((t) => !/^[a-z]+:/.test(t))) {
+      expect({ target, exists: existsSync(join(REPO_ROOT, "docs", target.split("#")[0]!)) }).toEqual({ target, exists: true });
+    }
+  });
+
+  it("is never published by npm test's --quick run: only --publish writes into docs/", () => {
+    const testScript = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts.test!;
+    const argv = testScript.slice(testScript.indexOf("scripts/bench/main.ts") + "scripts/bench/main.ts".length).trim().split(/\s+/);
+    expect(argv).toContain("--quick");
+    expect(parseOptions(argv)).toMatchObject({ quick: true, publish: false });
+    expect(parseOptions([...argv, "--publish"])).toMatchObject({ quick: true, publish: true });
+  });
+});
