@@ -1,6 +1,6 @@
 // The benchmark's flags: every workload size, with the full defaults and the --quick ones, parsed once
 // outside the emulators (main.ts) and handed to the run inside them (run.ts) as JSON.
-import { HARD_MAX_SHARDS } from "../../functions/src/config";
+import { HARD_MAX_SHARDS } from "../../functions/src/config/rules";
 import { integerOption, lastValue, readArgv } from "../lib/cli";
 
 export interface BenchOptions {

@@ -6,10 +6,10 @@ import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { CLEANUP_DOCUMENT_PATTERN, REQUESTS, ROLLUP, SHARD_DOCUMENT_PATTERN } from "../../functions/src/counters/paths";
 import { describeKind, parseCounterKinds, type KindLimits } from "../../functions/src/counters/kinds";
-import { parseMirrorRules } from "../../functions/src/counters/mirrors";
+import { parseMirrorRules } from "../../functions/src/counters/mirror-rules";
 import { parseCounterIdPatterns } from "../../functions/src/counters/patterns";
-import * as functionParams from "../../functions/src/params";
-import { PARAM_RULES, paramProblem, settingsProblems } from "../../functions/src/settings";
+import * as functionParams from "../../functions/src/config/params";
+import { PARAM_RULES, paramProblem, settingsProblems } from "../../functions/src/config/rules";
 import { checkCodebase, countersCodebase } from "./codebase-check";
 import { discoverBuild, endpointsOf, resolveBuildWithParams, type ProjectRef } from "./codebases";
 import {

@@ -4,10 +4,11 @@
 // members first. Used by scripts/reconcile.ts.
 import { AggregateField, FieldPath, FieldValue, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
 import { GRPC, grpcCode } from "../../functions/src/counters/errors";
-import type { MirrorTarget } from "../../functions/src/counters/mirrors";
+import type { MirrorTarget } from "../../functions/src/counters/mirror-rules";
 import { COUNTERS, counterRef, membersRef, shardRef, shardsRef } from "../../functions/src/counters/paths";
-import { microsCeil } from "../../functions/src/counters/plan";
-import { commitTotal, coveredUntilUs, sumShards } from "../../functions/src/counters/rollup";
+import { microsCeil } from "../../functions/src/rollup/plan";
+import { commitTotal, coveredUntilUs } from "../../functions/src/rollup/firestore-store";
+import { sumShards } from "../../functions/src/rollup/sum";
 import { shardIds } from "../../functions/src/counters/shards";
 
 /**

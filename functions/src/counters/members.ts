@@ -22,7 +22,7 @@ import { counterRef, memberRef, membershipRef, shardRef } from "./paths";
 import { matchesAny, type Template } from "./patterns";
 import { shapeIn } from "./shape";
 import { pickShard, type Random } from "./shards";
-import { writeTimeOf, type WriteTime } from "./store";
+import { writeTimeOf, type WriteTime } from "./increment";
 
 /**
  * Whether a new counter is unique: as requested, or, when `unique` is omitted, whether its id matches

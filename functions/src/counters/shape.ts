@@ -26,6 +26,14 @@ export function shapeIn(counterId: string, snap: DocumentSnapshot): CounterShape
   return { numShards: parsed.data.numShards, unique: parsed.data.unique ?? false };
 }
 
+/** The refusal of an operation that would let a unique counter's total differ from its members. */
+export function notForUnique(counterId: string, operation: string, why: string): CounterError {
+  return new CounterError("failed-precondition", `${operation}: counter "${counterId}" is a unique counter; ${why}`);
+}
+
+/** Attempts of the admin operations' transactions, which lock at most the parent and the shards being removed. */
+export const ADMIN_TRANSACTION_ATTEMPTS = 20;
+
 // ---------------------------------------------------------------------------------------------------
 // The cache. Increments would otherwise read the parent every time. What staleness it allows, for at
 // most SHAPE_CACHE_TTL_MS after another instance changed the counter:

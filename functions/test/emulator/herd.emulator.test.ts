@@ -6,7 +6,8 @@ import { newCounter, readCounter, shardSum, writeShard, type RecordedWrite } fro
 import { requireEmulators } from "../helpers/emulators";
 import { withConcurrency } from "../helpers/client";
 import { rollupDeps, shardWriteOf } from "../helpers/rollup";
-import { rollupShardWrite, type ClaimMemo, type LeadMemo, type RollupOutcome } from "../../src/counters/rollup";
+import { rollupShardWrite } from "../../src/rollup/index";
+import { type ClaimMemo, type LeadMemo, type RollupOutcome } from "../../src/rollup/types";
 
 const EVENTS = 1000;
 const SHARDS = 50;

@@ -17,8 +17,10 @@ import {
 import { requireEmulators } from "../helpers/emulators";
 import { INTERVAL_MS, rollupDeps, shardWriteOf } from "../helpers/rollup";
 import { counterRef, leaseRef, shardRef } from "../../src/counters/paths";
-import { dueMsFor, microsCeil } from "../../src/counters/plan";
-import { rollupShardWrite, staleAfterMsFor, type ClaimMemo, type RollupDeps } from "../../src/counters/rollup";
+import { dueMsFor, microsCeil } from "../../src/rollup/plan";
+import { rollupShardWrite } from "../../src/rollup/index";
+import { staleAfterMsFor } from "../../src/rollup/plan";
+import { type ClaimMemo, type RollupDeps } from "../../src/rollup/types";
 
 // Bursts of hundreds of emulator calls: generous, for a shared 2-core machine; assertions count, never time.
 jest.setTimeout(60_000);

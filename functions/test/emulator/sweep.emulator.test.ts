@@ -7,8 +7,11 @@ import { db, functions, newCounter, readCounter, writeShard } from "../helpers/f
 import { requireEmulators } from "../helpers/emulators";
 import { INTERVAL_MS, rollupDeps, shardWriteOf } from "../helpers/rollup";
 import { counterRef, leaseRef } from "../../src/counters/paths";
-import { dueMsFor } from "../../src/counters/plan";
-import { rollupShardWrite, staleAfterMsFor, sweepStaleClaims, type RollupDeps } from "../../src/counters/rollup";
+import { dueMsFor } from "../../src/rollup/plan";
+import { rollupShardWrite } from "../../src/rollup/index";
+import { staleAfterMsFor } from "../../src/rollup/plan";
+import { sweepStaleClaims } from "../../src/rollup/sweep";
+import { type RollupDeps } from "../../src/rollup/types";
 
 jest.setTimeout(60_000);
 

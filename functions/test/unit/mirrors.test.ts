@@ -1,6 +1,6 @@
 // MIRRORS rules (counters/mirrors.ts): what parses, what is refused with which message, and which targets
 // a counter id maps to. Pure: no emulator.
-import { mirrorTargets, parseMirrorRules } from "../../src/counters/mirrors";
+import { mirrorTargets, parseMirrorRules } from "../../src/counters/mirror-rules";
 import { PatternError } from "../../src/counters/patterns";
 
 const parse = (value: string) => parseMirrorRules("MIRRORS", value);

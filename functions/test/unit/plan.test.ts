@@ -18,7 +18,7 @@ import {
   type ParentView,
   type Timing,
   type WriteFacts,
-} from "../../src/counters/plan";
+} from "../../src/rollup/plan";
 
 const INTERVAL = 1000;
 const OFFSET = 250;

@@ -2,7 +2,7 @@
 // preflight: every rule refuses what it must, names the param, and the shipped functions/.env passes.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { minRollupTimeoutSeconds, paramProblem, PARAM_RULES, relationProblems, settingsProblems, type RawValue } from "../../src/settings";
+import { minRollupTimeoutSeconds, paramProblem, PARAM_RULES, relationProblems, settingsProblems, type RawValue } from "../../src/config/rules";
 
 function shippedEnv(): Record<string, RawValue> {
   const values: Record<string, RawValue> = {};

@@ -80,6 +80,11 @@
 /** The largest ROLLUP_INTERVAL_MS (config.ts): bounds every claim when the parent recorded no interval. */
 export const MAX_INTERVAL_MS = 60_000;
 
+/** A claim takes this long past its due time before anyone else assumes its claimer died. */
+export function staleAfterMsFor(intervalMs: number): number {
+  return Math.max(10_000, 5 * intervalMs);
+}
+
 /** What the trigger knows about one shard write. */
 export interface WriteFacts {
   counterId: string;

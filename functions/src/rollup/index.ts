@@ -1,9 +1,10 @@
 // The rollup: keeps counters/{id}.total equal to the sum of its shards, exactly and with about one
-// parent write per interval. The decisions are pure (../plan.ts, with the argument why they are exact);
-// this module runs one event through them, and the steps live next to it: the claim (claim.ts), the
-// commit (commit.ts; mirrored.ts when the total is mirrored), the sum (sum.ts, the line that computes a
-// total), the shared leading edge (lead.ts), the sweep of orphaned claims (sweep.ts), all over a
-// RollupStore (storage.ts; Firestore in firestore.ts). docs/rollup.md tells the whole story.
+// parent write per interval. This file runs one shard write event through the steps, in order: decide
+// (plan.ts, pure, with the argument why it is exact), then claim (claim.ts) or lead (lead.ts), then wait,
+// sum and commit (finish.ts and commit.ts), then release the claim (finish.ts). The steps import nothing
+// from here; what they share is in types.ts, and all of them talk to a RollupStore (store.ts; Firestore
+// in firestore-store.ts). The sweep of orphaned claims (sweep.ts) runs the same finishing step.
+// docs/rollup.md tells the whole story.
 //
 // Exact: the total is never accumulated. It is recomputed with one consistent read of all shards (an
 // aggregation query), and the read time of that sum is kept in `rollup.readTime`. A shard write is
@@ -15,29 +16,16 @@
 // spent waiting for a slot, and logs them in one structured line ("rollup ops", ops.ts), so what a
 // million increments cost can be counted from what the functions did (the benchmark does).
 import * as logger from "firebase-functions/logger";
-import { decide, decideFromParent, type Decision, type WriteFacts } from "../plan";
-import { readCount } from "../shards";
-import { COUNTERS, SHARDS } from "../paths";
-import { claimSlot, heldDueMs, holdingClaim, releaseClaim } from "./claim";
-import { finishClaim } from "./commit";
-import type { Invocation, RollupDeps, RollupOutcome, RollupResult, ShardWrite } from "./context";
+import { COUNTERS, SHARDS } from "../counters/paths";
+import { readCount } from "../counters/shards";
+import { decide, decideFromParent, type Decision, type WriteFacts } from "./plan";
+import { claimSlot, heldDueMs, holdingClaim } from "./claim";
 import { leadingEdge } from "./lead";
+import { finishClaim, releaseClaim } from "./finish";
 import { logCommitted, logOps, logThrew, noOps } from "./ops";
-import type { LeaseRead, ParentRead } from "./storage";
+import type { LeaseRead, ParentRead } from "./store";
 import { logMalformedCount } from "./sum";
-
-export type { ClaimMemo, RollupDeps, RollupOutcome, RollupResult, RollupStage, ShardWrite } from "./context";
-export type { LeadMemo } from "./lead";
-export type { RollupOps } from "./ops";
-export type { RollupStore } from "./storage";
-export { commitTotal, coveredUntilUs, firestoreRollupStore } from "./firestore";
-export { sumShards, logMalformedCount } from "./sum";
-export { sweepStaleClaims, SWEEP_DEFAULTS, type SweepOptions, type SweepReport } from "./sweep";
-
-/** A claim takes this long past its due time before anyone else assumes its claimer died. */
-export function staleAfterMsFor(intervalMs: number): number {
-  return Math.max(10_000, 5 * intervalMs);
-}
+import type { ClaimToFinish, Invocation, RollupDeps, RollupOutcome, RollupResult, ShardWrite } from "./types";
 
 const DECIDE_ROUNDS = 5;
 
@@ -119,35 +107,45 @@ async function handle(inv: Invocation): Promise<RollupResult> {
         return decision;
       case "defer":
         return decision;
-      case "release":
-        // Our claim, already fulfilled by a sum read at or after its due time (we failed after the
-        // commit, or someone else's sum got there first): it only remains to delete the lease.
-        await releaseClaim(inv, lease!.version);
-        inv.coveredAfterLeaseRead = true;
-        return { kind: "skip", reason: "covered" };
       case "lead": {
         const step = await leadingEdge(inv, parent);
         if (step.kind === "done") return step.result;
         known = step.parent; // decide again: from the parent a joined lead committed, or on a fresh read
         continue;
       }
+      case "claim":
       case "rollup": {
-        if (decision.reason === "stale-claim") {
-          logger.warn("taking over a stale rollup claim", { counterId, dueAt: new Date(decision.dueMs).toISOString() });
+        // Claim the slot (or take over the claim the lease holds), then finish it: wait until it is due,
+        // sum and commit, release the lease.
+        const { dueMs } = decision;
+        const claiming = decision.kind === "claim";
+        let version: string | null;
+        if (decision.kind === "claim") {
+          version = await claimSlot(inv, lease!, dueMs, decision.intervalMs);
+          if (version === null) continue; // someone else wrote the lease first: look again
+        } else {
+          if (decision.reason === "stale-claim") {
+            logger.warn("taking over a stale rollup claim", { counterId, dueAt: new Date(dueMs).toISOString() });
+          }
+          version = lease!.version;
         }
-        const { dueMs } = decision;
-        return await holdingClaim(deps.claims, counterId, dueMs, () => finishClaim(inv, dueMs, lease!.version));
-      }
-      case "claim": {
-        const { dueMs } = decision;
-        const claimed = await claimSlot(inv, lease!, dueMs, decision.intervalMs);
-        if (claimed === null) continue; // someone else wrote the lease first: look again
         return await holdingClaim(deps.claims, counterId, dueMs, async () => {
-          await deps.onStage?.("claimed", write);
-          return await finishClaim(inv, dueMs, claimed);
+          if (claiming) await deps.onStage?.("claimed");
+          return await finishClaim(inv, claimOf(write, dueMs, version));
         });
       }
+      case "release":
+        // Our claim, already fulfilled by a sum read at or after its due time (we failed after the
+        // commit, or someone else's sum got there first): it only remains to delete the lease.
+        await releaseClaim(inv, counterId, lease!.version);
+        inv.coveredAfterLeaseRead = true;
+        return { kind: "skip", reason: "covered" };
     }
   }
   throw new Error(`rollup of counter "${counterId}": the lease kept changing; retrying the event`);
+}
+
+/** The claim due at `dueMs` that this event finishes: its sum must cover the event's own write too. */
+function claimOf(write: ShardWrite, dueMs: number, version: string | null): ClaimToFinish {
+  return { counterId: write.counterId, dueMs, version, targetUs: Math.max(dueMs * 1000, write.writtenAtUs), sinceUs: write.writtenAtUs };
 }

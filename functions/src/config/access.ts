@@ -1,7 +1,7 @@
 // Who may create counters (CREATE_POLICY, DESIGN.md "Who may create counters"), as one pure decision on
-// the verified ID token's claims. No Firebase import: unit tests table-drive it, and callable.ts turns a
+// the verified ID token's claims. No Firebase import: unit tests table-drive it, and entry/oncall.ts turns a
 // refusal into the HttpsError.
-import type { CreatePolicy } from "./settings";
+import type { CreatePolicy } from "./rules";
 
 /** The claims of a verified Firebase ID token this decision reads (absent: a caller with no user). */
 export interface TokenClaims {

@@ -1,20 +1,14 @@
 // The claim step: the first event of a busy slot writes the lease (a compare-and-set on its version, so
-// exactly one event wins), and holds the claim in the instance's memo while it waits, sums and commits.
-// Whoever finishes a claim deletes the lease, on condition that it still is that claim.
-import type { ClaimMemo, Invocation } from "./context";
-import type { LeaseRead } from "./storage";
+// exactly one event wins), and holds the claim in the instance's memo while it waits, sums and commits
+// (finish.ts, which also deletes the lease).
+import type { LeaseRead } from "./store";
+import type { ClaimMemo, Invocation } from "./types";
 
 /** Writes the lease for a claim due at `dueMs`; returns its version, or null if another event got there first. */
 export async function claimSlot(inv: Invocation, current: LeaseRead, dueMs: number, intervalMs: number): Promise<string | null> {
   const version = await inv.deps.store.writeClaim(inv.write.counterId, current, { eventId: inv.write.eventId, dueMs, intervalMs });
   if (version !== null) inv.ops.writes += 1;
   return version;
-}
-
-/** Deletes the lease if it still is the claim at `version` (a newer claim is never deleted). */
-export async function releaseClaim(inv: Invocation, version: string | null): Promise<void> {
-  if (version === null) return;
-  if (await inv.deps.store.deleteClaim(inv.write.counterId, version)) inv.ops.writes += 1;
 }
 
 /** The latest due time of a claim of this counter held by a running invocation of this instance, if any. */

@@ -6,13 +6,13 @@
 import { HttpsError, onCall, type CallableFunction, type CallableRequest } from "firebase-functions/v2/https";
 import * as logger from "firebase-functions/logger";
 import type { z } from "zod";
-import { policyRefusal } from "./access";
-import { config, type Config } from "./config";
-import { consumeAppCheckTokenAtLoad } from "./params";
-import { createLimiter, type Limiter } from "./ratelimit";
-import type { CreatePolicy } from "./settings";
-import { CounterError } from "./counters/errors";
-import { describeIssue, type Limits } from "./counters/schema";
+import { policyRefusal } from "../config/access";
+import { consumeAppCheckTokenAtLoad } from "../config/params";
+import { config, type Config } from "../config/read";
+import type { CreatePolicy } from "../config/rules";
+import { CounterError } from "../counters/errors";
+import { createLimiter, type Limiter } from "../counters/ratelimit";
+import { describeIssue, type Limits } from "../counters/schema";
 
 export interface CallContext {
   uid: string | null;

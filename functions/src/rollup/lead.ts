@@ -13,26 +13,8 @@
 //   joiners decide again on a fresh read.
 // A lone increment on an idle counter finds nothing to join and costs exactly what it did.
 import { sumAndCommit } from "./commit";
-import type { Invocation, RollupResult } from "./context";
-import type { ParentRead } from "./storage";
-
-/** What a leading edge came to, as its joiners need it. */
-type LeadOutcome =
-  | { kind: "committed"; readUs: number; after: ParentRead }
-  | { kind: "final"; result: "gone" | "overflow" }
-  | { kind: "retry" };
-
-interface LeadEntry {
-  /** The parent version the lead read, and commits onto. */
-  version: string | null;
-  outcome: Promise<LeadOutcome>;
-}
-
-/**
- * This instance's latest leading edge per counter (running or finished), keyed by the parent version
- * it read. Bounded: the oldest counters are forgotten first (a forgotten one only costs a sum).
- */
-export type LeadMemo = Map<string, LeadEntry>;
+import type { ParentRead } from "./store";
+import type { Invocation, LeadEntry, LeadOutcome, RollupResult } from "./types";
 
 const LEAD_MEMO_MAX = 1000;
 
@@ -57,9 +39,12 @@ export async function leadingEdge(inv: Invocation, parent: ParentRead): Promise<
   try {
     // The event arrives after its write committed, so a sum read now is read after it; sumAndCommit
     // checks it anyway, because the whole promise of coverage rests on it.
-    const step = await sumAndCommit(inv, parent, inv.write.writtenAtUs, true);
+    const at = inv.write.writtenAtUs;
+    const step = await sumAndCommit(inv, { counterId, parent, targetUs: at, leadWrittenAtUs: at, sinceUs: at });
     if (step.kind === "committed") {
-      outcome = { kind: "committed", readUs: step.readUs, after: afterCommit(step) };
+      // The parent as the lead's commit left it: what a joiner written after the sum decides from.
+      const view = { parentExists: true, coveredUntilUs: step.readUs, lastCommitUs: step.commitUs, recordedIntervalMs: step.intervalMs };
+      outcome = { kind: "committed", readUs: step.readUs, after: { view, version: step.version } };
       return { kind: "done", result: { kind: "committed", dueMs: null, total: step.total, lagMs: step.lagMs } };
     }
     if (step.kind === "overflow" || step.kind === "gone") {
@@ -86,12 +71,4 @@ function afterJoining(inv: Invocation, outcome: LeadOutcome): LeadStep {
     case "retry":
       return { kind: "decide" };
   }
-}
-
-/** The parent as the lead's commit left it: what a joiner written after the sum decides from. */
-function afterCommit(step: { readUs: number; intervalMs: number; version: string; commitUs: number }): ParentRead {
-  return {
-    view: { parentExists: true, coveredUntilUs: step.readUs, lastCommitUs: step.commitUs, recordedIntervalMs: step.intervalMs },
-    version: step.version,
-  };
 }

@@ -1,9 +1,9 @@
-// The reads and writes the rollup makes, as an interface. The rollup's decisions and orchestration
-// (index.ts, claim.ts, commit.ts) only talk to a RollupStore, so the very same code runs over Firestore
-// in production and in the emulator tests (firestore.ts), and over an in-memory store with the same
+// The reads and writes the rollup makes, as an interface. The rollup's decisions and steps (index.ts,
+// claim.ts, lead.ts, commit.ts, finish.ts, sweep.ts) only talk to a RollupStore, so the very same code
+// runs over Firestore in production and in the emulator tests (firestore-store.ts), and over an in-memory store with the same
 // semantics in the model check (functions/test/unit/model). Times are microseconds (plan.ts); versions
 // are opaque tokens that a store turns back into its own preconditions.
-import type { Claim, ParentView } from "../plan";
+import type { Claim, ParentView } from "./plan";
 
 /** The parent document as the rollup sees it. */
 export interface ParentRead {
@@ -45,7 +45,7 @@ export type CommitResult =
   | { kind: "committed"; version: string; commitUs: number; mirrorWrites?: number; mirrorReads?: number }
   /** The parent changed since it was read; nothing was written (`mirrorReads`: what finding that out read). */
   | { kind: "changed"; mirrorReads?: number }
-  /** The parent does not exist (only its absence means gone: rollup/mirrored.ts); nothing was written. */
+  /** The parent does not exist (only its absence means gone: mirrored.ts); nothing was written. */
   | { kind: "gone"; mirrorReads?: number };
 
 /** A pending claim found by the sweep: its counter and its lease as read. */
@@ -80,12 +80,13 @@ export interface RollupStore {
   writeClaim(counterId: string, current: LeaseRead, claim: ClaimData): Promise<string | null>;
   /** Deletes the lease if it is still at `version`; false if it changed or is gone. */
   deleteClaim(counterId: string, version: string): Promise<boolean>;
-  sumShards(counterId: string): Promise<SumRead>;
+  /** The shards' sum at one read time (sum.ts over Firestore). */
+  sum(counterId: string): Promise<SumRead>;
   /**
    * The one atomic write of a rollup: `total` = the sum and `rollup.readTime` = its read time (plus the
    * bookkeeping in `fields`), on condition that the parent is still at `parent.version`. Never creates it.
    */
-  commitTotal(counterId: string, parent: ParentRead, sum: { total: number; readUs: number }, fields: CommitFields): Promise<CommitResult>;
+  commit(counterId: string, parent: ParentRead, sum: { total: number; readUs: number }, fields: CommitFields): Promise<CommitResult>;
   /**
    * One page of the pending claims of any counter due before `dueBeforeMs`, oldest first (the sweep): up to
    * `limit` documents after `after` (from the start when absent). Pages by a cursor, so what a page

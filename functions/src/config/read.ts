@@ -1,12 +1,13 @@
-// Reads the params (src/params.ts) at request time and checks them against their ranges (settings.ts),
+// Reads the params (params.ts) at request time and checks them against their ranges (rules.ts),
 // so a missing or absurd value fails loudly with its name instead of silently becoming 0 (firebase-
 // functions' fallback). Each function reads only the params it uses: a bad callable setting must not
 // stop the rollup, and a bad rollup setting must not stop the callables.
 import * as logger from "firebase-functions/logger";
-import { staleAfterMsFor } from "./counters/rollup";
-import { kindFor, parseCounterKindRules, type CounterKind, type KindLimits } from "./counters/kinds";
-import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "./counters/mirrors";
-import { parseCounterIdPatterns, type Template } from "./counters/patterns";
+import { kindFor, parseCounterKindRules, type CounterKind, type KindLimits } from "../counters/kinds";
+import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "../counters/mirror-rules";
+import { parseCounterIdPatterns, type Template } from "../counters/patterns";
+import type { RateLimit } from "../counters/ratelimit";
+import { staleAfterMsFor } from "../rollup/plan";
 import {
   allowUnauthenticated,
   counterKinds,
@@ -22,10 +23,8 @@ import {
   rollupIntervalMs,
   uniqueCounters,
 } from "./params";
-import type { RateLimit } from "./ratelimit";
-import { paramProblem, relationProblems, type CreatePolicy, type RawValue } from "./settings";
+import { paramProblem, relationProblems, type CreatePolicy, type RawValue } from "./rules";
 
-export { HARD_MAX_SHARDS } from "./settings";
 
 export interface Config {
   defaultShards: number;

@@ -2,8 +2,8 @@
 // shards. This is the line that computes a counter's total.
 import { AggregateField, type Firestore, type Timestamp } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
-import { shardsRef } from "../paths";
-import { readCount } from "../shards";
+import { shardsRef } from "../counters/paths";
+import { readCount } from "../counters/shards";
 import type { RollupOps } from "./ops";
 
 export type ShardSumAt = { overflow: false; total: number; readTime: Timestamp } | { overflow: true; readTime: Timestamp };

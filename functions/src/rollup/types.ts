@@ -1,8 +1,9 @@
-// What one rollup invocation works with: the shard write it was woken for, its dependencies (the store,
-// the clock, the instance's memo), what it may end in, and the operations it has made so far.
-import type { LeadMemo } from "./lead";
+// What the rollup's steps share: the shard write an invocation was woken for, its dependencies (the
+// store, the clock, the instance's memos), what it may end in, and the run in progress (its operations
+// so far). The steps (claim.ts, lead.ts, commit.ts, finish.ts) and the orchestrator (index.ts) import
+// these; nothing here imports a step.
 import type { RollupOps } from "./ops";
-import type { RollupStore } from "./storage";
+import type { ParentRead, RollupStore } from "./store";
 
 /** One delivery of a shard write event, reduced to what the rollup needs. */
 export interface ShardWrite {
@@ -29,6 +30,24 @@ export type RollupStage = "claimed" | "summed";
  */
 export type ClaimMemo = Map<string, number>;
 
+/** What a leading edge came to, as its joiners need it (lead.ts). */
+export type LeadOutcome =
+  | { kind: "committed"; readUs: number; after: ParentRead }
+  | { kind: "final"; result: "gone" | "overflow" }
+  | { kind: "retry" };
+
+export interface LeadEntry {
+  /** The parent version the lead read, and commits onto. */
+  version: string | null;
+  outcome: Promise<LeadOutcome>;
+}
+
+/**
+ * This instance's latest leading edge per counter (running or finished), keyed by the parent version
+ * it read (lead.ts). Bounded: the oldest counters are forgotten first (a forgotten one only costs a sum).
+ */
+export type LeadMemo = Map<string, LeadEntry>;
+
 export interface RollupDeps {
   store: RollupStore;
   intervalMs: number;
@@ -37,10 +56,10 @@ export interface RollupDeps {
   sleep: (ms: number) => Promise<void>;
   /** This instance's held claims (see ClaimMemo); without it every event reads. */
   claims?: ClaimMemo;
-  /** This instance's leading edges (lead.ts, LeadMemo); without it every leading event sums. */
+  /** This instance's leading edges (see LeadMemo); without it every leading event sums. */
   leads?: LeadMemo;
   /** Called as the rollup passes a stage; tests throw from it to simulate a crash at that point. */
-  onStage?: (stage: RollupStage, write: ShardWrite) => void | Promise<void>;
+  onStage?: (stage: RollupStage) => void | Promise<void>;
 }
 
 export type RollupResult =
@@ -56,17 +75,27 @@ export type RollupResult =
 /** The result and what it took. `dueMs` is null for a leading-edge rollup (no claim), else the claim's. */
 export type RollupOutcome = RollupResult & { ops: RollupOps };
 
-/** One invocation in progress: its write, its dependencies and the operations made so far. */
-export interface Invocation {
-  write: ShardWrite;
+/** A rollup run in progress, an event's invocation or the sweep's: its dependencies and the operations made so far. */
+export interface Run {
   deps: RollupDeps;
   ops: RollupOps;
+}
+
+/** One invocation in progress: a run for one shard write. */
+export interface Invocation extends Run {
+  write: ShardWrite;
   /** A covered write whose event still had to read the lease (plan.ts: a claimer's retry honours its claim). */
   coveredAfterLeaseRead?: true;
 }
 
-export async function wait(inv: Invocation, ms: number): Promise<void> {
-  const started = inv.deps.nowMs();
-  await inv.deps.sleep(ms);
-  inv.ops.waitMs += Math.max(0, inv.deps.nowMs() - started);
+/** A claim to finish: its counter, its due time, its lease's version, and the time its sum must be read at or after. */
+export interface ClaimToFinish {
+  counterId: string;
+  dueMs: number;
+  /** The lease's version, deleted once the claim is finished; null when no lease was written. */
+  version: string | null;
+  /** max(due time, the claimer's write) in microseconds: a sum read earlier may miss what it covers. */
+  targetUs: number;
+  /** Where the lag the commit reports is counted from (the claimer's write; the due time for the sweep). */
+  sinceUs: number;
 }

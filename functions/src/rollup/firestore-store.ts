@@ -1,4 +1,4 @@
-// The RollupStore production uses (storage.ts), over Firestore: the parent, the lease and the shards of
+// The RollupStore production uses (store.ts), over Firestore: the parent, the lease and the shards of
 // counters/{id}, with every precondition the rollup relies on (a commit on the parent's update time, a
 // claim on the lease's). The emulator tests exercise exactly this module.
 import {
@@ -10,17 +10,17 @@ import {
   type QueryDocumentSnapshot,
   type WriteResult,
 } from "firebase-admin/firestore";
-import * as logger from "firebase-functions/logger";
-import { GRPC, grpcCode } from "../errors";
-import type { MirrorTarget } from "../mirrors";
-import { counterRef, isUnderCounter, LEASE_ID, leaseRef, ROLLUP } from "../paths";
-import { MAX_INTERVAL_MS, microsFloor } from "../plan";
-import type { ClaimData, CommitFields, CommitResult, FoundClaim, LeaseRead, ParentRead, RollupStore, StaleClaims, SumRead } from "./storage";
+import { GRPC, grpcCode } from "../counters/errors";
+import type { MirrorTarget } from "../counters/mirror-rules";
+import { logMissingMirror, writeTargets } from "../counters/mirror-writes";
+import { counterRef, isUnderCounter, LEASE_ID, leaseRef, ROLLUP } from "../counters/paths";
+import { MAX_INTERVAL_MS, microsFloor } from "./plan";
+import type { ClaimData, CommitFields, CommitResult, FoundClaim, LeaseRead, ParentRead, RollupStore, StaleClaims, SumRead } from "./store";
 import { commitMirrored, type MirroredCommit, type MirrorPort } from "./mirrored";
 import { sumShards } from "./sum";
 
 export interface FirestoreRollupStoreOptions {
-  /** Where a counter's total is also written (MIRRORS, counters/mirrors.ts); none when absent. */
+  /** Where a counter's total is also written (MIRRORS, counters/mirror-rules.ts); none when absent. */
   mirrors?: (counterId: string) => MirrorTarget[];
   /** Tests: runs before each step of a commit, to make mirror targets appear or disappear in between. */
   onMirrorStep?: (step: MirrorStep) => void | Promise<void>;
@@ -51,14 +51,14 @@ export function firestoreRollupStore(db: Firestore, options: FirestoreRollupStor
       }
     },
 
-    async sumShards(counterId): Promise<SumRead> {
+    async sum(counterId): Promise<SumRead> {
       const cost = { reads: 0, aggregations: 0 };
       const sum = await sumShards(db, counterId, cost);
       const readUs = microsFloor(sum.readTime);
       return { sum: sum.overflow ? { overflow: true, readUs } : { overflow: false, total: sum.total, readUs }, ...cost };
     },
 
-    async commitTotal(counterId, parent, sum, fields): Promise<CommitResult> {
+    async commit(counterId, parent, sum, fields): Promise<CommitResult> {
       if (parent.version === null) return { kind: "gone" };
       const ref = counterRef(db, counterId);
       const readTime = timestampOfMicros(sum.readUs);
@@ -209,8 +209,7 @@ async function commitTotalAt(
       await onStep?.("commit");
       const batch = db.batch();
       batch.update(ref, fields, { lastUpdateTime });
-      for (const target of present) batch.update(db.doc(target.path), { [target.field]: total });
-      for (const path of absent) batch.delete(db.doc(path), { exists: false });
+      writeTargets(batch, db, present, absent, total);
       const [result] = await batch.commit();
       return result!;
     },
@@ -224,15 +223,6 @@ async function commitTotalAt(
     },
   };
   return await commitMirrored(port, mirrors, (target) => logMissingMirror(ref.id, target));
-}
-
-/** The warning for a mirror target that does not exist: the counter's total is written, its mirror skipped. */
-export function logMissingMirror(counterId: string, target: MirrorTarget): void {
-  logger.warn("mirror target does not exist; the total is committed without it (a target is never created)", {
-    counterId,
-    mirrorPath: target.path,
-    mirrorField: target.field,
-  });
 }
 
 /** A version token: the exact update time, so a precondition built from it matches to the nanosecond. */

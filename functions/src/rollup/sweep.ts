@@ -2,15 +2,15 @@
 // platform's retries of its claimer's event, or by the next event of the counter that finds it stale.
 // When the platform gives up on an event (retries stop after 24 h) and the counter gets no further
 // increment, nothing else would: the events that deferred to the claim would stay out of the total.
-// The scheduled function rollupSweep (functions/src/sweep.ts) runs this every few minutes: one
+// The scheduled function rollupSweep (entry/rollupSweep.ts) runs this every few minutes: one
 // collection-group query for leases due more than the stale time ago (paged by a cursor), and each one
-// found finished as a stale takeover would (sum at or after its due time, conditional commit, lease
-// deleted).
+// found finished by the very step a claimer or a stale takeover runs (finish.ts: sum at or after its
+// due time, conditional commit, lease deleted).
 import * as logger from "firebase-functions/logger";
-import { finishClaim } from "./commit";
-import type { Invocation, RollupDeps, RollupResult } from "./context";
+import { finishClaim } from "./finish";
 import { noOps, type RollupOps } from "./ops";
-import type { ClaimCursor, FoundClaim } from "./storage";
+import type { ClaimCursor, FoundClaim } from "./store";
+import type { RollupDeps, RollupResult, Run } from "./types";
 
 export interface SweepOptions {
   /** Claims read per query. */
@@ -62,15 +62,13 @@ export async function sweepStaleClaims(deps: RollupDeps, options: SweepOptions =
 
 async function finishOrphan(found: FoundClaim, deps: RollupDeps, report: SweepReport): Promise<void> {
   const { counterId, claim } = found;
-  // The claim stands in for the write: its sum must be read at or after the due time, nothing earlier.
-  const inv: Invocation = {
-    write: { eventId: claim.eventId, counterId, shardId: "", writtenAtUs: claim.dueMs * 1000, before: undefined, after: undefined },
-    deps: { ...deps, claims: undefined, onStage: undefined },
-    ops: report.ops,
-  };
+  // No memo (the sweep holds no claim an event could defer to) and no test stages (those are an event's).
+  const run: Run = { deps: { ...deps, claims: undefined, onStage: undefined }, ops: report.ops };
+  // The claim stands in for the writes it covers: its sum must be read at or after the due time.
+  const dueUs = claim.dueMs * 1000;
   let outcome: string;
   try {
-    const result: RollupResult = await finishClaim(inv, claim.dueMs, found.version);
+    const result: RollupResult = await finishClaim(run, { counterId, dueMs: claim.dueMs, version: found.version, targetUs: dueUs, sinceUs: dueUs });
     outcome = result.kind;
     logger.warn("rollup sweep finished an orphaned claim", {
       counterId,
