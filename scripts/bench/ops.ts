@@ -1,5 +1,5 @@
 // Operations and cost per 1,000,000 increments, counted from what the functions did: both rollups log one
-// "rollup ops" line per invocation (the product's in functions/src/counters/rollup/ops.ts, the naive one in
+// "rollup ops" line per invocation (the product's in functions/src/rollup/ops.ts, the naive one in
 // naive/src/naive.ts) with the document reads, writes and aggregation queries it made and the time it
 // spent waiting for a slot. Those lines reach <out>/emulators.log, from the functions emulator's workers
 // and, where the benchmark delivers events itself, from this process's own handlers; the benchmark reads
@@ -104,7 +104,7 @@ export const PRICES = {
   gibSecond: 0.0000025,
 };
 
-/** rollupTotal's size (functions/src/params.ts: ROLLUP_CPU, ROLLUP_MEMORY_MB default). */
+/** rollupTotal's size (functions/src/config/params.ts: ROLLUP_CPU, ROLLUP_MEMORY_MB default). */
 const ROLLUP_VCPU = 1;
 const ROLLUP_GIB = 0.25;
 

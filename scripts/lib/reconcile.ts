@@ -24,7 +24,7 @@ export type Status = "ok" | "lagging" | "stuck" | "drift" | "overflow" | "missin
 /** Rollup intervals a write may stay out of the total before it counts as stuck (plus the margin below). */
 export const STUCK_INTERVALS = 10;
 /**
- * The margin: the sweep runs every 5 minutes (functions/src/sweep.ts) and finishes a claim whose retries
+ * The margin: the sweep runs every 5 minutes (functions/src/entry/rollupSweep.ts) and finishes a claim whose retries
  * ran out; one more minute for its run and for clock differences between this machine and Firestore.
  */
 export const STUCK_MARGIN_MS = 6 * 60_000;

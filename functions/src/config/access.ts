@@ -1,4 +1,4 @@
-// Who may create counters (CREATE_POLICY, DESIGN.md "Who may create counters"), as one pure decision on
+// Who may create counters (CREATE_POLICY, docs/security.md "Who may create counters"), as one pure decision on
 // the verified ID token's claims. No Firebase import: unit tests table-drive it, and entry/oncall.ts turns a
 // refusal into the HttpsError.
 import type { CreatePolicy } from "./rules";
@@ -11,7 +11,7 @@ export interface TokenClaims {
 
 /**
  * Why `policy` refuses a caller with these claims (a sentence that names the policy), or undefined when it
- * allows it. `signed-in` wants a user, anonymous Auth included: createCounter's auth gate (callable.ts)
+ * allows it. `signed-in` wants a user, anonymous Auth included: createCounter's auth gate (entry/oncall.ts)
  * already refuses a caller with no user, whatever ALLOW_UNAUTHENTICATED says, and the policy refuses one
  * too rather than rely on that. `non-anonymous` wants a sign-in provider that is present
  * and not "anonymous": every real ID token names its provider, so a token without one is refused rather

@@ -88,7 +88,7 @@ export const rateLimitBurst = defineInt("RATE_LIMIT_BURST", {
  * before is refused. Read from the environment when the module loads (onCall's consumeAppCheckToken
  * option took only a literal before firebase-functions 7; 7.x also takes the param); firebase-tools puts functions/.env's values
  * into the environment both when it reads the deploy manifest and when an instance starts, so the option
- * and the check in callable.ts see the same value. Declared as a param so the preflight checks it.
+ * and the check in entry/oncall.ts see the same value. Declared as a param so the preflight checks it.
  */
 export const consumeAppCheckToken = defineBoolean("CONSUME_APP_CHECK_TOKEN", {
   default: false,

@@ -60,13 +60,13 @@ export function config(): Config {
   };
 }
 
-export interface RollupConfig {
+interface RollupConfig {
   intervalMs: number;
   staleAfterMs: number;
 }
 
 /** The interval the rollup falls back to when ROLLUP_INTERVAL_MS is invalid (params.ts default). */
-export const FALLBACK_INTERVAL_MS = 1000;
+const FALLBACK_INTERVAL_MS = 1000;
 
 let reportedBadInterval: RawValue = undefined;
 

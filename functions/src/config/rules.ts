@@ -1,5 +1,5 @@
 // The range of every param and the relations between them, as plain data and one pure check: the
-// functions validate what they read with it at run time (config.ts) and `npm run preflight` refuses a
+// functions validate what they read with it at run time (read.ts) and `npm run preflight` refuses a
 // deploy with it (scripts/lib/preflight.ts), so a value means the same thing in both places. No Firebase
 // import: the preflight loads it outside the functions.
 
@@ -8,12 +8,12 @@ export const HARD_MAX_SHARDS = 200;
 /** The longest rollup interval: a claimer waits up to one interval inside its invocation. */
 export const MAX_ROLLUP_INTERVAL_MS = 60_000;
 /** The longest timeout of an event-driven 2nd-gen function. */
-export const MAX_EVENT_TIMEOUT_SECONDS = 540;
+const MAX_EVENT_TIMEOUT_SECONDS = 540;
 /** Memory sizes (MB) a 2nd-gen function can have. */
-export const MEMORY_SIZES_MB = [128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768];
+const MEMORY_SIZES_MB = [128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768];
 
-/** Who may call createCounter (CREATE_POLICY): DESIGN.md, "Who may create counters". */
-export const CREATE_POLICIES = ["signed-in", "non-anonymous", "admin"] as const;
+/** Who may call createCounter (CREATE_POLICY): docs/security.md, "Who may create counters". */
+const CREATE_POLICIES = ["signed-in", "non-anonymous", "admin"] as const;
 export type CreatePolicy = (typeof CREATE_POLICIES)[number];
 
 export type ParamRule =

@@ -24,7 +24,7 @@ export function newCounterId(db: Firestore): string {
  * transaction. Shards exist from the start because increments use `update()`, which fails on a missing
  * shard: that is what keeps an increment from recreating a shard removed by a reshard or a deleted counter.
  *
- * The transaction reads the parent and the deletion marker (cleanup.ts) and refuses while the marker
+ * The transaction reads the parent and the deletion marker (deletion.ts) and refuses while the marker
  * exists: a counter deleted moments ago may still have members and idempotency records being removed, and
  * a new counter with the same id must start with none of them. Reading the marker in the transaction
  * serializes the create with the cleanup's last step, which removes the marker only once nothing is left.

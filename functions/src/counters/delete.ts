@@ -13,7 +13,7 @@ import { shardIds } from "./shards";
 
 export interface DeleteOptions {
   mirrors?: readonly MirrorTarget[];
-  /** How long this call removes members and idempotency records before handing off (cleanup.ts). */
+  /** How long this call removes members and idempotency records before handing off (deletion.ts). */
   cleanupBudgetMs?: number;
   nowMs?: () => number;
 }
@@ -24,12 +24,12 @@ export interface DeleteOptions {
  * update fails, taking the idempotency record or member document with it), trigger events find no parent,
  * and createCounter refuses the id. Then it removes the members and idempotency records (nothing can add
  * to them anymore) and, last, the marker, for at most `cleanupBudgetMs`; what is left then is handed to
- * the trigger cleanupDeletedCounter, round by round (cleanup.ts). The answer does not wait for that: the
+ * the trigger cleanupDeletedCounter, round by round (deletion.ts). The answer does not wait for that: the
  * counter is gone when it comes, and the id can be created again once the marker is.
  *
  * A counter whose parent is gone but whose marker remains is still being deleted: there is no counter to
- * delete, so the answer is not-found (DESIGN.md) and nothing is touched; the cleanup goes on without the
- * caller (its rounds, or the sweep that resumes a stranded one: cleanup.ts).
+ * delete, so the answer is not-found (docs/api.md, deleteCounter) and nothing is touched; the cleanup goes on without the
+ * caller (its rounds, or the sweep that resumes a stranded one: deletion.ts).
  */
 export async function deleteCounter(db: Firestore, counterId: string, options: DeleteOptions = {}): Promise<{ counterId: string }> {
   const mirrors = options.mirrors ?? [];

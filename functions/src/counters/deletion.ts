@@ -32,8 +32,8 @@
 //
 // Who runs it, so that no timeout cuts it off. A cleanup runs for a bounded time (a budget well inside
 // its function's timeout) and then hands off: the deleteCounter call first (most counters are done well
-// within its budget), then, if documents remain, the trigger cleanupDeletedCounter (functions/src/
-// cleanup.ts), one budgeted round per event. A handoff is the marker's `round` going up by one, in a
+// within its budget), then, if documents remain, the trigger cleanupDeletedCounter (entry/
+// cleanupDeletedCounter.ts), one budgeted round per event. A handoff is the marker's `round` going up by one, in a
 // transaction that checks the round it takes over from: each round ends by handing off at most once, so
 // a duplicated event cannot start a second chain. (Each page's update of the marker wakes the trigger
 // too; it returns at once, the round being unchanged.) A round whose runner died without handing off (an
@@ -59,7 +59,7 @@ export const INLINE_BUDGET_MS = 20_000;
 export const ROUND_BUDGET_MS = 60_000;
 export const CLEANUP_TIMEOUT_SECONDS = 300;
 /** A marker unchanged for this long has no live runner: no round lasts longer than its timeout. */
-export const STRANDED_AFTER_MS = 2 * CLEANUP_TIMEOUT_SECONDS * 1000;
+const STRANDED_AFTER_MS = 2 * CLEANUP_TIMEOUT_SECONDS * 1000;
 
 export interface Clock {
   nowMs: () => number;

@@ -8,7 +8,7 @@ import { requestRef, shardRef } from "./paths";
 import { forgetShape, notForUnique, shapeOf } from "./shape";
 import { pickShard, type Random } from "./shards";
 
-/** A commit time as plain integers, the way it crosses the callable protocol (DESIGN.md). */
+/** A commit time as plain integers, the way it crosses the callable protocol (docs/api.md, incrementCounter). */
 export interface WriteTime {
   seconds: number;
   nanoseconds: number;

@@ -1,4 +1,4 @@
-// Mirrors: where a counter's total is also written, on the app's own documents (DESIGN.md, "Mirrors").
+// Mirrors: where a counter's total is also written, on the app's own documents (docs/mirrors.md).
 // The param MIRRORS holds rules `COUNTER_ID_PATTERN=DOCUMENT_PATH_PATTERN:FIELD_PATH`, comma-separated,
 // e.g. `post-{id}-likes=posts/{id}:likeCount`. This module parses them (once per value) and says, for a
 // counter id, which document fields mirror it. Pure, no Firebase import: `npm run preflight` and the
@@ -38,7 +38,7 @@ const FIELD_SEGMENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const PATH_CHAR = /^[A-Za-z0-9_\-/]$/;
 
 /** Parses one rule; throws an Error saying what is wrong (callers add which rule). */
-export function parseMirrorRule(text: string): MirrorRule {
+function parseMirrorRule(text: string): MirrorRule {
   if (text === "") throw new Error("is empty");
   const eq = text.indexOf("=");
   if (eq === -1) throw new Error('has no "=": write COUNTER_ID_PATTERN=DOCUMENT_PATH_PATTERN:FIELD_PATH');
@@ -123,7 +123,7 @@ function segmentCanBe(segment: { prefix: string; suffix: string }, text: string)
  * must be a filling of it; two placeholder segments (id characters only, each filled with 1+ of them)
  * share a filling if and only if one prefix starts the other and one suffix ends the other.
  */
-export function documentsCanCoincide(a: Template, b: Template): boolean {
+function documentsCanCoincide(a: Template, b: Template): boolean {
   const sa = segmentsOf(a);
   const sb = segmentsOf(b);
   if (sa.length !== sb.length) return false;

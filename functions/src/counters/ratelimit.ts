@@ -17,7 +17,7 @@ export interface Limiter {
 }
 
 /** Callers remembered per limiter; beyond this the least recently seen is forgotten (memory bound). */
-export const MAX_TRACKED_CALLERS = 10_000;
+const MAX_TRACKED_CALLERS = 10_000;
 
 interface Bucket {
   tokens: number;

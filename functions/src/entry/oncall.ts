@@ -51,8 +51,8 @@ function limiterFor(name: string, settings: Config): Limiter {
   return limiter;
 }
 
-/** The body of every callable; exported so it can be driven without the HTTP layer. */
-export async function handleCall<S extends z.ZodType, R>(
+/** The body of every callable: the checks in the order above, then the handler. */
+async function handleCall<S extends z.ZodType, R>(
   spec: CallableSpec<S, R>,
   request: Pick<CallableRequest<unknown>, "data" | "auth" | "app">,
 ): Promise<R> {

@@ -98,7 +98,7 @@ function commitExtras(fields: CommitFields): Record<string, unknown> {
 }
 
 /** The parent's bookkeeping as the rollup reads it. */
-export function parentReadOf(parent: DocumentSnapshot): ParentRead {
+function parentReadOf(parent: DocumentSnapshot): ParentRead {
   return {
     view: {
       parentExists: parent.exists,
@@ -117,8 +117,8 @@ function recordedIntervalMs(parent: DocumentSnapshot): number | null {
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 1 && value <= MAX_INTERVAL_MS ? value : null;
 }
 
-/** The lease's claim: `eventId` and `dueAt` (leases written before dueAt decided anything carry both too). */
-export function leaseReadOf(lease: DocumentSnapshot): LeaseRead {
+/** The lease's claim: `eventId` and `dueAt`. */
+function leaseReadOf(lease: DocumentSnapshot): LeaseRead {
   const eventId = lease.get("eventId") as unknown;
   const dueAt = lease.get("dueAt") as unknown;
   return {
@@ -149,10 +149,7 @@ async function writeClaim(db: Firestore, counterId: string, current: LeaseRead, 
   };
   try {
     const result =
-      current.version !== null
-        ? // `slot`: what leases held before the due time alone decided; it would only mislead a reader now.
-          await ref.update({ ...data, slot: FieldValue.delete() }, { lastUpdateTime: timestampOf(current.version) })
-        : await ref.create(data);
+      current.version !== null ? await ref.update(data, { lastUpdateTime: timestampOf(current.version) }) : await ref.create(data);
     return versionOf(result.writeTime);
   } catch (error) {
     const code = grpcCode(error);

@@ -21,7 +21,7 @@ import { GRPC, grpcCode } from "../counters/errors";
 import type { MirrorTarget } from "../counters/mirror-rules";
 
 /** Commits (the first one optimistic: targets normally exist) before a mirrored commit gives up. */
-export const MIRROR_COMMIT_ATTEMPTS = 4;
+const MIRROR_COMMIT_ATTEMPTS = 4;
 
 /** What a mirrored commit needs of a database. */
 export interface MirrorPort<R> {

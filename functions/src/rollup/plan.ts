@@ -22,12 +22,12 @@
 //   pending with dueAt >= its write: that claim's sum is read at or after dueAt, so after the write.
 //   Owning ("the lease names my event") and staleness (now >= dueAt + staleAfter) are judged on the same
 //   stored dueAt. Slots and offsets only choose the dueAt of a new claim, so a lease means the same thing
-//   whatever interval or offset its reader runs with (bug 2 of issue 18: a slot index read with another
-//   interval put a pending claim in the year 2254 and stalled every busy counter).
+//   whatever interval or offset its reader runs with (a slot index read with another interval would put
+//   a pending claim in the year 2254 and stall every busy counter; docs/rollup.md, "Interval changes are safe").
 // - The recorded interval S: every commit records `rollup.intervalMs` = max(its own ROLLUP_INTERVAL_MS,
 //   the recorded one), except a leading edge after the counter rested 2 x S, which records its own. New
 //   claims use min(own, S) as their interval, idleness is judged with S, and a parent without a recorded
-//   interval (written before it existed) counts as S = 60 s, the param's cap, until a commit records one.
+//   interval (a counter no rollup has committed yet) counts as S = 60 s, the param's cap, until a commit records one.
 //
 // INVARIANT (exactness). For every write W whose event has completed a delivery, at every moment:
 //   W <= coveredUntil, or the lease holds a claim with dueAt >= W.
@@ -40,9 +40,9 @@
 //   was read at or after W (a claim's sum at or after max(dueAt, W)).
 // And every pending claim is finished: by its claimer (the platform retries a failed event, and the retry
 // honours the claim, below), by an event that finds it stale, or by the sweep when retries run out
-// (rollup/sweep.ts). So once events stop and claims are finished, every write is covered: total = Σ shards.
+// (sweep.ts). So once events stop and claims are finished, every write is covered: total = Σ shards.
 //
-// A CLAIMER'S RETRY HONOURS ITS CLAIM (bug 1 of issue 18). A claimer C (write Wc, due Dc) can fail and be
+// A CLAIMER'S RETRY HONOURS ITS CLAIM (docs/rollup.md). A claimer C (write Wc, due Dc) can fail and be
 // retried after something covered Wc but not Dc: a leading edge, a late commit of an earlier slot, a
 // stale takeover, a reset, reconcile. Events deferred to Dc, so "my write is covered" must not end it.
 // - A covered event reads the lease when coveredUntil < W + S, and finishes the claim if the lease names
@@ -52,7 +52,7 @@
 // - A claimer's retry never finds its own write idle while the claim is unfulfilled: it claimed because a
 //   commit K > Wc - S_c preceded its write, commits only move forward and S has not shrunk since (below),
 //   so the idle test fails again and the lease is read.
-// - The instance memo (rollup/context.ts, ClaimMemo) is safe for the same reason: an event deferred
+// - The instance memo (types.ts, ClaimMemo) is safe for the same reason: an event deferred
 //   there without a read relies on a claim whose claimer, if it fails, is retried and finishes it.
 //
 // WHY Dc - Wc <= S FOR EVERY PENDING UNFULFILLED CLAIM, across interval changes (S as read now): C's
@@ -76,9 +76,10 @@
 //   R_(k+2) >= D_(k+2) >= D_(k+1) + I > R_k + I.
 // So no window of one interval holds three. Under sustained load every write finds a commit less than an
 // interval before it, the leading edge never fires, and the parent is written once per slot.
+import { MAX_ROLLUP_INTERVAL_MS } from "../config/rules";
 
-/** The largest ROLLUP_INTERVAL_MS (config.ts): bounds every claim when the parent recorded no interval. */
-export const MAX_INTERVAL_MS = 60_000;
+/** The largest ROLLUP_INTERVAL_MS (config/rules.ts): bounds every claim when the parent recorded no interval. */
+export const MAX_INTERVAL_MS = MAX_ROLLUP_INTERVAL_MS;
 
 /** A claim takes this long past its due time before anyone else assumes its claimer died. */
 export function staleAfterMsFor(intervalMs: number): number {
@@ -215,7 +216,7 @@ export function decideFromParent(write: WriteFacts, view: ParentView): Decision 
  * A lease with a due time further ahead than any claim can be (a hand edit, a broken clock) would make
  * every event defer to it for ever: it is treated as unreadable, and claimed over.
  */
-export function isPlausibleClaim(claim: Claim, nowMs: number): boolean {
+function isPlausibleClaim(claim: Claim, nowMs: number): boolean {
   return claim.dueMs <= nowMs + 2 * MAX_INTERVAL_MS;
 }
 

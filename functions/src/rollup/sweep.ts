@@ -21,7 +21,7 @@ export interface SweepOptions {
   concurrency: number;
 }
 
-export const SWEEP_DEFAULTS: SweepOptions = { pageSize: 100, budgetMs: 240_000, concurrency: 8 };
+const SWEEP_DEFAULTS: SweepOptions = { pageSize: 100, budgetMs: 240_000, concurrency: 8 };
 
 export interface SweepReport {
   /** Claims found stale. */

@@ -1,4 +1,4 @@
-// The leading-edge herd (counters/rollup/lead.ts) under production-like delivery: the platform pushes
+// The leading-edge herd (rollup/lead.ts) under production-like delivery: the platform pushes
 // events concurrently, to several instances. 1,000 increments land on an idle counter, then their events
 // are delivered all at once to the real handler over the emulator, spread over 4 simulated instances
 // (each with its own memos, up to 80 events at once each, as ROLLUP_CONCURRENCY allows).

@@ -1,4 +1,4 @@
-// Mirrors (DESIGN.md, "Mirrors"): with MIRRORS set, every write of a matching counter's total (the
+// Mirrors (docs/mirrors.md): with MIRRORS set, every write of a matching counter's total (the
 // rollup's commits, reset, create) writes the same value to the app's document in the same atomic write;
 // a missing target is never created; delete removes the mirrored field. Against the Firestore emulator,
 // through the wrapped callables and the wrapped rollupTotal trigger.

@@ -1,4 +1,4 @@
-// The sweep (counters/rollup/sweep.ts, exported as the scheduled rollupSweep) against the real Firestore
+// The sweep (rollup/sweep.ts, run by the scheduled rollupSweep) against the real Firestore
 // emulator: the emulator never fires schedules, so the tests call the handler. A claim whose claimer
 // failed and whose event the platform gave up on is finished; a claim still in its time is left to its
 // claimer; a fulfilled claim costs no parent write; nothing outside counters/{id}/exactCounterRollup/lease is touched.

@@ -1,4 +1,4 @@
-// CREATE_POLICY's decision (src/access.ts), table-driven on the claims a verified ID token carries.
+// CREATE_POLICY's decision (config/access.ts), table-driven on the claims a verified ID token carries.
 import { policyRefusal, type TokenClaims } from "../../src/config/access";
 import type { CreatePolicy } from "../../src/config/rules";
 

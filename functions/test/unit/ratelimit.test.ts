@@ -1,4 +1,4 @@
-// The in-instance token bucket (src/ratelimit.ts) with an injected clock.
+// The in-instance token bucket (counters/ratelimit.ts) with an injected clock.
 import { createLimiter } from "../../src/counters/ratelimit";
 
 describe("createLimiter", () => {
