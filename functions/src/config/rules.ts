@@ -2,11 +2,10 @@
 // functions validate what they read with it at run time (read.ts) and `npm run preflight` refuses a
 // deploy with it (scripts/lib/preflight.ts), so a value means the same thing in both places. No Firebase
 // import: the preflight loads it outside the functions.
+import { MAX_INTERVAL_MS } from "../rollup/plan";
 
 /** One batch holds 500 writes: create/reshard write the parent plus every shard in one batch. */
 export const HARD_MAX_SHARDS = 200;
-/** The longest rollup interval: a claimer waits up to one interval inside its invocation. */
-export const MAX_ROLLUP_INTERVAL_MS = 60_000;
 /** The longest timeout of an event-driven 2nd-gen function. */
 const MAX_EVENT_TIMEOUT_SECONDS = 540;
 /** Memory sizes (MB) a 2nd-gen function can have. */
@@ -27,7 +26,7 @@ export const PARAM_RULES: Record<string, ParamRule> = {
   DEFAULT_SHARDS: { kind: "int", min: 1, max: HARD_MAX_SHARDS },
   MAX_SHARDS: { kind: "int", min: 1, max: HARD_MAX_SHARDS, why: "create and reshard write every shard in one batch" },
   MAX_DELTA: { kind: "int", min: 1, max: Number.MAX_SAFE_INTEGER },
-  ROLLUP_INTERVAL_MS: { kind: "int", min: 1, max: MAX_ROLLUP_INTERVAL_MS, why: "a claimer waits up to one interval inside its invocation" },
+  ROLLUP_INTERVAL_MS: { kind: "int", min: 1, max: MAX_INTERVAL_MS, why: "a claimer waits up to one interval inside its invocation" },
   REQUEST_TTL_HOURS: { kind: "int", min: 1, max: 24 * 365 },
   ALLOW_UNAUTHENTICATED: { kind: "boolean" },
   ENFORCE_APP_CHECK: { kind: "boolean" },

@@ -76,10 +76,9 @@
 //   R_(k+2) >= D_(k+2) >= D_(k+1) + I > R_k + I.
 // So no window of one interval holds three. Under sustained load every write finds a commit less than an
 // interval before it, the leading edge never fires, and the parent is written once per slot.
-import { MAX_ROLLUP_INTERVAL_MS } from "../config/rules";
 
-/** The largest ROLLUP_INTERVAL_MS (config/rules.ts): bounds every claim when the parent recorded no interval. */
-export const MAX_INTERVAL_MS = MAX_ROLLUP_INTERVAL_MS;
+/** The largest ROLLUP_INTERVAL_MS (config/rules.ts holds the param to it): bounds every claim when the parent recorded no interval. */
+export const MAX_INTERVAL_MS = 60_000;
 
 /** A claim takes this long past its due time before anyone else assumes its claimer died. */
 export function staleAfterMsFor(intervalMs: number): number {
