@@ -4,7 +4,7 @@ import { initializeApp } from "firebase-admin/app";
 import { getFirestore } from "firebase-admin/firestore";
 import { EXIT, integerValue, lastValue, readArgv, runCli } from "./lib/cli";
 import { answers, configuredHosts, START_EMULATORS_FIRST } from "./lib/emulator-hosts";
-import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "../functions/src/counters/mirrors";
+import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "../functions/src/counters/mirror-rules";
 import { DEFAULT_PROJECT } from "./lib/firebase-cli";
 import { functionsParam } from "./lib/functions-env";
 import { progressLine } from "./lib/progress";

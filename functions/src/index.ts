@@ -1,15 +1,20 @@
-// Entry point of the Cloud Functions codebase: initializes the admin SDK and exports the functions: the
-// callables, the rollup trigger, the rollup's scheduled sweep (which also resumes stranded deletions) and
-// the trigger that finishes deleting a counter.
-// The total of a counter is computed in counters/rollup/sum.ts (sumShards), run by counters/rollup/index.ts.
+// Entry point of the Cloud Functions codebase: initializes the admin SDK, sets the options every
+// function shares, and exports the deployed functions, one file each under entry/: the callables, the
+// rollup trigger, the rollup's scheduled sweep (which also resumes stranded deletions) and the trigger
+// that finishes deleting a counter.
 import { initializeApp } from "firebase-admin/app";
 import { setGlobalOptions } from "firebase-functions/v2";
-import { maxInstances, region } from "./params";
+import { maxInstances, region } from "./config/params";
 
 initializeApp();
 setGlobalOptions({ region, maxInstances });
 
-export { createCounter, deleteCounter, incrementCounter, reshardCounter, resetCounter, setMember } from "./callables";
-export { rollupTotal } from "./triggers";
-export { rollupSweep } from "./sweep";
-export { cleanupDeletedCounter } from "./cleanup";
+export { createCounter } from "./entry/createCounter";
+export { incrementCounter } from "./entry/incrementCounter";
+export { setMember } from "./entry/setMember";
+export { resetCounter } from "./entry/resetCounter";
+export { reshardCounter } from "./entry/reshardCounter";
+export { deleteCounter } from "./entry/deleteCounter";
+export { rollupTotal } from "./entry/rollupTotal";
+export { rollupSweep } from "./entry/rollupSweep";
+export { cleanupDeletedCounter } from "./entry/cleanupDeletedCounter";

@@ -11,10 +11,10 @@ import {
   type Timestamp,
 } from "firebase-admin/firestore";
 import { counterRef, shardsRef } from "../../functions/src/counters/paths";
-import { microsCeil } from "../../functions/src/counters/plan";
-import { coveredUntilUs } from "../../functions/src/counters/rollup";
+import { microsCeil } from "../../functions/src/rollup/plan";
+import { coveredUntilUs } from "../../functions/src/rollup/firestore-store";
 import { pickShard, readCount, shardIds } from "../../functions/src/counters/shards";
-import { createCounter } from "../../functions/src/counters/store";
+import { createCounter } from "../../functions/src/counters/create";
 import { naiveCounterRef, naiveShardsRef } from "./naive/src/paths";
 
 export type Rollup = "ours" | "naive";

@@ -1,12 +1,12 @@
 // Operations and cost per 1,000,000 increments, counted from what the functions did: both rollups log one
-// "rollup ops" line per invocation (the product's in functions/src/counters/rollup/ops.ts, the naive one in
+// "rollup ops" line per invocation (the product's in functions/src/rollup/ops.ts, the naive one in
 // naive/src/naive.ts) with the document reads, writes and aggregation queries it made and the time it
 // spent waiting for a slot. Those lines reach <out>/emulators.log, from the functions emulator's workers
 // and, where the benchmark delivers events itself, from this process's own handlers; the benchmark reads
 // them back at the end.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROLLUP_CPU, rollupMemoryMb } from "../../functions/src/params";
+import { ROLLUP_CPU, rollupMemoryMb } from "../../functions/src/config/params";
 import { declaredDefault } from "./env";
 
 /** Where main.ts writes every line that is not the benchmark's own (emulators and function logs). */
@@ -106,7 +106,7 @@ export const PRICES = {
   gibSecond: 0.0000025,
 };
 
-/** rollupTotal's size as deployed by default (functions/src/params.ts). */
+/** rollupTotal's size as deployed by default (functions/src/config/params.ts). */
 export const ROLLUP_SIZE = { vcpu: ROLLUP_CPU, gib: declaredDefault(rollupMemoryMb) / 1024 };
 
 export interface CostPerMillion {

@@ -1,7 +1,7 @@
 // The benchmark's flags: every workload size, with the full defaults and the --quick ones, parsed once
 // outside the emulators (main.ts) and handed to the run inside them (run.ts) as JSON.
-import { HARD_MAX_SHARDS } from "../../functions/src/config";
-import { rollupConcurrency } from "../../functions/src/params";
+import { HARD_MAX_SHARDS } from "../../functions/src/config/rules";
+import { rollupConcurrency } from "../../functions/src/config/params";
 import { integerOption, lastValue, readArgv } from "../lib/cli";
 import { declaredDefault } from "./env";
 
@@ -64,7 +64,7 @@ interface Flag {
   help: string;
 }
 
-/** rollupTotal's concurrency as deployed by default (functions/src/params.ts): what one instance takes at once. */
+/** rollupTotal's concurrency as deployed by default (functions/src/config/params.ts): what one instance takes at once. */
 const ROLLUP_CONCURRENCY = declaredDefault(rollupConcurrency);
 
 const FLAGS: Flag[] = [

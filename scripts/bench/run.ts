@@ -7,7 +7,7 @@ import { getFirestore } from "firebase-admin/firestore";
 import { productionLikeDelivery } from "./delivery/direct";
 import { wrappedFunctions } from "./delivery/wrapped";
 import { BENCH_PROJECT, emulatorHost, loadFunctionParams, rollupIntervalMs } from "./env";
-import { HARD_MAX_SHARDS } from "../../functions/src/config";
+import { HARD_MAX_SHARDS } from "../../functions/src/config/rules";
 import { REPO_ROOT } from "../lib/firebase-cli";
 import type { BenchOptions } from "./options";
 import { writeResultsPage } from "./page";

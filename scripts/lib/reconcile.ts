@@ -4,10 +4,11 @@
 // members first. Used by scripts/reconcile.ts.
 import { AggregateField, FieldPath, FieldValue, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
 import { GRPC, grpcCode } from "../../functions/src/counters/errors";
-import type { MirrorTarget } from "../../functions/src/counters/mirrors";
+import type { MirrorTarget } from "../../functions/src/counters/mirror-rules";
 import { COUNTERS, counterRef, membersRef, shardRef, shardsRef } from "../../functions/src/counters/paths";
-import { microsCeil } from "../../functions/src/counters/plan";
-import { commitTotal, coveredUntilUs, sumShards } from "../../functions/src/counters/rollup";
+import { microsCeil } from "../../functions/src/rollup/plan";
+import { commitTotal, coveredUntilUs } from "../../functions/src/rollup/firestore-store";
+import { sumShards } from "../../functions/src/rollup/sum";
 import { shardIds } from "../../functions/src/counters/shards";
 
 /**
@@ -23,7 +24,7 @@ export type Status = "ok" | "lagging" | "stuck" | "drift" | "overflow" | "missin
 /** Rollup intervals a write may stay out of the total before it counts as stuck (plus the margin below). */
 export const STUCK_INTERVALS = 10;
 /**
- * The margin: the sweep runs every 5 minutes (functions/src/sweep.ts) and finishes a claim whose retries
+ * The margin: the sweep runs every 5 minutes (functions/src/entry/rollupSweep.ts) and finishes a claim whose retries
  * ran out; one more minute for its run and for clock differences between this machine and Firestore.
  */
 export const STUCK_MARGIN_MS = 6 * 60_000;

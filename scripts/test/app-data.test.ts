@@ -7,10 +7,14 @@ import { deleteApp, initializeApp } from "firebase-admin/app";
 import { FieldValue, getFirestore, Timestamp } from "firebase-admin/firestore";
 import { logger } from "../../functions/test/helpers/logger";
 import { requireEmulators } from "../../functions/test/helpers/emulators";
-import { cleanupRound, resumeStrandedCleanups } from "../../functions/src/counters/cleanup";
+import { cleanupRound, resumeStrandedCleanups } from "../../functions/src/counters/deletion";
 import { cleanupRef, counterRef, leaseRef, memberRef, membershipsRef, requestRef, shardRef } from "../../functions/src/counters/paths";
-import { firestoreRollupStore, staleAfterMsFor, sweepStaleClaims, type RollupDeps } from "../../functions/src/counters/rollup";
-import { createCounter, deleteCounter } from "../../functions/src/counters/store";
+import { firestoreRollupStore } from "../../functions/src/rollup/firestore-store";
+import { staleAfterMsFor } from "../../functions/src/rollup/plan";
+import { sweepStaleClaims } from "../../functions/src/rollup/sweep";
+import { type RollupDeps } from "../../functions/src/rollup/types";
+import { createCounter } from "../../functions/src/counters/create";
+import { deleteCounter } from "../../functions/src/counters/delete";
 import { reconcile } from "../lib/reconcile";
 import { changedAppDocuments, seedAppData, type AppData } from "./helpers/app-data";
 

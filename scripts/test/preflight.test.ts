@@ -270,7 +270,7 @@ describe("preflight", () => {
 
   it("fails on an invalid endpoint setting (concurrency with less than one CPU)", async () => {
     const dir = brokenCopy((d) =>
-      edit(join(d, "functions", "lib", "params.js"), (t) => t.replace("exports.ROLLUP_CPU = 1;", "exports.ROLLUP_CPU = 0.5;")),
+      edit(join(d, "functions", "lib", "config", "params.js"), (t) => t.replace("exports.ROLLUP_CPU = 1;", "exports.ROLLUP_CPU = 0.5;")),
     );
     const params = only(await preflight(dir), "params");
     expect(params.status).toBe("fail");

@@ -9,9 +9,10 @@ import { requireEmulators } from "../../functions/test/helpers/emulators";
 import { runReconcile } from "./helpers/reconcile-cli";
 import { withConcurrency } from "../../functions/test/helpers/client";
 import { counterRef, memberRef, membersRef, shardRef } from "../../functions/src/counters/paths";
-import { createCounter } from "../../functions/src/counters/store";
+import { createCounter } from "../../functions/src/counters/create";
 import { setMember } from "../../functions/src/counters/members";
-import { commitTotal, sumShards } from "../../functions/src/counters/rollup";
+import { commitTotal } from "../../functions/src/rollup/firestore-store";
+import { sumShards } from "../../functions/src/rollup/sum";
 
 // A project of its own: no rollup trigger runs here, so totals move only when a test (or reconcile) commits.
 const PROJECT = "demo-reconcile-unique";

@@ -1,11 +1,11 @@
-// Counter kinds (issue 19): the shape the server declares for counters whose id matches a pattern, so that
+// Counter kinds: the shape the server declares for counters whose id matches a pattern, so that
 // clients cannot choose it. The param COUNTER_KINDS holds rules `ID_PATTERN=SPEC`, comma-separated; SPEC
 // is `key:value` pairs separated by `;`, with the keys `shards` (the counter's exact shard count) and
 // `maxDelta` (the largest |delta| of one increment), e.g.
 // `post-{id}-likes=shards:20,post-{id}-views=shards:50;maxDelta:1`. ID_PATTERN is the one counter-id
 // matcher of patterns.ts (UNIQUE_COUNTERS, MIRRORS). An id's kind is the first rule that matches it; a rule
 // that an earlier one makes unreachable is refused, so every rule written is a rule that applies somewhere.
-// Uniqueness is not part of a kind: UNIQUE_COUNTERS alone decides it (DESIGN.md).
+// Uniqueness is not part of a kind: UNIQUE_COUNTERS alone decides it (docs/unique-counters.md).
 // Pure, no Firebase import: the functions and `npm run preflight` share it.
 import { CounterError } from "./errors";
 import { entryError, matchesEveryIdOf, matchTemplate, parseCounterIdPattern, parseListParam, splitList, type PatternError, type Template } from "./patterns";
@@ -35,7 +35,7 @@ function isKey(key: string): key is Key {
 }
 
 /** Parses one rule; throws an Error saying what is wrong (callers add which rule). */
-export function parseCounterKind(text: string, limits: KindLimits): CounterKind {
+function parseCounterKind(text: string, limits: KindLimits): CounterKind {
   if (text === "") throw new Error("is empty");
   const eq = text.indexOf("=");
   if (eq === -1) throw new Error('has no "=": write ID_PATTERN=shards:N;maxDelta:N');

@@ -1,4 +1,4 @@
-// Unique counters (DESIGN.md, "Unique counters"): which counters are unique, and their membership. A
+// Unique counters (docs/unique-counters.md): which counters are unique, and their membership. A
 // member is a document counters/{id}/members/{uid}; joining or leaving writes that document, the user's
 // membership record counters/{id}/memberships/{uid} and a ±1 on one shard in ONE batch, with
 // preconditions on the member document and the record. So the shards' sum moves exactly with the number
@@ -22,7 +22,7 @@ import { counterRef, memberRef, membershipRef, shardRef } from "./paths";
 import { matchesAny, type Template } from "./patterns";
 import { shapeIn } from "./shape";
 import { pickShard, type Random } from "./shards";
-import { writeTimeOf, type WriteTime } from "./store";
+import { writeTimeOf, type WriteTime } from "./increment";
 
 /**
  * Whether a new counter is unique: as requested, or, when `unique` is omitted, whether its id matches

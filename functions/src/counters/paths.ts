@@ -13,7 +13,7 @@ export const MEMBERS = "members";
  */
 export const MEMBERSHIPS = "memberships";
 
-// The backend's own collections, which the contract (DESIGN.md) does not name. Their ids are what
+// The backend's own collections, which the contract (docs/api.md) names only as bookkeeping. Their ids are what
 // Firestore scopes collection-group queries, TTL policies and index overrides by: every collection with
 // that id, at any depth, anywhere in the database. An app's own `requests`, `rollup` or `cleanup`
 // collections (common words) would be read by the sweeps' collection-group queries, and an app's own
@@ -25,21 +25,21 @@ export const MEMBERSHIPS = "memberships";
 export const REQUESTS = "exactCounterRequests";
 /**
  * Rollup coordination: counters/{id}/exactCounterRollup/lease holds the pending claim, if any
- * (counters/rollup/claim.ts); the sweep queries the group for stale claims.
+ * (rollup/claim.ts); the sweep queries the group for stale claims.
  */
 export const ROLLUP = "exactCounterRollup";
 export const LEASE_ID = "lease";
 /**
  * The deletion marker: counters/{id}/exactCounterCleanup/pending exists from the transaction that deletes
- * a counter until its members, membership history and idempotency records are gone (store.ts,
- * deleteCounter); the sweep queries the group for stranded cleanups.
+ * a counter until its members, membership history and idempotency records are gone (delete.ts,
+ * deletion.ts); the sweep queries the group for stranded cleanups.
  */
 export const CLEANUP = "exactCounterCleanup";
 export const PENDING_ID = "pending";
-/** The cleanup trigger's document pattern: the deletion marker (functions/src/cleanup.ts). */
+/** The cleanup trigger's document pattern: the deletion marker (entry/cleanupDeletedCounter.ts). */
 export const CLEANUP_DOCUMENT_PATTERN = `${COUNTERS}/{counterId}/${CLEANUP}/${PENDING_ID}`;
 
-/** The trigger's document pattern (DESIGN.md). */
+/** The rollup trigger's document pattern: every write of a shard (entry/rollupTotal.ts). */
 export const SHARD_DOCUMENT_PATTERN = `${COUNTERS}/{counterId}/${SHARDS}/{shardId}`;
 
 export function counterRef(db: Firestore, counterId: string): DocumentReference {

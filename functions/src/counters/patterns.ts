@@ -1,6 +1,6 @@
 // Counter-id patterns: the one parser and matcher for params that name counters by their id
 // (UNIQUE_COUNTERS, and the counter-id side of MIRRORS rules). A pattern is literal id characters with at
-// most one placeholder `{name}` that matches 1+ characters of [A-Za-z0-9_-] (DESIGN.md, "Mirrors").
+// most one placeholder `{name}` that matches 1+ characters of [A-Za-z0-9_-] (docs/mirrors.md).
 // Pure, no Firebase import: the functions and `npm run preflight` share it, so a pattern means the same
 // thing at deploy time and at run time.
 
@@ -8,7 +8,7 @@
 const ID_CHARS = /^[A-Za-z0-9_-]+$/;
 /** A placeholder's name: an identifier, so `{id}`, `{postId}`, `{post_id}`. */
 const PLACEHOLDER_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** counterId is at most 128 characters (DESIGN.md): a pattern that needs more can never match. */
+/** counterId is at most 128 characters (docs/api.md): a pattern that needs more can never match. */
 const MAX_ID_LENGTH = 128;
 
 /** A parsed template: `prefix{placeholder}suffix`, or a literal (placeholder null, suffix ""). */

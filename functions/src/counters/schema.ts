@@ -2,7 +2,7 @@
 // field and never echoing the value) and the stored counter document.
 import { z } from "zod";
 
-/** counterId and requestId: 1–128 characters of [A-Za-z0-9_-] (DESIGN.md). */
+/** counterId and requestId: 1–128 characters of [A-Za-z0-9_-] (docs/api.md). */
 export const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** Bounds that come from params, so schemas are built per request with the deployed values. */
@@ -79,20 +79,13 @@ export function reshardCounterInput(limits: Limits) {
   });
 }
 
-export type CreateCounterInput = z.infer<ReturnType<typeof createCounterInput>>;
-export type IncrementCounterInput = z.infer<ReturnType<typeof incrementCounterInput>>;
-export type CounterOnlyInput = z.infer<ReturnType<typeof counterOnlyInput>>;
-export type ReshardCounterInput = z.infer<ReturnType<typeof reshardCounterInput>>;
-export type SetMemberInput = z.infer<ReturnType<typeof setMemberInput>>;
-
-/** The fixed part of a stored counter parent (DESIGN.md); bookkeeping lives under `rollup`. */
+/** The fixed part of a stored counter parent (docs/api.md, "Data model"); bookkeeping lives under `rollup`. */
 export const storedCounter = z.object({
   numShards: z.int().min(1),
   total: z.number(),
-  /** Absent on counters created before unique counters existed: plain. */
+  /** Absent: plain (docs/api.md; parents written outside createCounter, such as the benchmark's, carry none). */
   unique: z.boolean().optional(),
 });
-export type StoredCounter = z.infer<typeof storedCounter>;
 
 const MAX_KEY_CHARS = 32;
 

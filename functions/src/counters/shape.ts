@@ -8,13 +8,13 @@ import { storedCounter } from "./schema";
 
 export interface CounterShape {
   numShards: number;
-  /** A unique counter counts members (setMember), never increments (DESIGN.md, "Unique counters"). */
+  /** A unique counter counts members (setMember), never increments (docs/unique-counters.md). */
   unique: boolean;
 }
 
 /**
  * The shape of a read parent: `not-found` if it does not exist, an internal error if it is malformed.
- * `unique` is false when absent (counters created before unique counters existed).
+ * `unique` is false when absent (docs/api.md, "Data model").
  */
 export function shapeIn(counterId: string, snap: DocumentSnapshot): CounterShape {
   if (!snap.exists) throw new CounterError("not-found", `counter "${counterId}" does not exist`);
@@ -25,6 +25,14 @@ export function shapeIn(counterId: string, snap: DocumentSnapshot): CounterShape
   }
   return { numShards: parsed.data.numShards, unique: parsed.data.unique ?? false };
 }
+
+/** The refusal of an operation that would let a unique counter's total differ from its members. */
+export function notForUnique(counterId: string, operation: string, why: string): CounterError {
+  return new CounterError("failed-precondition", `${operation}: counter "${counterId}" is a unique counter; ${why}`);
+}
+
+/** Attempts of the admin operations' transactions, which lock at most the parent and the shards being removed. */
+export const ADMIN_TRANSACTION_ATTEMPTS = 20;
 
 // ---------------------------------------------------------------------------------------------------
 // The cache. Increments would otherwise read the parent every time. What staleness it allows, for at
@@ -38,7 +46,7 @@ export function shapeIn(counterId: string, snap: DocumentSnapshot): CounterShape
 //   repairs it from the members. A stale "unique" only refuses increments for the rest of the TTL.
 //   UNIQUE_COUNTERS removes the first case for every id it matches: such an id can never be plain.
 
-export const SHAPE_CACHE_TTL_MS = 5_000;
+const SHAPE_CACHE_TTL_MS = 5_000;
 const SHAPE_CACHE_MAX_ENTRIES = 10_000;
 const shapeCache = new Map<string, CounterShape & { expiresAt: number }>();
 

@@ -1,6 +1,6 @@
 // COUNTER_KINDS through the JS SDK, the functions emulator and the real rollup: the param is set in
 // functions/.env.local and the functions reloaded (touching lib/index.js makes the emulator read the .env
-// files again, ENVIRONMENT.md fact 22), then restored. Its pattern names ids no other test uses.
+// files again: helpers/local-params.ts), then restored. Its pattern names ids no other test uses.
 import { FunctionsError } from "firebase/functions";
 import { functionsErrorCode, isTransportFailure, signedInClient, type Client } from "../helpers/client";
 import { e2eAdminDb, waitFor } from "../helpers/admin";

@@ -2,7 +2,7 @@
 // custom claim) and the functions emulator. The shipped value comes from functions/.env
 // (signed-in, what the example page and npm run seed need); each stricter policy is set in
 // functions/.env.local and the functions reloaded (touching lib/index.js makes the emulator read the .env
-// files again, ENVIRONMENT.md fact 22), then restored.
+// files again: helpers/local-params.ts), then restored.
 import { FunctionsError } from "firebase/functions";
 import { functionsErrorCode, signedInClient, type Client } from "../helpers/client";
 import { e2eAdminDb } from "../helpers/admin";

@@ -5,7 +5,7 @@
 // 70,000 records took the old in-call cleanup about 90 s, and the admin saw an error although the
 // counter was gone. Now the call
 // answers within its budget and cleanupDeletedCounter finishes the rest, round by round
-// (counters/cleanup.ts); meanwhile the id cannot be created again, and once it can, nothing from before
+// (counters/deletion.ts); meanwhile the id cannot be created again, and once it can, nothing from before
 // counts in the new counter.
 import { FieldValue } from "firebase-admin/firestore";
 import { functionsErrorCode, signedInClient, type Client } from "../helpers/client";

@@ -1,6 +1,6 @@
 // ROLLUP_INTERVAL_MS changed while a counter is busy, on the real emulator suite: the test writes
 // functions/.env.local and touches functions/lib/index.js, which makes the functions emulator reload the
-// functions with the new value (ENVIRONMENT.md fact 22), while increments keep coming. After the last
+// functions with the new value (helpers/local-params.ts), while increments keep coming. After the last
 // increment the total must be exact within one interval (the new one) and a second. The env file is
 // restored afterwards, whatever happens.
 import { randomUUID } from "node:crypto";

@@ -26,7 +26,8 @@ const db = e2eAdminDb();
 beforeAll(async () => {
   admin = await signedInClient({ admin: true });
   // One at a time: each sign-up is a request to the Auth emulator, which is cheap, but the first
-  // callable per client boots a worker (ENVIRONMENT.md, fact 6).
+  // callable per client boots a worker (the functions emulator starts one worker process per concurrent
+  // request, and each takes seconds to start).
   for (let i = 0; i < USERS; i++) users.push(await signedInClient());
 });
 

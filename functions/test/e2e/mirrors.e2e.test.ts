@@ -1,6 +1,6 @@
 // MIRRORS through the JS SDK, the functions emulator and the real rollup trigger: the param is set in
 // functions/.env.local and the functions reloaded (touching lib/index.js makes the emulator read the .env
-// files again, ENVIRONMENT.md fact 22), then restored. The target documents stand for an app's posts.
+// files again: helpers/local-params.ts), then restored. The target documents stand for an app's posts.
 import { isTransportFailure, signedInClient, withConcurrency, type Client } from "../helpers/client";
 import { e2eAdminDb, waitFor } from "../helpers/admin";
 import { localParam, type LocalParam } from "../helpers/local-params";

@@ -1,6 +1,6 @@
 // UNIQUE_COUNTERS through the JS SDK and the functions emulator: the param is set in functions/.env.local
 // and the functions reloaded (touching lib/index.js makes the emulator read the .env files again,
-// ENVIRONMENT.md fact 22), then restored. Its patterns are ids no other test uses.
+// helpers/local-params.ts), then restored. Its patterns are ids no other test uses.
 import { FunctionsError } from "firebase/functions";
 import { functionsErrorCode, isTransportFailure, signedInClient, type Client } from "../helpers/client";
 import { e2eAdminDb } from "../helpers/admin";

@@ -1,5 +1,5 @@
 // Deleting a counter whose idempotency records and members outlast deleteCounter's budget: the call
-// returns, the rest is handed on round by round (counters/cleanup.ts), the id stays refused until nothing
+// returns, the rest is handed on round by round (counters/deletion.ts), the id stays refused until nothing
 // from before is left, and a stranded cleanup is resumed by the sweep. The rounds are run here by hand,
 // as the trigger cleanupDeletedCounter would run them (the wrapped tier's project has no triggers); the
 // same at a size that outlasts the callable's timeout, with the real trigger, is in
@@ -7,9 +7,9 @@
 import { FieldValue } from "firebase-admin/firestore";
 import { ADMIN, call, db, documentsUnder, functions, httpsErrorOf, newCounter } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
-import { cleanUp, cleanupRound, resumeStrandedCleanups, roundOf } from "../../src/counters/cleanup";
+import { cleanUp, cleanupRound, resumeStrandedCleanups, roundOf } from "../../src/counters/deletion";
 import { cleanupRef, MEMBERS, memberRef, REQUESTS, requestRef, shardRef } from "../../src/counters/paths";
-import { deleteCounter as deleteStore } from "../../src/counters/store";
+import { deleteCounter as deleteStore } from "../../src/counters/delete";
 
 const { createCounter, incrementCounter } = functions;
 const clock = { nowMs: Date.now };
@@ -166,7 +166,7 @@ describe("a cleanup resumes from the cursor in its marker", () => {
     await deleteStore(db, counterId, { cleanupBudgetMs: 0 });
     // One page: the round reads the clock at its start and at its first look, then it is past the deadline.
     await expect(cleanupRound(db, counterId, 1, 1, pastDeadlineAfter(2))).resolves.toMatchObject({ done: false, removed: 400 });
-    // Nothing can write here while the marker exists (cleanup.ts); this test does, to see where pages start.
+    // Nothing can write here while the marker exists (counters/deletion.ts); this test does, to see where pages start.
     await memberRef(db, counterId, "aaa-behind").create({});
     const log = pageLog();
     await expect(cleanupRound(db, counterId, 2, 30_000, clock, { onPage: log.onPage })).resolves.toMatchObject({ done: true, removed: 500 });

@@ -1,4 +1,4 @@
-// The leading-edge herd (counters/rollup/lead.ts) under production-like delivery: the platform pushes
+// The leading-edge herd (rollup/lead.ts) under production-like delivery: the platform pushes
 // events concurrently, to several instances. 1,000 increments land on an idle counter, then their events
 // are delivered all at once to the real handler over the emulator, spread over 4 simulated instances
 // (each with its own memos, up to 80 events at once each, as ROLLUP_CONCURRENCY allows).
@@ -6,7 +6,8 @@ import { newCounter, readCounter, shardSum, writeShard, type RecordedWrite } fro
 import { requireEmulators } from "../helpers/emulators";
 import { withConcurrency } from "../helpers/client";
 import { rollupDeps, shardWriteOf } from "../helpers/rollup";
-import { rollupShardWrite, type ClaimMemo, type LeadMemo, type RollupOutcome } from "../../src/counters/rollup";
+import { rollupShardWrite } from "../../src/rollup/index";
+import { type ClaimMemo, type LeadMemo, type RollupOutcome } from "../../src/rollup/types";
 
 const EVENTS = 1000;
 const SHARDS = 50;

@@ -20,7 +20,7 @@ import {
 import { requireEmulators } from "../helpers/emulators";
 import { withConcurrency } from "../helpers/client";
 import { counterRef, requestRef, requestsRef, shardsRef } from "../../src/counters/paths";
-import { resetCounter as resetStore } from "../../src/counters/store";
+import { resetCounter as resetStore } from "../../src/counters/reset";
 
 const { incrementCounter, resetCounter, reshardCounter, deleteCounter } = functions;
 

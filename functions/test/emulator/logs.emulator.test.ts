@@ -7,8 +7,9 @@ import { logger } from "../helpers/logger";
 import { deliver, newCounter, writeShard } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
 import { rollupDeps, shardWriteOf } from "../helpers/rollup";
-import { rollupShardWrite, type RollupStore } from "../../src/counters/rollup";
-import { COMMITTED_MESSAGE, THREW_MESSAGE } from "../../src/counters/rollup/ops";
+import { rollupShardWrite } from "../../src/rollup/index";
+import { type RollupStore } from "../../src/rollup/store";
+import { COMMITTED_MESSAGE, THREW_MESSAGE } from "../../src/rollup/ops";
 
 beforeAll(requireEmulators);
 

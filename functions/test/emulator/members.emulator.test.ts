@@ -23,7 +23,7 @@ import { requireEmulators } from "../helpers/emulators";
 import { captureErrorLogs } from "../helpers/rollup";
 import { withConcurrency } from "../helpers/client";
 import { cleanupRef, counterRef, memberRef, membershipRef, membersRef, requestsRef, shardRef } from "../../src/counters/paths";
-import { cleanUp, cleanupRound } from "../../src/counters/cleanup";
+import { cleanUp, cleanupRound } from "../../src/counters/deletion";
 import * as members from "../../src/counters/members";
 
 const { createCounter, incrementCounter, setMember, resetCounter, reshardCounter, deleteCounter } = functions;

@@ -1,15 +1,17 @@
-// Mirrors (DESIGN.md, "Mirrors"): with MIRRORS set, every write of a matching counter's total (the
+// Mirrors (docs/mirrors.md): with MIRRORS set, every write of a matching counter's total (the
 // rollup's commits, reset, create) writes the same value to the app's document in the same atomic write;
 // a missing target is never created; delete removes the mirrored field. Against the Firestore emulator,
 // through the wrapped callables and the wrapped rollupTotal trigger.
 import { randomUUID } from "node:crypto";
 import { FieldValue, Timestamp, type Firestore } from "firebase-admin/firestore";
 import { logger } from "../helpers/logger";
-import * as rollupFirestore from "../../src/counters/rollup/firestore";
-import { rollupShardWrite, sweepStaleClaims, type RollupStore } from "../../src/counters/rollup";
-import type { MirrorTarget } from "../../src/counters/mirrors";
+import * as rollupFirestore from "../../src/rollup/firestore-store";
+import { rollupShardWrite } from "../../src/rollup/index";
+import { sweepStaleClaims } from "../../src/rollup/sweep";
+import { type RollupStore } from "../../src/rollup/store";
+import type { MirrorTarget } from "../../src/counters/mirror-rules";
 import { counterRef, leaseRef } from "../../src/counters/paths";
-import { resetCounter as resetStore } from "../../src/counters/store";
+import { resetCounter as resetStore } from "../../src/counters/reset";
 import { INTERVAL_MS, rollupDeps, shardWriteOf } from "../helpers/rollup";
 import { requireEmulators } from "../helpers/emulators";
 import {
@@ -364,8 +366,8 @@ describe("mirrors under failures", () => {
       const store: RollupStore = realStore(d, options);
       return {
         ...store,
-        commitTotal: async (...args) => {
-          await store.commitTotal(...args);
+        commit: async (...args) => {
+          await store.commit(...args);
           throw Object.assign(new Error("simulated lost answer"), { code: 14 });
         },
       };
@@ -385,7 +387,7 @@ describe("mirrors under failures", () => {
     await create(counterId);
     jest.spyOn(rollupFirestore, "firestoreRollupStore").mockImplementation((d: Firestore, options) => ({
       ...realStore(d, options),
-      commitTotal: () => Promise.reject(Object.assign(new Error("simulated unavailable"), { code: 14 })),
+      commit: () => Promise.reject(Object.assign(new Error("simulated unavailable"), { code: 14 })),
     }));
     const w = await writeShard(counterId, 1, 8);
     await expect(deliver(w)).rejects.toThrow("simulated unavailable");

@@ -3,11 +3,11 @@
 // permanent Firestore error is logged at ERROR and the event completes, a transient one throws so the
 // platform retries the event.
 import type { Firestore } from "firebase-admin/firestore";
-import * as rollupFirestore from "../../src/counters/rollup/firestore";
+import * as rollupFirestore from "../../src/rollup/firestore-store";
 import { call, deliver, functions, newCounter, readCounter, uniqueId, writeShard } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
 import { captureErrorLogs } from "../helpers/rollup";
-import type { RollupStore } from "../../src/counters/rollup";
+import type { RollupStore } from "../../src/rollup/store";
 
 beforeAll(requireEmulators);
 

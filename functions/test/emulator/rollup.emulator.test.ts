@@ -17,8 +17,10 @@ import {
 import { requireEmulators } from "../helpers/emulators";
 import { INTERVAL_MS, rollupDeps, shardWriteOf } from "../helpers/rollup";
 import { counterRef, leaseRef, shardRef } from "../../src/counters/paths";
-import { dueMsFor, microsCeil } from "../../src/counters/plan";
-import { rollupShardWrite, staleAfterMsFor, type ClaimMemo, type RollupDeps } from "../../src/counters/rollup";
+import { dueMsFor, microsCeil } from "../../src/rollup/plan";
+import { rollupShardWrite } from "../../src/rollup/index";
+import { staleAfterMsFor } from "../../src/rollup/plan";
+import { type ClaimMemo, type RollupDeps } from "../../src/rollup/types";
 
 // Bursts of hundreds of emulator calls: generous, for a shared 2-core machine; assertions count, never time.
 jest.setTimeout(60_000);
@@ -284,7 +286,7 @@ describe("rollupTotal leading edge", () => {
     const w = await writeShard(counterId, 0, 3);
     await deliver(w);
     // The leading edge read its sum a few ms after the write: a claim of this event could still be
-    // pending (plan.ts, a claimer's retry honours its claim), so the lease is read too.
+    // pending (rollup/plan.ts, a claimer's retry honours its claim), so the lease is read too.
     const again = await rollupShardWrite(shardWriteOf(w), deps());
     expect(again).toMatchObject({ kind: "skip", reason: "covered" });
     expect(again.ops).toEqual({ reads: 2, writes: 0, aggregations: 0, waitMs: 0 });
@@ -304,7 +306,7 @@ describe("rollupTotal leading edge", () => {
 });
 
 describe("rollupTotal claims (the lease)", () => {
-  it("finishes a claim when its claimer is retried, although a leading edge covered the claimer's own write (issue 18, bug 1)", async () => {
+  it("finishes a claim when its claimer is retried, although a leading edge covered the claimer's own write (docs/rollup.md)", async () => {
     // The issue's schedule on the real emulator, inside one slot of this counter (due at D), with a 3 s
     // interval so that it fits in a slot even on a loaded machine: the last commit K was half an interval
     // before the slot started; C's write, just after the start, is not idle and claims D, then C's
@@ -335,7 +337,7 @@ describe("rollupTotal claims (the lease)", () => {
     expect((await leaseRef(db, counterId).get()).exists).toBe(false);
   });
 
-  it("stays exact when ROLLUP_INTERVAL_MS changes from 1000 to 5000 ms while the counter is busy (issue 18, bug 2)", async () => {
+  it("stays exact when ROLLUP_INTERVAL_MS changes from 1000 to 5000 ms while the counter is busy (docs/rollup.md)", async () => {
     const counterId = await busyCounter("bug2", 2);
     const a = await writeShard(counterId, 0, 2);
     expect(await rollupShardWrite(shardWriteOf(a), deps({ intervalMs: 1000 }))).toMatchObject({ kind: "committed" });

@@ -1,4 +1,4 @@
-// The sweep (counters/rollup/sweep.ts, exported as the scheduled rollupSweep) against the real Firestore
+// The sweep (rollup/sweep.ts, run by the scheduled rollupSweep) against the real Firestore
 // emulator: the emulator never fires schedules, so the tests call the handler. A claim whose claimer
 // failed and whose event the platform gave up on is finished; a claim still in its time is left to its
 // claimer; a fulfilled claim costs no parent write; nothing outside counters/{id}/exactCounterRollup/lease is touched.
@@ -7,8 +7,11 @@ import { db, functions, newCounter, readCounter, writeShard } from "../helpers/f
 import { requireEmulators } from "../helpers/emulators";
 import { INTERVAL_MS, rollupDeps, shardWriteOf } from "../helpers/rollup";
 import { counterRef, leaseRef } from "../../src/counters/paths";
-import { dueMsFor } from "../../src/counters/plan";
-import { rollupShardWrite, staleAfterMsFor, sweepStaleClaims, type RollupDeps } from "../../src/counters/rollup";
+import { dueMsFor } from "../../src/rollup/plan";
+import { rollupShardWrite } from "../../src/rollup/index";
+import { staleAfterMsFor } from "../../src/rollup/plan";
+import { sweepStaleClaims } from "../../src/rollup/sweep";
+import { type RollupDeps } from "../../src/rollup/types";
 
 jest.setTimeout(60_000);
 

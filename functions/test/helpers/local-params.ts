@@ -1,6 +1,6 @@
 // Setting a param in the running functions emulator: functions/.env.local, which the emulator reads over
-// functions/.env, and a reload (touching lib/index.js makes it read the .env files again, ENVIRONMENT.md
-// fact 22). Whatever .env.local held before is kept around the param and restored at the end.
+// functions/.env, and a reload (the functions emulator reloads the functions, and reads the .env files
+// again, when lib/index.js changes). Whatever .env.local held before is kept around the param and restored at the end.
 import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 

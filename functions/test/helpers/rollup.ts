@@ -3,8 +3,10 @@
 // the trigger would give it. Shared by the rollup's emulator tests.
 import { getFirestore } from "firebase-admin/firestore";
 import { logger } from "./logger";
-import { microsCeil } from "../../src/counters/plan";
-import { firestoreRollupStore, staleAfterMsFor, type RollupDeps, type ShardWrite } from "../../src/counters/rollup";
+import { microsCeil } from "../../src/rollup/plan";
+import { firestoreRollupStore } from "../../src/rollup/firestore-store";
+import { staleAfterMsFor } from "../../src/rollup/plan";
+import { type RollupDeps, type ShardWrite } from "../../src/rollup/types";
 import type { RecordedWrite } from "./functions";
 
 /** The emulator tier's ROLLUP_INTERVAL_MS (functions/.env, loaded by setup-env.ts). */

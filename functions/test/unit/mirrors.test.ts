@@ -1,6 +1,6 @@
-// MIRRORS rules (counters/mirrors.ts): what parses, what is refused with which message, and which targets
+// MIRRORS rules (counters/mirror-rules.ts): what parses, what is refused with which message, and which targets
 // a counter id maps to. Pure: no emulator.
-import { mirrorTargets, parseMirrorRules } from "../../src/counters/mirrors";
+import { mirrorTargets, parseMirrorRules } from "../../src/counters/mirror-rules";
 import { PatternError } from "../../src/counters/patterns";
 
 const parse = (value: string) => parseMirrorRules("MIRRORS", value);
@@ -16,7 +16,7 @@ function errorOf(value: string): unknown {
 }
 
 describe("parseMirrorRules", () => {
-  it("reads the DESIGN.md example: two rules, a placeholder on both sides, a nested field", () => {
+  it("reads the docs/mirrors.md example: two rules, a placeholder on both sides, a nested field", () => {
     const rules = parse("post-{id}-likes=posts/{id}:likeCount,post-{id}-views=posts/{id}:stats.views");
     expect(rules.map((r) => [r.counter.source, r.document.source, r.field])).toEqual([
       ["post-{id}-likes", "posts/{id}", "likeCount"],

@@ -18,7 +18,7 @@ import {
   type ParentView,
   type Timing,
   type WriteFacts,
-} from "../../src/counters/plan";
+} from "../../src/rollup/plan";
 
 const INTERVAL = 1000;
 const OFFSET = 250;
@@ -172,7 +172,7 @@ describe("decide", () => {
   });
 });
 
-describe("a claimer's retry honours its claim (issue 18, bug 1)", () => {
+describe("a claimer's retry honours its claim (docs/rollup.md)", () => {
   // The issue's schedule, step by step, inside one slot (due at D): the last commit K is 500 ms before the
   // slot starts; C's write, just after the start, is not idle (< K + I) and claims D; L, later in the same
   // slot, finds the counter idle (>= K + I) and leads with a sum read at R_L; E, after R_L and before D,
@@ -244,7 +244,7 @@ describe("a claimer's retry honours its claim (issue 18, bug 1)", () => {
   }
 });
 
-describe("interval changes (issue 18, bug 2)", () => {
+describe("interval changes (docs/rollup.md)", () => {
   it("defers to a claim made under another interval by its stored due time, and claims after it", () => {
     // A claim made with a 1000 ms interval; this instance now runs with 5000 ms.
     const w = T0_MS + 100;

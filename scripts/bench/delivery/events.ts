@@ -5,7 +5,7 @@
 // emulator's own triggers do not serve, so no event runs twice.
 import { randomUUID } from "node:crypto";
 import { FieldValue, type DocumentSnapshot, type Timestamp } from "firebase-admin/firestore";
-import { microsCeil } from "../../../functions/src/counters/plan";
+import { microsCeil } from "../../../functions/src/rollup/plan";
 import { pickShard } from "../../../functions/src/counters/shards";
 import type { Counter, ShardWriteRecord, ShardWriter } from "../counters";
 

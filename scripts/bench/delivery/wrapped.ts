@@ -2,7 +2,7 @@
 // deliver events themselves. They use the admin SDK's default app, set up here for WRAPPED_PROJECT: the
 // emulator's own triggers serve only BENCH_PROJECT, so nothing else runs these events.
 //
-// One instance = one copy of the function's module (functions/src/triggers.ts, or the naive one), loaded
+// One instance = one copy of the function's module (functions/src/entry/rollupTotal.ts, or the naive one), loaded
 // afresh: module state such as the rollup's in-memory claim memo is per instance, as on Cloud Run. The
 // copies share this process's Firestore client and CPU, which Cloud Run instances would not.
 import { createRequire } from "node:module";
@@ -25,9 +25,9 @@ export interface WrappedFunctions {
 
 type TriggerModule = Record<string, unknown>;
 
-/** Where each rollup's trigger is exported: triggers.ts exports rollupTotal without index.ts's initializeApp. */
+/** Where each rollup's trigger is exported: entry/rollupTotal.ts exports rollupTotal without index.ts's initializeApp. */
 const MODULES: Record<Rollup, { path: string; name: string }> = {
-  ours: { path: "../../../functions/src/triggers", name: "rollupTotal" },
+  ours: { path: "../../../functions/src/entry/rollupTotal", name: "rollupTotal" },
   naive: { path: "../naive/src/naive", name: "naiveRollupTotal" },
 };
 

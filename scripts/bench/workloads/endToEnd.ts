@@ -11,7 +11,7 @@
 // - a raw admin-SDK increment from this process: no callable at all.
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { incrementCounter } from "../../../functions/src/counters/store";
+import { incrementCounter } from "../../../functions/src/counters/increment";
 import { signedInClient, withConcurrency } from "../../../functions/test/helpers/client";
 import { createBenchCounter, incrementShard, shardSum, type Counter, type ShardWriteRecord } from "../counters";
 import type { PhaseResult } from "../recorder";

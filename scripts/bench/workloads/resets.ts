@@ -13,8 +13,10 @@ import { getApps, initializeApp } from "firebase-admin/app";
 import { FieldValue, getFirestore, Timestamp, type Firestore } from "firebase-admin/firestore";
 import { counterRef, shardRef } from "../../../functions/src/counters/paths";
 import { shardIds } from "../../../functions/src/counters/shards";
-import { createCounter, incrementCounter, resetCounter } from "../../../functions/src/counters/store";
-import { HARD_MAX_SHARDS } from "../../../functions/src/config";
+import { createCounter } from "../../../functions/src/counters/create";
+import { incrementCounter } from "../../../functions/src/counters/increment";
+import { resetCounter } from "../../../functions/src/counters/reset";
+import { HARD_MAX_SHARDS } from "../../../functions/src/config/rules";
 import { shardSumIn } from "../../../functions/test/helpers/documents";
 import { paced, sleep } from "../pace";
 import { summarize, type Summary } from "../stats";
@@ -116,7 +118,7 @@ async function run(db: Firestore, counterId: string, kind: ResetKind, rate: numb
 }
 
 /**
- * The reset this product shipped before (counters/store.ts before the snapshot reset), kept as the baseline: one transaction
+ * The reset this product shipped before (counters/store.ts's reset before the snapshot reset; now counters/reset.ts), kept as the baseline: one transaction
  * that reads the parent and every shard (locking them until it commits), sets every shard to 0, and
  * covers up to the latest update time it read.
  */

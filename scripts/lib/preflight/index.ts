@@ -51,7 +51,7 @@ const AFTER_BUILD = ["discovery", "manifest", "placement", "codebase", "rules"];
 
 /**
  * The predeploy subset: every check of the params a deploy to this project would use (their values from
- * the env files, their defaults from functions/src/params.ts), of the patterns and rules they hold, of the
+ * the env files, their defaults from functions/src/config/params.ts), of the patterns and rules they hold, of the
  * runtime, the SDK and the index file. What a bad param combination breaks at run time (every increment
  * answering internal, say) is refused here, before the build and before the deploy touches the network.
  */

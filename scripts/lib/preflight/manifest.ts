@@ -11,7 +11,7 @@ import type { CheckResult, Context } from "./types";
 export const CALLABLES = ["createCounter", "incrementCounter", "setMember", "resetCounter", "reshardCounter", "deleteCounter"];
 export const TRIGGER = "rollupTotal";
 export const SWEEP = "rollupSweep";
-/** Finishes deleting a counter whose cleanup outlasted deleteCounter's budget (functions/src/cleanup.ts). */
+/** Finishes deleting a counter whose cleanup outlasted deleteCounter's budget (functions/src/entry/cleanupDeletedCounter.ts). */
 const CLEANUP_TRIGGER = "cleanupDeletedCounter";
 const WRITTEN_EVENT = "google.cloud.firestore.document.v1.written";
 const UPDATED_EVENT = "google.cloud.firestore.document.v1.updated";

@@ -1,8 +1,8 @@
 // The params a deploy would use: each has a value (from the env files, or its default) so that a deploy
 // never prompts, each is within its range and consistent with the others (the rules the functions apply
 // at run time), and the settings left open for local use are named for a real project.
-import * as functionParams from "../../../functions/src/params";
-import { settingsProblems } from "../../../functions/src/settings";
+import * as functionParams from "../../../functions/src/config/params";
+import { settingsProblems } from "../../../functions/src/config/rules";
 import { resolveBuildWithParams } from "../codebases";
 import { deployValidate, errorMessage, type Backend, type Build } from "../firebase-tools-internals";
 import { envFiles, userEnvs } from "./context";
@@ -40,7 +40,7 @@ export function predeployParams(ctx: Context): { result: CheckResult; params?: R
   return { result: { check, status: "ok", message: `all ${count} params have a value for ${projectId} (${env.base}, ${env.project}, or their defaults)` }, params };
 }
 
-/** The functions' params (functions/src/params.ts) by name, with their literal defaults as strings (undefined: none). */
+/** The functions' params (functions/src/config/params.ts) by name, with their literal defaults as strings (undefined: none). */
 function declaredParamDefaults(): Record<string, string | undefined> {
   const defaults: Record<string, string | undefined> = {};
   for (const value of Object.values(functionParams as Record<string, unknown>)) {
@@ -77,7 +77,7 @@ export async function resolve(ctx: Context, build: Build): Promise<{ result: Che
 }
 
 /**
- * Every param in its range and the params consistent with each other (functions/src/settings.ts, the
+ * Every param in its range and the params consistent with each other (functions/src/config/rules.ts, the
  * same rules the functions apply at run time), with the values a deploy to this project would use.
  */
 export function checkSettings(ctx: Context, params: Record<string, string>): CheckResult {

@@ -1,9 +1,9 @@
 // The params that hold patterns and rules (UNIQUE_COUNTERS, MIRRORS, COUNTER_KINDS), parsed by the
 // functions' own parsers from the values a deploy would use: a bad one fails here, naming it.
 import { describeKind, parseCounterKinds, type KindLimits } from "../../../functions/src/counters/kinds";
-import { parseMirrorRules } from "../../../functions/src/counters/mirrors";
+import { parseMirrorRules } from "../../../functions/src/counters/mirror-rules";
 import { parseCounterIdPatterns } from "../../../functions/src/counters/patterns";
-import { PARAM_RULES, paramProblem } from "../../../functions/src/settings";
+import { PARAM_RULES, paramProblem } from "../../../functions/src/config/rules";
 import { errorMessage } from "../firebase-tools-internals";
 import { envFiles, userEnvs } from "./context";
 import type { CheckResult, Context } from "./types";
@@ -21,7 +21,7 @@ export function checkUniqueCounters(ctx: Context): CheckResult {
 }
 
 /**
- * MIRRORS, parsed by the functions' own parser (counters/mirrors.ts): a bad rule fails here, naming it,
+ * MIRRORS, parsed by the functions' own parser (functions/src/counters/mirror-rules.ts): a bad rule fails here, naming it,
  * instead of the rollup committing totals without their mirrors (it logs an ERROR) and the admin
  * callables refusing to run.
  */

@@ -3,7 +3,7 @@
 // before or after its commit, or at any other call, before or after the call took effect. A crash is a
 // thrown error, as an instance dying or a Firestore call failing would end the invocation; the platform
 // (schedule.ts) then retries the event.
-import type { ClaimData, CommitFields, LeaseRead, ParentRead, RollupStore } from "../../../src/counters/rollup/storage";
+import type { ClaimData, CommitFields, LeaseRead, ParentRead, RollupStore } from "../../../src/rollup/store";
 import { between, type Rng, type Sim } from "./sim";
 import type { World } from "./world";
 
@@ -53,9 +53,9 @@ export function remoteStore(world: World, net: Network, fault: Fault): RollupSto
     readLease: (counterId: string) => call("other", () => world.readLease(counterId)),
     writeClaim: (counterId: string, current: LeaseRead, claim: ClaimData) => call("claim", () => world.writeClaim(counterId, current, claim)),
     deleteClaim: (counterId: string, version: string) => call("other", () => world.deleteClaim(counterId, version)),
-    sumShards: (counterId: string) => call("sum", () => world.sumShards(counterId)),
-    commitTotal: (counterId: string, parent: ParentRead, sum: { total: number; readUs: number }, fields: CommitFields) =>
-      call("commit", () => world.commitTotal(counterId, parent, sum, fields)),
+    sum: (counterId: string) => call("sum", () => world.sum(counterId)),
+    commit: (counterId: string, parent: ParentRead, sum: { total: number; readUs: number }, fields: CommitFields) =>
+      call("commit", () => world.commit(counterId, parent, sum, fields)),
     staleClaims: (dueBeforeMs: number, limit: number, after?: object) => call("other", () => world.staleClaims(dueBeforeMs, limit, after)),
   };
 }

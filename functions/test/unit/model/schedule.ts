@@ -12,9 +12,12 @@
 // - with an unchanged interval, no window of one interval holds more than two parent writes' read times;
 // - every mirror target that existed when the total was last written holds that total, and no commit
 //   ever said "gone" of a counter whose parent exists.
-import { rollupShardWrite, staleAfterMsFor, sweepStaleClaims, type ClaimMemo, type LeadMemo, type ShardWrite } from "../../../src/counters/rollup";
+import { rollupShardWrite } from "../../../src/rollup/index";
+import { staleAfterMsFor } from "../../../src/rollup/plan";
+import { sweepStaleClaims } from "../../../src/rollup/sweep";
+import { type ClaimMemo, type LeadMemo, type ShardWrite } from "../../../src/rollup/types";
 import { remoteStore, SimulatedCrash, type Fault, type Network } from "./remote";
-import type { MirrorTarget } from "../../../src/counters/mirrors";
+import type { MirrorTarget } from "../../../src/counters/mirror-rules";
 import { between, chance, pick, rngOf, Sim, type Rng } from "./sim";
 import { World } from "./world";
 

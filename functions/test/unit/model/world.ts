@@ -8,11 +8,11 @@
 // also between the steps of a commit (`mirrorStep`), and a commit runs the functions' own mirrored
 // commit (rollup/mirrored.ts) over this store's atomic write and consistent read.
 import { GRPC } from "../../../src/counters/errors";
-import type { MirrorTarget } from "../../../src/counters/mirrors";
-import type { ParentView } from "../../../src/counters/plan";
-import { commitMirrored, type MirrorPort } from "../../../src/counters/rollup/mirrored";
-import type { ClaimCursor, ClaimData, CommitFields, CommitResult, LeaseRead, ParentRead, RollupStore, StaleClaims, SumRead } from "../../../src/counters/rollup/storage";
-import type { ShardWrite } from "../../../src/counters/rollup/context";
+import type { MirrorTarget } from "../../../src/counters/mirror-rules";
+import type { ParentView } from "../../../src/rollup/plan";
+import { commitMirrored, type MirrorPort } from "../../../src/rollup/mirrored";
+import type { ClaimCursor, ClaimData, CommitFields, CommitResult, LeaseRead, ParentRead, RollupStore, StaleClaims, SumRead } from "../../../src/rollup/store";
+import type { ShardWrite } from "../../../src/rollup/types";
 import { pick, type Rng, type Sim } from "./sim";
 
 interface Parent {
@@ -312,14 +312,14 @@ export class World implements RollupStore {
     return Promise.resolve(true);
   }
 
-  sumShards(counterId: string): Promise<SumRead> {
+  sum(counterId: string): Promise<SumRead> {
     const c = this.counter(counterId);
     let total = 0;
     for (const s of c.shards.values()) total += s.count;
     return Promise.resolve({ sum: { overflow: false, total, readUs: this.readTime() }, aggregations: 1, reads: 0 });
   }
 
-  async commitTotal(counterId: string, parent: ParentRead, sum: { total: number; readUs: number }, fields: CommitFields): Promise<CommitResult> {
+  async commit(counterId: string, parent: ParentRead, sum: { total: number; readUs: number }, fields: CommitFields): Promise<CommitResult> {
     const c = this.counter(counterId);
     const port: MirrorPort<number> = {
       commit: async (present, absent) => {

@@ -1,0 +1,150 @@
+// Every deploy-time setting of the backend, declared once. Values live in functions/.env (committed,
+// no secrets) so that the emulator never prompts for one; override per project in .env.<projectId>.
+import { defineBoolean, defineInt, defineString } from "firebase-functions/params";
+
+export const defaultShards = defineInt("DEFAULT_SHARDS", {
+  default: 10,
+  description: "Shards given to a counter created without numShards.",
+});
+
+export const maxShards = defineInt("MAX_SHARDS", {
+  default: 200,
+  description: "Largest numShards a counter may have (create and reshard). At most 200 (one batch).",
+});
+
+export const maxDelta = defineInt("MAX_DELTA", {
+  default: 1000,
+  description: "Largest |delta| one incrementCounter call may apply.",
+});
+
+export const rollupIntervalMs = defineInt("ROLLUP_INTERVAL_MS", {
+  default: 1000,
+  description: "The rollup writes a counter's parent document at most about once per this many ms.",
+});
+
+export const requestTtlHours = defineInt("REQUEST_TTL_HOURS", {
+  default: 24,
+  description: "How long an incrementCounter requestId is remembered (TTL on the idempotency record).",
+});
+
+export const allowUnauthenticated = defineBoolean("ALLOW_UNAUTHENTICATED", {
+  default: false,
+  description: "Accept incrementCounter requests without a signed-in Firebase Auth user (createCounter, setMember and the admin callables always need one).",
+});
+
+export const enforceAppCheck = defineBoolean("ENFORCE_APP_CHECK", {
+  default: false,
+  description: "Reject callable requests without a valid App Check token. Turn on in production.",
+});
+
+export const uniqueCounters = defineString("UNIQUE_COUNTERS", {
+  default: "",
+  description:
+    "Counter-id patterns, comma-separated, with one optional {name} placeholder (e.g. post-{id}-likes): every " +
+    "counter whose id matches is a unique counter (setMember only); createCounter refuses unique: false for it.",
+});
+
+export const mirrors = defineString("MIRRORS", {
+  default: "",
+  description:
+    "Where counters' totals are also written, on the app's own documents: rules COUNTER_ID_PATTERN=" +
+    "DOCUMENT_PATH_PATTERN:FIELD_PATH, comma-separated, one optional {name} placeholder used on both sides " +
+    "(e.g. post-{id}-likes=posts/{id}:likeCount). A target document is never created.",
+});
+
+export const counterKinds = defineString("COUNTER_KINDS", {
+  default: "",
+  description:
+    "Shapes the server declares for counter ids, so clients cannot choose them: rules ID_PATTERN=SPEC, " +
+    "comma-separated, SPEC being shards:N and/or maxDelta:N separated by ; (e.g. post-{id}-likes=shards:20," +
+    "post-{id}-views=shards:50;maxDelta:1). The first matching rule applies; reshardCounter is not bound by it.",
+});
+
+// The deploy default is the strictest policy: a counter costs shards and rollup events from the moment it
+// exists, so who may create them is opened up on purpose, not by accident (docs/security.md).
+export const createPolicy = defineString("CREATE_POLICY", {
+  default: "admin",
+  description:
+    "Who may call createCounter: signed-in (any signed-in user, anonymous included), non-anonymous (a " +
+    "provider other than anonymous) or admin (custom claim admin: true).",
+});
+
+// Best-effort abuse limits (counters/ratelimit.ts, docs/abuse.md): a token bucket per caller in each
+// instance's memory, on createCounter, incrementCounter and setMember. No Firestore cost per call.
+export const rateLimitPerMinute = defineInt("RATE_LIMIT_PER_MINUTE", {
+  default: 300,
+  description:
+    "Calls per minute one caller (uid) may make to createCounter, incrementCounter and setMember, per " +
+    "function instance (0: no limit). Beyond it: resource-exhausted.",
+});
+
+export const rateLimitBurst = defineInt("RATE_LIMIT_BURST", {
+  default: 60,
+  description: "Calls one idle caller may make at once before RATE_LIMIT_PER_MINUTE applies (bucket size).",
+});
+
+/**
+ * App Check replay protection: every callable consumes the caller's App Check token, and a token used
+ * before is refused. Read from the environment when the module loads (onCall's consumeAppCheckToken
+ * option took only a literal before firebase-functions 7; 7.x also takes the param); firebase-tools puts functions/.env's values
+ * into the environment both when it reads the deploy manifest and when an instance starts, so the option
+ * and the check in entry/oncall.ts see the same value. Declared as a param so the preflight checks it.
+ */
+export const consumeAppCheckToken = defineBoolean("CONSUME_APP_CHECK_TOKEN", {
+  default: false,
+  description:
+    "Consume App Check tokens (replay protection): a token may be used for one call only. Clients must " +
+    "request limited-use tokens (limitedUseAppCheckTokens: true). Needs ENFORCE_APP_CHECK=true.",
+});
+
+export function consumeAppCheckTokenAtLoad(): boolean {
+  return process.env.CONSUME_APP_CHECK_TOKEN === "true";
+}
+
+export const maxInstances = defineInt("MAX_INSTANCES", {
+  default: 100,
+  description: "Upper bound on instances per function (cost cap).",
+});
+
+// Deploy-time placement and sizing. They are read by the platform from the deploy manifest, never by
+// our code at run time (except DATABASE_ID), and `npm run preflight` checks them before a deploy.
+
+export const region = defineString("REGION", {
+  default: "us-central1",
+  description:
+    "Region of every function. The Firestore trigger must run in its database's location: nam5 -> " +
+    "us-central1, eur3 -> europe-west1, a regional database -> that region (firebase.json firestore.location).",
+});
+
+export const databaseId = defineString("DATABASE_ID", {
+  default: "(default)",
+  description: "Firestore database the counters live in; must match firebase.json firestore.database.",
+});
+
+export const rollupTimeoutSeconds = defineInt("ROLLUP_TIMEOUT_SECONDS", {
+  default: 60,
+  description: "Timeout of one rollupTotal invocation (a claimer waits up to one rollup interval, then sums).",
+});
+
+export const rollupMemoryMb = defineInt("ROLLUP_MEMORY_MB", {
+  default: 256,
+  description: "Memory of a rollupTotal instance in MB (128, 256, 512, 1024, 2048, 4096, ...).",
+});
+
+export const rollupConcurrency = defineInt("ROLLUP_CONCURRENCY", {
+  default: 80,
+  description:
+    "Events one rollupTotal instance handles at once. A waiting claimer holds one of these slots, so " +
+    "MAX_INSTANCES x ROLLUP_CONCURRENCY bounds how many counters can roll up at the same moment.",
+});
+
+export const rollupMinInstances = defineInt("ROLLUP_MIN_INSTANCES", {
+  default: 0,
+  description:
+    "rollupTotal instances kept warm even when idle: removes the cold start from the first like after idle " +
+    "time, billed around the clock (docs/deploying.md). 0: scale to zero.",
+});
+
+/** CPUs of a rollupTotal instance. Not a param: firebase-functions takes only a literal here, and
+ * concurrency above 1 needs at least one full CPU. */
+export const ROLLUP_CPU = 1;

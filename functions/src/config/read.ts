@@ -1,0 +1,159 @@
+// Reads the params (params.ts) at request time and checks them against their ranges (rules.ts),
+// so a missing or absurd value fails loudly with its name instead of silently becoming 0 (firebase-
+// functions' fallback). Each function reads only the params it uses: a bad callable setting must not
+// stop the rollup, and a bad rollup setting must not stop the callables.
+import * as logger from "firebase-functions/logger";
+import { kindFor, parseCounterKindRules, type CounterKind, type KindLimits } from "../counters/kinds";
+import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "../counters/mirror-rules";
+import { parseCounterIdPatterns, type Template } from "../counters/patterns";
+import type { RateLimit } from "../counters/ratelimit";
+import { staleAfterMsFor } from "../rollup/plan";
+import {
+  allowUnauthenticated,
+  counterKinds,
+  createPolicy as createPolicyParam,
+  defaultShards,
+  enforceAppCheck,
+  maxDelta,
+  maxShards,
+  mirrors,
+  rateLimitBurst,
+  rateLimitPerMinute,
+  requestTtlHours,
+  rollupIntervalMs,
+  uniqueCounters,
+} from "./params";
+import { paramProblem, relationProblems, type CreatePolicy, type RawValue } from "./rules";
+
+
+export interface Config {
+  defaultShards: number;
+  maxShards: number;
+  maxDelta: number;
+  requestTtlMs: number;
+  allowUnauthenticated: boolean;
+  enforceAppCheck: boolean;
+  rateLimit: RateLimit;
+}
+
+/** The callables' settings; throws, naming the param, if one is out of range or they contradict each other. */
+export function config(): Config {
+  const values = {
+    DEFAULT_SHARDS: defaultShards.value(),
+    MAX_SHARDS: maxShards.value(),
+    MAX_DELTA: maxDelta.value(),
+    REQUEST_TTL_HOURS: requestTtlHours.value(),
+    RATE_LIMIT_PER_MINUTE: rateLimitPerMinute.value(),
+    RATE_LIMIT_BURST: rateLimitBurst.value(),
+  };
+  const problems = [...Object.entries(values).map(([name, value]) => paramProblem(name, value)), ...relationProblems(values)];
+  const problem = problems.find((p) => p !== undefined);
+  if (problem !== undefined) throw new Error(`${problem}; set it in functions/.env`);
+  return {
+    defaultShards: values.DEFAULT_SHARDS,
+    maxShards: values.MAX_SHARDS,
+    maxDelta: values.MAX_DELTA,
+    requestTtlMs: values.REQUEST_TTL_HOURS * 3_600_000,
+    allowUnauthenticated: allowUnauthenticated.value(),
+    enforceAppCheck: enforceAppCheck.value(),
+    rateLimit: { perMinute: values.RATE_LIMIT_PER_MINUTE, burst: values.RATE_LIMIT_BURST },
+  };
+}
+
+interface RollupConfig {
+  intervalMs: number;
+  staleAfterMs: number;
+}
+
+/** The interval the rollup falls back to when ROLLUP_INTERVAL_MS is invalid (params.ts default). */
+const FALLBACK_INTERVAL_MS = 1000;
+
+let reportedBadInterval: RawValue = undefined;
+
+/**
+ * The rollup's settings: ROLLUP_INTERVAL_MS alone. An invalid value does not stop the rollup: the
+ * interval only trades parent writes for lag and no value of it can make a total wrong, so the rollup
+ * keeps running with the default and logs an error (once per instance and value) naming the param.
+ * `npm run preflight` refuses such a value before a deploy.
+ */
+export function rollupConfig(): RollupConfig {
+  const value = rollupIntervalMs.value();
+  const problem = paramProblem("ROLLUP_INTERVAL_MS", value);
+  let intervalMs = value;
+  if (problem !== undefined) {
+    if (reportedBadInterval !== value) {
+      reportedBadInterval = value;
+      logger.error(`${problem}; the rollup runs with ${FALLBACK_INTERVAL_MS} ms until it is fixed in functions/.env`, {
+        param: "ROLLUP_INTERVAL_MS",
+        value: String(value),
+      });
+    }
+    intervalMs = FALLBACK_INTERVAL_MS;
+  }
+  return { intervalMs, staleAfterMs: staleAfterMsFor(intervalMs) };
+}
+
+/**
+ * The UNIQUE_COUNTERS patterns (parsed once per value). A bad value throws, naming the pattern, so
+ * createCounter fails loudly (logged, `internal`) instead of creating counters as if it were empty. Read
+ * only by createCounter, the one operation it decides: the rollup and the other callables never stop
+ * over it.
+ */
+export function uniqueCounterPatterns(): Template[] {
+  return parseCounterIdPatterns("UNIQUE_COUNTERS", uniqueCounters.value());
+}
+
+/**
+ * The COUNTER_KINDS rule that `counterId` matches first, if any (parsed once per value and limits; a kind
+ * must stay within MAX_SHARDS and MAX_DELTA). A bad rule throws, naming it, for the ids it could match
+ * only, so createCounter and incrementCounter, the two operations it bounds, fail loudly for those
+ * (logged, `internal`) instead of running as if it were absent: a typo must not hand the shard count and
+ * the delta back to clients. Every other counter goes on (kinds.ts, kindFor). The rollup, setMember and
+ * the admin callables never read it.
+ */
+export function counterKindFor(counterId: string, limits: KindLimits): CounterKind | undefined {
+  return kindFor(parseCounterKindRules("COUNTER_KINDS", counterKinds.value(), limits), counterId);
+}
+
+/**
+ * Where the callables that write a total (create, reset, delete) mirror `counterId`'s total (MIRRORS,
+ * parsed once per value). A bad value throws, naming the rule, so the call fails loudly (logged,
+ * `internal`) instead of writing a total whose mirror silently stays behind.
+ */
+export function mirrorTargetsFor(counterId: string): MirrorTarget[] {
+  return mirrorTargets(parseMirrorRules("MIRRORS", mirrors.value()), counterId);
+}
+
+let reportedBadMirrors: string | undefined = undefined;
+
+/**
+ * The rollup's view of MIRRORS. A bad value must not freeze every total (a retry could only fail again),
+ * so the rollup commits totals without mirrors and logs an ERROR naming the rule, once per instance and
+ * value; `npm run preflight` refuses such a value before a deploy.
+ */
+export function rollupMirrorTargets(counterId: string): MirrorTarget[] {
+  const value = mirrors.value();
+  try {
+    return mirrorTargets(parseMirrorRules("MIRRORS", value), counterId);
+  } catch (error) {
+    if (reportedBadMirrors !== value) {
+      reportedBadMirrors = value;
+      logger.error(`${error instanceof Error ? error.message : String(error)}; totals are committed without mirrors until it is fixed in functions/.env`, {
+        param: "MIRRORS",
+      });
+    }
+    return [];
+  }
+}
+
+/**
+ * CREATE_POLICY, checked. A bad value throws, naming the param, so createCounter fails loudly (logged,
+ * `internal`) instead of falling back to any policy: a typo must neither open creation to everyone nor
+ * silently close it. Read only by createCounter.
+ */
+export function createPolicy(): CreatePolicy {
+  const value = createPolicyParam.value();
+  const problem = paramProblem("CREATE_POLICY", value);
+  if (problem !== undefined) throw new Error(`${problem}; set it in functions/.env`);
+  return value as CreatePolicy;
+}

@@ -1,0 +1,69 @@
+// createCounter's write: the parent and all its shards, in one transaction that refuses an id still
+// being deleted (deletion.ts), with the new total (0) on the counter's mirror targets (mirror-writes.ts).
+import { FieldValue, type Firestore } from "firebase-admin/firestore";
+import { CounterError, GRPC, grpcCode } from "./errors";
+import type { MirrorTarget } from "./mirror-rules";
+import { mirrorRefs, writeMirrors } from "./mirror-writes";
+import { cleanupRef, COUNTERS, counterRef, shardRef } from "./paths";
+import { ADMIN_TRANSACTION_ATTEMPTS, rememberShape } from "./shape";
+import { shardIds } from "./shards";
+
+export interface CreateResult {
+  counterId: string;
+  numShards: number;
+  unique: boolean;
+}
+
+/** A new auto id (20 characters), as Firestore makes them: createCounter without a counterId. */
+export function newCounterId(db: Firestore): string {
+  return db.collection(COUNTERS).doc().id;
+}
+
+/**
+ * Creates the parent (`numShards`, `unique`, `total: 0`) and all its shards (`count: 0`) in one short
+ * transaction. Shards exist from the start because increments use `update()`, which fails on a missing
+ * shard: that is what keeps an increment from recreating a shard removed by a reshard or a deleted counter.
+ *
+ * The transaction reads the parent and the deletion marker (deletion.ts) and refuses while the marker
+ * exists: a counter deleted moments ago may still have members and idempotency records being removed, and
+ * a new counter with the same id must start with none of them. Reading the marker in the transaction
+ * serializes the create with the cleanup's last step, which removes the marker only once nothing is left.
+ */
+export async function createCounter(
+  db: Firestore,
+  counterId: string,
+  numShards: number,
+  options: { unique?: boolean; mirrors?: readonly MirrorTarget[] } = {},
+): Promise<CreateResult> {
+  const unique = options.unique ?? false;
+  const mirrors = options.mirrors ?? [];
+  const id = counterId;
+  const parent = counterRef(db, id);
+  try {
+    await db.runTransaction(
+      async (tx) => {
+        const [existing, marker, ...targets] = await tx.getAll(parent, cleanupRef(db, id), ...mirrorRefs(db, mirrors));
+        if (existing!.exists) throw new CounterError("already-exists", `counter "${id}" already exists`);
+        if (marker!.exists) {
+          throw new CounterError("failed-precondition", `counter "${id}" is still being deleted; try again shortly`);
+        }
+        tx.create(parent, {
+          numShards,
+          total: 0,
+          unique,
+          createdAt: FieldValue.serverTimestamp(),
+          rollup: { commits: 0 },
+        });
+        for (const shardId of shardIds(numShards)) tx.set(shardRef(db, id, shardId), { count: 0 });
+        // A counter created again after a delete starts its mirror at 0 too, not at the old total.
+        writeMirrors(tx, id, mirrors, targets, 0);
+      },
+      { maxAttempts: ADMIN_TRANSACTION_ATTEMPTS },
+    );
+  } catch (error) {
+    if (grpcCode(error) === GRPC.ALREADY_EXISTS) throw new CounterError("already-exists", `counter "${id}" already exists`);
+    throw error;
+  }
+  rememberShape(id, { numShards, unique });
+  return { counterId: id, numShards, unique };
+}

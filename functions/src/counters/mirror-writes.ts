@@ -1,0 +1,55 @@
+// The one module that writes mirror targets (MIRRORS, mirror-rules.ts says where): every write of a
+// counter's `total` writes the same value to each existing target in the same atomic write. Used by the
+// callables that write a total (create.ts, reset.ts, delete.ts: in their transaction or batch, after
+// reading the targets) and by the rollup's commit (rollup/firestore-store.ts: in its batch, the targets
+// found missing asserted still absent; rollup/mirrored.ts says why that is exact). A target document is
+// never created: a missing one is skipped with a warning.
+import type { DocumentData, DocumentReference, DocumentSnapshot, FieldValue, Firestore, UpdateData, WriteBatch } from "firebase-admin/firestore";
+import * as logger from "firebase-functions/logger";
+import type { MirrorTarget } from "./mirror-rules";
+
+/** The targets' documents, to read in the transaction (or the read) before the write. */
+export function mirrorRefs(db: Firestore, mirrors: readonly MirrorTarget[]): DocumentReference[] {
+  return mirrors.map((target) => db.doc(target.path));
+}
+
+/** What writeMirrors needs of a transaction or a batch. */
+interface Updater {
+  update(ref: DocumentReference, data: UpdateData<DocumentData>): unknown;
+}
+
+/** Writes `value` to each target whose snapshot (read with mirrorRefs, in the same order) exists; warns of the others. */
+export function writeMirrors(
+  tx: Updater,
+  counterId: string,
+  mirrors: readonly MirrorTarget[],
+  snaps: readonly (DocumentSnapshot | undefined)[],
+  value: number | FieldValue,
+): void {
+  mirrors.forEach((target, i) => {
+    const snap = snaps[i];
+    if (snap?.exists) tx.update(snap.ref, { [target.field]: value });
+    else logMissingMirror(counterId, target);
+  });
+}
+
+/** The rollup's commit: `total` on each target of `present` (update: it must exist), and each of `absent` asserted absent. */
+export function writeTargets(batch: WriteBatch, db: Firestore, present: readonly MirrorTarget[], absent: readonly string[], total: number): void {
+  for (const target of present) batch.update(db.doc(target.path), { [target.field]: total });
+  for (const path of absent) batch.delete(db.doc(path), { exists: false });
+}
+
+/** Asserts in `batch` that each target read as missing is still missing (a delete conditioned on absence writes nothing). */
+export function assertAbsent(batch: WriteBatch, snaps: readonly DocumentSnapshot[]): void {
+  const absent = new Map(snaps.filter((t) => !t.exists).map((t) => [t.ref.path, t.ref]));
+  for (const ref of absent.values()) batch.delete(ref, { exists: false });
+}
+
+/** The warning for a mirror target that does not exist: the counter's total is written, its mirror skipped. */
+export function logMissingMirror(counterId: string, target: MirrorTarget): void {
+  logger.warn("mirror target does not exist; the total is committed without it (a target is never created)", {
+    counterId,
+    mirrorPath: target.path,
+    mirrorField: target.field,
+  });
+}

@@ -1,0 +1,53 @@
+// reshardCounter's write: a new number of shards with the same sum, in one transaction. Admin operations
+// (reset.ts, reshard.ts, delete.ts) each write the parent, so they serialize with each other; increments
+// are plain batched writes and land before or after them, never half-way.
+import { FieldValue, type Firestore, type Transaction } from "firebase-admin/firestore";
+import * as logger from "firebase-functions/logger";
+import { counterRef, shardRef } from "./paths";
+import { ADMIN_TRANSACTION_ATTEMPTS, forgetShape, shapeIn } from "./shape";
+import { readCount, removedShardIds, shardIds, spread } from "./shards";
+
+/**
+ * Changes the number of shards without changing their sum. Up: new shards start at 0. Down: the removed
+ * shards are read (which locks them against increments until the commit), their counts are added to the
+ * kept shards and they are deleted, all in one transaction. An increment that still targets a removed
+ * shard afterwards fails on the missing document and retries on a kept one.
+ */
+export async function reshardCounter(
+  db: Firestore,
+  counterId: string,
+  numShards: number,
+): Promise<{ counterId: string; numShards: number }> {
+  await db.runTransaction(
+    async (tx) => {
+      const current = await readNumShards(tx, db, counterId);
+      if (current === numShards) return;
+      if (numShards > current) {
+        for (const id of shardIds(numShards).slice(current)) tx.set(shardRef(db, counterId, id), { count: 0 });
+      } else {
+        const removed = await tx.getAll(...removedShardIds(current, numShards).map((id) => shardRef(db, counterId, id)));
+        let folded = 0;
+        for (const shard of removed) {
+          const count = readCount(shard.exists ? shard.data() : undefined);
+          if (count.malformed) {
+            logger.error("reshard drops a malformed shard count", { counterId, shardId: shard.id, path: shard.ref.path });
+          }
+          folded += count.value;
+        }
+        spread(folded, numShards).forEach((addend, i) => {
+          if (addend !== 0) tx.update(shardRef(db, counterId, i), { count: FieldValue.increment(addend) });
+        });
+        for (const shard of removed) tx.delete(shard.ref);
+      }
+      tx.update(counterRef(db, counterId), { numShards });
+    },
+    { maxAttempts: ADMIN_TRANSACTION_ATTEMPTS },
+  );
+  forgetShape(counterId);
+  return { counterId, numShards };
+}
+
+/** numShards of the parent, read inside the transaction (which locks it). */
+async function readNumShards(tx: Transaction, db: Firestore, counterId: string): Promise<number> {
+  return shapeIn(counterId, await tx.get(counterRef(db, counterId))).numShards;
+}

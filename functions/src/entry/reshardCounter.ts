@@ -1,0 +1,13 @@
+// reshardCounter (admin): a new number of shards, the same sum (counters/reshard.ts). Not bound by
+// COUNTER_KINDS: an admin may reshard a counter of a declared kind (a hot one, say).
+import { reshardCounter as reshard } from "../counters/reshard";
+import { reshardCounterInput } from "../counters/schema";
+import { countersDb } from "./deps";
+import { validatedOnCall } from "./oncall";
+
+export const reshardCounter = validatedOnCall({
+  name: "reshardCounter",
+  schema: reshardCounterInput,
+  admin: true,
+  handler: (input) => reshard(countersDb(), input.counterId, input.numShards),
+});

@@ -1,0 +1,17 @@
+// rollupSweep, scheduled: every few minutes, finish the rollup claims that nobody else will (a claimer
+// whose event the platform gave up on, on a counter that got no later increment: rollup/sweep.ts), then
+// resume deletions whose cleanup lost its runner (counters/deletion.ts). Cost per run: one
+// collection-group query each (billed one read when it finds nothing), plus what each claim it finishes
+// costs (a parent read, a sum, a commit, the lease deleted).
+import { onSchedule } from "firebase-functions/v2/scheduler";
+import { resumeStrandedCleanups } from "../counters/deletion";
+import { sweepStaleClaims } from "../rollup/sweep";
+import { countersDb, rollupDeps } from "./deps";
+
+/** How often the sweep runs (Cloud Scheduler; App Engine cron syntax). A literal: the SDK takes no param here. */
+const SWEEP_SCHEDULE = "every 5 minutes";
+
+export const rollupSweep = onSchedule({ schedule: SWEEP_SCHEDULE, timeoutSeconds: 300, memory: "256MiB", retryCount: 0 }, async () => {
+  await sweepStaleClaims(rollupDeps());
+  await resumeStrandedCleanups(countersDb(), { nowMs: Date.now });
+});

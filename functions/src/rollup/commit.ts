@@ -1,0 +1,61 @@
+// The sum-and-commit step: sum the shards and write the total onto the parent, on condition that the
+// parent is still the one read, and only if the sum was read late enough to cover what it must cover.
+// The leading edge (lead.ts) runs it at once; a claim's finisher (finish.ts) after waiting for the due
+// time. The write itself is the store's `commit`: one atomic write.
+import * as logger from "firebase-functions/logger";
+import { COUNTERS } from "../counters/paths";
+import { intervalToRecord } from "./plan";
+import type { ParentRead } from "./store";
+import type { Run } from "./types";
+
+/** What one attempt to sum the shards and commit the total onto a parent came to. */
+export type CommitStep =
+  | { kind: "committed"; total: number; lagMs: number; readUs: number; intervalMs: number; version: string; commitUs: number }
+  | { kind: "overflow" }
+  /** The sum was read before `targetUs`, so it may miss writes it must cover; nothing was written. */
+  | { kind: "early"; readUs: number }
+  /** The parent was deleted. */
+  | { kind: "gone" }
+  /** The parent changed since it was read (the commit's precondition failed); nothing was written. */
+  | { kind: "changed" };
+
+/** What a commit is for: the counter, the parent it commits onto, and the times it is held to. */
+export interface CommitTarget {
+  counterId: string;
+  parent: ParentRead;
+  /** The sum must be read at or after this time (microseconds), or nothing is written. */
+  targetUs: number;
+  /** The write of a leading-edge commit (the only kind that may lower the recorded interval); null for a claim's. */
+  leadWrittenAtUs: number | null;
+  /** Where the reported lag is counted from (microseconds). */
+  sinceUs: number;
+}
+
+/**
+ * Sums the shards and, if the sum was read at or after `targetUs`, commits it onto the parent (on
+ * condition that the parent is unchanged), recording the interval plan.ts asks for.
+ */
+export async function sumAndCommit(run: Run, target: CommitTarget): Promise<CommitStep> {
+  const { deps, ops } = run;
+  const read = await deps.store.sum(target.counterId);
+  ops.aggregations += read.aggregations;
+  ops.reads += read.reads;
+  const sum = read.sum;
+  if (sum.overflow) {
+    // No exact JS number holds the sum. Keep the last exact total rather than write a rounded one;
+    // retrying cannot help, so the event completes (and the claim is dropped). Reconcile or reset the
+    // counter to recover.
+    const path = `${COUNTERS}/${target.counterId}`;
+    logger.error("shard sum is beyond 2^53 - 1; total left at its last exact value", { counterId: target.counterId, path });
+    return { kind: "overflow" };
+  }
+  if (sum.readUs < target.targetUs) return { kind: "early", readUs: sum.readUs };
+  await deps.onStage?.("summed");
+  const intervalMs = intervalToRecord(deps.intervalMs, target.parent.view, target.leadWrittenAtUs);
+  const result = await deps.store.commit(target.counterId, target.parent, sum, { intervalMs });
+  ops.reads += result.mirrorReads ?? 0;
+  if (result.kind !== "committed") return { kind: result.kind };
+  ops.writes += 1 + (result.mirrorWrites ?? 0);
+  const lagMs = Math.max(0, deps.nowMs() - Math.floor(target.sinceUs / 1000));
+  return { kind: "committed", total: sum.total, lagMs, readUs: sum.readUs, intervalMs, version: result.version, commitUs: result.commitUs };
+}

@@ -1,0 +1,55 @@
+// Finishing a claim: wait until it is due, sum the shards at a read time at or after the due time and
+// commit the total (commit.ts), unless a sum read that late is already on the parent; then release the
+// claim by deleting its lease. Run by the claimer (index.ts), by a stale takeover and by the sweep
+// (sweep.ts), all with the same steps.
+import { isCovered, MAX_INTERVAL_MS } from "./plan";
+import { sumAndCommit } from "./commit";
+import type { ClaimToFinish, RollupResult, Run } from "./types";
+
+const COMMIT_ATTEMPTS = 8;
+
+/**
+ * Finishes `claim`. Everyone who deferred to the claim relies on the read time of its sum, hence the check
+ * after the sum (clocks of this instance and Firestore differ). However it ends, the claim is done: its
+ * lease is deleted. Throws (so the event is retried, or the next sweep tries again) if it does not settle.
+ */
+export async function finishClaim(run: Run, claim: ClaimToFinish): Promise<RollupResult> {
+  const { deps, ops } = run;
+  const { counterId, dueMs, targetUs } = claim;
+  await wait(run, Math.min(2 * MAX_INTERVAL_MS, Math.max(0, dueMs - deps.nowMs())));
+
+  for (let attempt = 0; attempt < COMMIT_ATTEMPTS; attempt++) {
+    const parent = await deps.store.readParent(counterId);
+    ops.reads += 1;
+    let result: RollupResult | undefined;
+    if (!parent.view.parentExists) result = { kind: "gone", dueMs };
+    else if (isCovered(parent.view.coveredUntilUs, targetUs)) result = { kind: "covered-by-other", dueMs };
+    else {
+      const step = await sumAndCommit(run, { counterId, parent, targetUs, leadWrittenAtUs: null, sinceUs: claim.sinceUs });
+      if (step.kind === "committed") result = { kind: "committed", dueMs, total: step.total, lagMs: step.lagMs };
+      else if (step.kind === "overflow" || step.kind === "gone") result = { kind: step.kind, dueMs };
+      else if (step.kind === "early") {
+        // Our clock ran ahead of Firestore's: this sum may miss writes of the slot. Wait and sum again.
+        await wait(run, Math.ceil((targetUs - step.readUs) / 1000) + 1);
+      }
+      // "changed": the parent changed since we read it (another rollup, a reset, a reshard): look again.
+    }
+    if (result !== undefined) {
+      await releaseClaim(run, counterId, claim.version);
+      return result;
+    }
+  }
+  throw new Error(`rollup of counter "${counterId}" claim due ${new Date(dueMs).toISOString()} did not settle; retrying the event`);
+}
+
+/** Deletes the lease if it still is the claim at `version` (a newer claim is never deleted). */
+export async function releaseClaim(run: Run, counterId: string, version: string | null): Promise<void> {
+  if (version === null) return;
+  if (await run.deps.store.deleteClaim(counterId, version)) run.ops.writes += 1;
+}
+
+async function wait(run: Run, ms: number): Promise<void> {
+  const started = run.deps.nowMs();
+  await run.deps.sleep(ms);
+  run.ops.waitMs += Math.max(0, run.deps.nowMs() - started);
+}

@@ -1,0 +1,238 @@
+// The RollupStore production uses (store.ts), over Firestore: the parent, the lease and the shards of
+// counters/{id}, with every precondition the rollup relies on (a commit on the parent's update time, a
+// claim on the lease's). The emulator tests exercise exactly this module.
+import {
+  FieldValue,
+  Timestamp,
+  type DocumentReference,
+  type DocumentSnapshot,
+  type Firestore,
+  type QueryDocumentSnapshot,
+  type WriteResult,
+} from "firebase-admin/firestore";
+import { GRPC, grpcCode } from "../counters/errors";
+import type { MirrorTarget } from "../counters/mirror-rules";
+import { logMissingMirror, writeTargets } from "../counters/mirror-writes";
+import { counterRef, isUnderCounter, LEASE_ID, leaseRef, ROLLUP } from "../counters/paths";
+import { MAX_INTERVAL_MS, microsFloor } from "./plan";
+import type { ClaimData, CommitFields, CommitResult, FoundClaim, LeaseRead, ParentRead, RollupStore, StaleClaims, SumRead } from "./store";
+import { commitMirrored, type MirroredCommit, type MirrorPort } from "./mirrored";
+import { sumShards } from "./sum";
+
+export interface FirestoreRollupStoreOptions {
+  /** Where a counter's total is also written (MIRRORS, counters/mirror-rules.ts); none when absent. */
+  mirrors?: (counterId: string) => MirrorTarget[];
+  /** Tests: runs before each step of a commit, to make mirror targets appear or disappear in between. */
+  onMirrorStep?: (step: MirrorStep) => void | Promise<void>;
+}
+
+export function firestoreRollupStore(db: Firestore, options: FirestoreRollupStoreOptions = {}): RollupStore {
+  return {
+    async readParent(counterId) {
+      return parentReadOf(await counterRef(db, counterId).get());
+    },
+
+    async readLease(counterId) {
+      return leaseReadOf(await leaseRef(db, counterId).get());
+    },
+
+    async writeClaim(counterId, current, claim) {
+      return await writeClaim(db, counterId, current, claim);
+    },
+
+    async deleteClaim(counterId, version) {
+      try {
+        await leaseRef(db, counterId).delete({ lastUpdateTime: timestampOf(version) });
+        return true;
+      } catch (error) {
+        const code = grpcCode(error);
+        if (code === GRPC.FAILED_PRECONDITION || code === GRPC.NOT_FOUND) return false;
+        throw error;
+      }
+    },
+
+    async sum(counterId): Promise<SumRead> {
+      const cost = { reads: 0, aggregations: 0 };
+      const sum = await sumShards(db, counterId, cost);
+      const readUs = microsFloor(sum.readTime);
+      return { sum: sum.overflow ? { overflow: true, readUs } : { overflow: false, total: sum.total, readUs }, ...cost };
+    },
+
+    async commit(counterId, parent, sum, fields): Promise<CommitResult> {
+      if (parent.version === null) return { kind: "gone" };
+      const ref = counterRef(db, counterId);
+      const readTime = timestampOfMicros(sum.readUs);
+      const targets = options.mirrors?.(counterId) ?? [];
+      const commit = await commitTotalAt(ref, timestampOf(parent.version), sum.total, readTime, commitExtras(fields), targets, options.onMirrorStep);
+      if (commit.kind !== "committed") return { kind: commit.kind, mirrorReads: commit.reads };
+      return {
+        kind: "committed",
+        version: versionOf(commit.result.writeTime),
+        commitUs: microsFloor(commit.result.writeTime),
+        mirrorWrites: commit.targetWrites,
+        mirrorReads: commit.reads,
+      };
+    },
+
+    async staleClaims(dueBeforeMs, limit, after): Promise<StaleClaims> {
+      // A collection-group query on `dueAt` (its index: firestore.indexes.json), in (dueAt, name) order,
+      // paged by the last document of the page before. The group's id is the backend's own (paths.ts): an
+      // app's collections never match it. Anything in it that is not counters/{id}/…/lease is skipped
+      // here, and paging goes on past it.
+      let query = db.collectionGroup(ROLLUP).where("dueAt", "<", Timestamp.fromMillis(dueBeforeMs)).orderBy("dueAt").limit(limit);
+      if (after !== undefined) query = query.startAfter(after as QueryDocumentSnapshot);
+      const snap = await query.get();
+      const claims: FoundClaim[] = [];
+      for (const doc of snap.docs) {
+        if (!isUnderCounter(doc.ref, ROLLUP, LEASE_ID)) continue;
+        const lease = leaseReadOf(doc);
+        if (lease.claim !== null) claims.push({ counterId: doc.ref.parent.parent!.id, claim: lease.claim, version: lease.version! });
+      }
+      return { claims, scanned: snap.size, reads: Math.max(1, snap.size), next: snap.size < limit ? null : snap.docs[snap.size - 1]! };
+    },
+  };
+}
+
+function commitExtras(fields: CommitFields): Record<string, unknown> {
+  return { "rollup.intervalMs": fields.intervalMs };
+}
+
+/** The parent's bookkeeping as the rollup reads it. */
+function parentReadOf(parent: DocumentSnapshot): ParentRead {
+  return {
+    view: {
+      parentExists: parent.exists,
+      coveredUntilUs: coveredUntilUs(parent),
+      // When the rollup last wrote the parent: `rollup.committedAt`.
+      lastCommitUs: timeFieldUs(parent, "rollup.committedAt"),
+      recordedIntervalMs: recordedIntervalMs(parent),
+    },
+    version: parent.exists ? versionOf(parent.updateTime!) : null,
+  };
+}
+
+/** `rollup.intervalMs` if it holds a valid interval; anything else counts as none recorded. */
+function recordedIntervalMs(parent: DocumentSnapshot): number | null {
+  const value = parent.exists ? (parent.get("rollup.intervalMs") as unknown) : undefined;
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 1 && value <= MAX_INTERVAL_MS ? value : null;
+}
+
+/** The lease's claim: `eventId` and `dueAt`. */
+function leaseReadOf(lease: DocumentSnapshot): LeaseRead {
+  const eventId = lease.get("eventId") as unknown;
+  const dueAt = lease.get("dueAt") as unknown;
+  return {
+    claim: lease.exists && typeof eventId === "string" && dueAt instanceof Timestamp ? { eventId, dueMs: dueAt.toMillis() } : null,
+    version: lease.exists ? versionOf(lease.updateTime!) : null,
+  };
+}
+
+/** The read time of the sum the parent's total holds, in microseconds (rounded down); null if none. */
+export function coveredUntilUs(parent: DocumentSnapshot): number | null {
+  return timeFieldUs(parent, "rollup.readTime");
+}
+
+/** A Timestamp field of the parent in microseconds (rounded down); null if absent. */
+function timeFieldUs(parent: DocumentSnapshot, field: string): number | null {
+  const value = parent.exists ? (parent.get(field) as unknown) : undefined;
+  return value instanceof Timestamp ? microsFloor(value) : null;
+}
+
+/** Writes the claim into the lease; returns its version, or null if another invocation got there first. */
+async function writeClaim(db: Firestore, counterId: string, current: LeaseRead, claim: ClaimData): Promise<string | null> {
+  const ref = leaseRef(db, counterId);
+  const data = {
+    eventId: claim.eventId,
+    dueAt: Timestamp.fromMillis(claim.dueMs),
+    intervalMs: claim.intervalMs,
+    claimedAt: FieldValue.serverTimestamp(),
+  };
+  try {
+    const result =
+      current.version !== null ? await ref.update(data, { lastUpdateTime: timestampOf(current.version) }) : await ref.create(data);
+    return versionOf(result.writeTime);
+  } catch (error) {
+    const code = grpcCode(error);
+    if (code === GRPC.FAILED_PRECONDITION || code === GRPC.ALREADY_EXISTS || code === GRPC.NOT_FOUND) return null;
+    throw error;
+  }
+}
+
+/**
+ * Writes a sum onto the parent: `total`, the sum's read time (what it covers) and one more
+ * `rollup.commits`, on condition that the parent is unchanged since `parent` was read, with the same total
+ * on its mirror targets. "changed" if the parent changed, "gone" if it is gone; never creates it. `reads`:
+ * documents read to find missing mirror targets.
+ */
+export async function commitTotal(
+  parent: DocumentSnapshot,
+  sum: { total: number; readTime: Timestamp },
+  extra: Record<string, unknown> = {},
+  mirrors: readonly MirrorTarget[] = [],
+): Promise<{ kind: "committed" | "changed" | "gone"; reads: number }> {
+  const { readTime } = sum;
+  // Stored to the microsecond, rounded down: a covered write is never claimed too early.
+  const readTimeUs = new Timestamp(readTime.seconds, Math.floor(readTime.nanoseconds / 1000) * 1000);
+  const commit = await commitTotalAt(parent.ref, parent.updateTime!, sum.total, readTimeUs, extra, mirrors);
+  return { kind: commit.kind, reads: commit.reads };
+}
+
+/** The steps of a mirrored commit, for tests: "commit" before each write, "read" before each read of the targets. */
+export type MirrorStep = "commit" | "read";
+
+/**
+ * The commit: the parent's update and, in the same write, the total on every mirror target that exists
+ * (mirrored.ts says how, and why only the parent's absence means "gone").
+ */
+async function commitTotalAt(
+  ref: DocumentReference,
+  lastUpdateTime: Timestamp,
+  total: number,
+  readTime: Timestamp,
+  extra: Record<string, unknown>,
+  mirrors: readonly MirrorTarget[] = [],
+  onStep?: (step: MirrorStep) => void | Promise<void>,
+): Promise<MirroredCommit<WriteResult>> {
+  const db = ref.firestore;
+  const fields = {
+    total,
+    "rollup.readTime": readTime,
+    "rollup.commits": FieldValue.increment(1),
+    "rollup.committedAt": FieldValue.serverTimestamp(),
+    ...extra,
+  };
+  const port: MirrorPort<WriteResult> = {
+    async commit(present, absent) {
+      await onStep?.("commit");
+      const batch = db.batch();
+      batch.update(ref, fields, { lastUpdateTime });
+      writeTargets(batch, db, present, absent, total);
+      const [result] = await batch.commit();
+      return result!;
+    },
+    async read(paths) {
+      await onStep?.("read");
+      const [parent, ...docs] = await db.getAll(ref, ...paths.map((path) => db.doc(path)));
+      return {
+        parent: !parent!.exists ? "gone" : parent!.updateTime!.isEqual(lastUpdateTime) ? "same" : "changed",
+        exists: docs.map((doc) => doc.exists),
+      };
+    },
+  };
+  return await commitMirrored(port, mirrors, (target) => logMissingMirror(ref.id, target));
+}
+
+/** A version token: the exact update time, so a precondition built from it matches to the nanosecond. */
+function versionOf(time: Timestamp): string {
+  return `${time.seconds}.${String(time.nanoseconds).padStart(9, "0")}`;
+}
+
+function timestampOf(version: string): Timestamp {
+  const [seconds, nanos] = version.split(".");
+  return new Timestamp(Number(seconds), Number(nanos));
+}
+
+function timestampOfMicros(us: number): Timestamp {
+  const seconds = Math.floor(us / 1_000_000);
+  return new Timestamp(seconds, (us - seconds * 1_000_000) * 1000);
+}

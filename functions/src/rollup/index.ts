@@ -1,0 +1,151 @@
+// The rollup: keeps counters/{id}.total equal to the sum of its shards, exactly and with about one
+// parent write per interval. This file runs one shard write event through the steps, in order: decide
+// (plan.ts, pure, with the argument why it is exact), then claim (claim.ts) or lead (lead.ts), then wait,
+// sum and commit (finish.ts and commit.ts), then release the claim (finish.ts). The steps import nothing
+// from here; what they share is in types.ts, and all of them talk to a RollupStore (store.ts; Firestore
+// in firestore-store.ts). The sweep of orphaned claims (sweep.ts) runs the same finishing step.
+// docs/rollup.md tells the whole story.
+//
+// Exact: the total is never accumulated. It is recomputed with one consistent read of all shards (an
+// aggregation query), and the read time of that sum is kept in `rollup.readTime`. A shard write is
+// covered once a sum read at or after its commit time is on the parent, so duplicated, reordered or
+// retried events are covered and cost a read. Commits carry a precondition on the parent's update time:
+// a sum older than what is on the parent can never overwrite it.
+//
+// Operations: every invocation counts the reads, writes and aggregation reads it made and the time it
+// spent waiting for a slot, and logs them in one structured line ("rollup ops", ops.ts), so what a
+// million increments cost can be counted from what the functions did (the benchmark does).
+import * as logger from "firebase-functions/logger";
+import { COUNTERS, SHARDS } from "../counters/paths";
+import { readCount } from "../counters/shards";
+import { decide, decideFromParent, type Decision, type WriteFacts } from "./plan";
+import { claimSlot, heldDueMs, holdingClaim } from "./claim";
+import { leadingEdge } from "./lead";
+import { finishClaim, releaseClaim } from "./finish";
+import { logCommitted, logOps, logThrew, noOps } from "./ops";
+import type { LeaseRead, ParentRead } from "./store";
+import { logMalformedCount } from "./sum";
+import type { ClaimToFinish, Invocation, RollupDeps, RollupOutcome, RollupResult, ShardWrite } from "./types";
+
+const DECIDE_ROUNDS = 5;
+
+/** Handles one delivery of a shard write event. Throws (so the event is retried) only on real failures. */
+export async function rollupShardWrite(write: ShardWrite, deps: RollupDeps): Promise<RollupOutcome> {
+  const inv: Invocation = { write, deps, ops: noOps() };
+  const started = deps.nowMs();
+  let result: RollupResult | undefined;
+  try {
+    result = await handle(inv);
+    if (result.kind === "committed") logCommitted(write.counterId, result.total, result.lagMs, result.dueMs === null ? "lead" : "slot");
+    return { ...result, ops: inv.ops };
+  } catch (error) {
+    logThrew(write.counterId, write.shardId, write.eventId, error);
+    throw error;
+  } finally {
+    const outcome = result === undefined ? "threw" : outcomeName(result, inv);
+    const extra = result?.kind === "committed" ? { total: result.total, lagMs: result.lagMs } : {};
+    logOps(write.counterId, outcome, inv.ops, deps.nowMs() - started, extra);
+  }
+}
+
+/** The outcome's name in the ops line; a covered event that had to read the lease says so (plan.ts). */
+function outcomeName(result: RollupResult, inv: Invocation): string {
+  if (result.kind === "skip") return inv.coveredAfterLeaseRead === true ? "skip-covered-lease" : `skip-${result.reason}`;
+  if (result.kind === "defer" && result.memo === true) return "defer-memo";
+  if (result.kind === "committed" && result.dueMs === null) return "committed-lead";
+  if (result.kind === "joined") return "joined-lead";
+  return result.kind;
+}
+
+async function handle(inv: Invocation): Promise<RollupResult> {
+  const { write, deps, ops } = inv;
+  const counterId = write.counterId;
+  const before = readCount(write.before);
+  const after = readCount(write.after);
+  if (after.malformed || before.malformed) {
+    const path = `${COUNTERS}/${counterId}/${SHARDS}/${write.shardId}`;
+    logMalformedCount(counterId, write.shardId, path, (after.malformed ? write.after : write.before)?.count);
+  }
+  const facts: WriteFacts = {
+    counterId,
+    eventId: write.eventId,
+    writtenAtUs: write.writtenAtUs,
+    countChanged: before.value !== after.value,
+  };
+  // A write that did not change the count cannot change the sum (e.g. shards created at 0): no reads.
+  if (!facts.countChanged) return { kind: "skip", reason: "unchanged" };
+  const held = heldDueMs(deps.claims, counterId);
+  if (held !== undefined && write.writtenAtUs <= held * 1000) {
+    // An invocation of this instance holds a claim due at or after this write: its sum will include
+    // this write, so there is nothing to read.
+    return { kind: "defer", toDueMs: held, memo: true };
+  }
+
+  let known: ParentRead | undefined; // a parent state learnt without reading it (a joined leading edge)
+  for (let round = 0; round < DECIDE_ROUNDS; round++) {
+    // The parent first: it alone settles duplicates, deleted counters and idle counters (one read).
+    let parent = known;
+    known = undefined;
+    if (parent === undefined) {
+      parent = await deps.store.readParent(counterId);
+      ops.reads += 1;
+    }
+    let decision: Decision | null = decideFromParent(facts, parent.view);
+    let lease: LeaseRead | undefined;
+    if (decision === null) {
+      lease = await deps.store.readLease(counterId);
+      ops.reads += 1;
+      decision = decide(facts, parent.view, lease.claim, {
+        intervalMs: deps.intervalMs,
+        nowMs: deps.nowMs(),
+        staleAfterMs: deps.staleAfterMs,
+      });
+    }
+    switch (decision.kind) {
+      case "skip":
+        if (decision.reason === "covered" && lease !== undefined) inv.coveredAfterLeaseRead = true;
+        return decision;
+      case "defer":
+        return decision;
+      case "lead": {
+        const step = await leadingEdge(inv, parent);
+        if (step.kind === "done") return step.result;
+        known = step.parent; // decide again: from the parent a joined lead committed, or on a fresh read
+        continue;
+      }
+      case "claim":
+      case "rollup": {
+        // Claim the slot (or take over the claim the lease holds), then finish it: wait until it is due,
+        // sum and commit, release the lease.
+        const { dueMs } = decision;
+        const claiming = decision.kind === "claim";
+        let version: string | null;
+        if (decision.kind === "claim") {
+          version = await claimSlot(inv, lease!, dueMs, decision.intervalMs);
+          if (version === null) continue; // someone else wrote the lease first: look again
+        } else {
+          if (decision.reason === "stale-claim") {
+            logger.warn("taking over a stale rollup claim", { counterId, dueAt: new Date(dueMs).toISOString() });
+          }
+          version = lease!.version;
+        }
+        return await holdingClaim(deps.claims, counterId, dueMs, async () => {
+          if (claiming) await deps.onStage?.("claimed");
+          return await finishClaim(inv, claimOf(write, dueMs, version));
+        });
+      }
+      case "release":
+        // Our claim, already fulfilled by a sum read at or after its due time (we failed after the
+        // commit, or someone else's sum got there first): it only remains to delete the lease.
+        await releaseClaim(inv, counterId, lease!.version);
+        inv.coveredAfterLeaseRead = true;
+        return { kind: "skip", reason: "covered" };
+    }
+  }
+  throw new Error(`rollup of counter "${counterId}": the lease kept changing; retrying the event`);
+}
+
+/** The claim due at `dueMs` that this event finishes: its sum must cover the event's own write too. */
+function claimOf(write: ShardWrite, dueMs: number, version: string | null): ClaimToFinish {
+  return { counterId: write.counterId, dueMs, version, targetUs: Math.max(dueMs * 1000, write.writtenAtUs), sinceUs: write.writtenAtUs };
+}

@@ -1,0 +1,102 @@
+// The reads and writes the rollup makes, as an interface. The rollup's decisions and steps (index.ts,
+// claim.ts, lead.ts, commit.ts, finish.ts, sweep.ts) only talk to a RollupStore, so the very same code
+// runs over Firestore in production and in the emulator tests (firestore-store.ts), and over an in-memory store with the same
+// semantics in the model check (functions/test/unit/model). Times are microseconds (plan.ts); versions
+// are opaque tokens that a store turns back into its own preconditions.
+import type { Claim, ParentView } from "./plan";
+
+/** The parent document as the rollup sees it. */
+export interface ParentRead {
+  view: ParentView;
+  /** The document's version (its update time), for a commit's precondition; null when it does not exist. */
+  version: string | null;
+}
+
+/** The lease document: the pending claim of the counter's rollup, if any. */
+export interface LeaseRead {
+  /** The claim it holds; null when absent or unreadable (a malformed lease is claimed over). */
+  claim: Claim | null;
+  /** The document's version, for preconditions; null when it does not exist. */
+  version: string | null;
+}
+
+/** What a claim writes into the lease: its event, its due time, and the interval it was made with. */
+export interface ClaimData extends Claim {
+  intervalMs: number;
+}
+
+/** The shards' sum at one consistent read time; `overflow` when no exact JS number holds it. */
+export type ShardSum = { overflow: false; total: number; readUs: number } | { overflow: true; readUs: number };
+
+/** A sum and what reading it cost. */
+export interface SumRead {
+  sum: ShardSum;
+  aggregations: number;
+  /** Documents read when the aggregation could not give an exact sum and the shards were read one by one. */
+  reads: number;
+}
+
+export type CommitResult =
+  /**
+   * Written: the parent's new version and the commit time (which `rollup.committedAt` records), and what
+   * the mirrors (MIRRORS) cost on top of the parent's write: target documents written in the same batch
+   * (missing ones asserted absent included), and documents read to find missing targets.
+   */
+  | { kind: "committed"; version: string; commitUs: number; mirrorWrites?: number; mirrorReads?: number }
+  /** The parent changed since it was read; nothing was written (`mirrorReads`: what finding that out read). */
+  | { kind: "changed"; mirrorReads?: number }
+  /** The parent does not exist (only its absence means gone: mirrored.ts); nothing was written. */
+  | { kind: "gone"; mirrorReads?: number };
+
+/** A pending claim found by the sweep: its counter and its lease as read. */
+export interface FoundClaim {
+  counterId: string;
+  claim: Claim;
+  /** The lease's version, for the precondition of its deletion. */
+  version: string;
+}
+
+/** One page of claims due before a time, oldest first, and what the query cost. */
+export interface StaleClaims {
+  claims: FoundClaim[];
+  /** Documents the query returned (leases, and anything else in a collection with the leases' id). */
+  scanned: number;
+  /** Documents read as billed: an empty result is billed as one. */
+  reads: number;
+  /** Where the next page starts (opaque: only the store that made it reads it); null after the last page. */
+  next: ClaimCursor | null;
+}
+
+/** A position in the stale claims, after the last document of a page (its due time and its name). */
+export type ClaimCursor = object;
+
+export interface RollupStore {
+  readParent(counterId: string): Promise<ParentRead>;
+  readLease(counterId: string): Promise<LeaseRead>;
+  /**
+   * Writes a claim into the lease on condition that it is still the version `current` read (created if
+   * it was absent). Returns the new version, or null if someone else wrote the lease first.
+   */
+  writeClaim(counterId: string, current: LeaseRead, claim: ClaimData): Promise<string | null>;
+  /** Deletes the lease if it is still at `version`; false if it changed or is gone. */
+  deleteClaim(counterId: string, version: string): Promise<boolean>;
+  /** The shards' sum at one read time (sum.ts over Firestore). */
+  sum(counterId: string): Promise<SumRead>;
+  /**
+   * The one atomic write of a rollup: `total` = the sum and `rollup.readTime` = its read time (plus the
+   * bookkeeping in `fields`), on condition that the parent is still at `parent.version`. Never creates it.
+   */
+  commit(counterId: string, parent: ParentRead, sum: { total: number; readUs: number }, fields: CommitFields): Promise<CommitResult>;
+  /**
+   * One page of the pending claims of any counter due before `dueBeforeMs`, oldest first (the sweep): up to
+   * `limit` documents after `after` (from the start when absent). Pages by a cursor, so what a page
+   * skips (a document that is no lease) never hides what comes after it.
+   */
+  staleClaims(dueBeforeMs: number, limit: number, after?: ClaimCursor): Promise<StaleClaims>;
+}
+
+/** Rollup bookkeeping a commit writes next to the total. */
+export interface CommitFields {
+  /** `rollup.intervalMs`: the interval to record (plan.ts, intervalToRecord). */
+  intervalMs: number;
+}

@@ -1,0 +1,101 @@
+// What the rollup's steps share: the shard write an invocation was woken for, its dependencies (the
+// store, the clock, the instance's memos), what it may end in, and the run in progress (its operations
+// so far). The steps (claim.ts, lead.ts, commit.ts, finish.ts) and the orchestrator (index.ts) import
+// these; nothing here imports a step.
+import type { RollupOps } from "./ops";
+import type { ParentRead, RollupStore } from "./store";
+
+/** One delivery of a shard write event, reduced to what the rollup needs. */
+export interface ShardWrite {
+  eventId: string;
+  counterId: string;
+  shardId: string;
+  /** Commit time of the write in microseconds, rounded up. */
+  writtenAtUs: number;
+  /** Shard data before and after the write; undefined where the document did not exist. */
+  before: Record<string, unknown> | undefined;
+  after: Record<string, unknown> | undefined;
+}
+
+export type RollupStage = "claimed" | "summed";
+
+/**
+ * Claims this instance's running invocations hold, per counter: the latest due time among them. The
+ * invocation holding a claim sums the shards at or after its due time, so a later event of this counter
+ * whose write is at or before that due time is covered by that sum and returns without reading anything.
+ * An entry lives exactly as long as the invocation that holds the claim: it is removed when that
+ * invocation returns or throws. Safe because a thrown claimer is retried by the platform and its retry
+ * always finishes the claim (plan.ts: a claimer's retry honours its claim), and a claim it loses to a
+ * later one passes its duty on (the later one is due later); the sweep finishes it if retries run out.
+ */
+export type ClaimMemo = Map<string, number>;
+
+/** What a leading edge came to, as its joiners need it (lead.ts). */
+export type LeadOutcome =
+  | { kind: "committed"; readUs: number; after: ParentRead }
+  | { kind: "final"; result: "gone" | "overflow" }
+  | { kind: "retry" };
+
+export interface LeadEntry {
+  /** The parent version the lead read, and commits onto. */
+  version: string | null;
+  outcome: Promise<LeadOutcome>;
+}
+
+/**
+ * This instance's latest leading edge per counter (running or finished), keyed by the parent version
+ * it read (lead.ts). Bounded: the oldest counters are forgotten first (a forgotten one only costs a sum).
+ */
+export type LeadMemo = Map<string, LeadEntry>;
+
+export interface RollupDeps {
+  store: RollupStore;
+  intervalMs: number;
+  staleAfterMs: number;
+  nowMs: () => number;
+  sleep: (ms: number) => Promise<void>;
+  /** This instance's held claims (see ClaimMemo); without it every event reads. */
+  claims?: ClaimMemo;
+  /** This instance's leading edges (see LeadMemo); without it every leading event sums. */
+  leads?: LeadMemo;
+  /** Called as the rollup passes a stage; tests throw from it to simulate a crash at that point. */
+  onStage?: (stage: RollupStage) => void | Promise<void>;
+}
+
+export type RollupResult =
+  | { kind: "skip"; reason: "unchanged" | "no-parent" | "covered" }
+  | { kind: "defer"; toDueMs: number; memo?: true }
+  | { kind: "committed"; dueMs: number | null; total: number; lagMs: number }
+  /** Covered by a leading edge this instance ran for the same parent version (lead.ts). */
+  | { kind: "joined"; dueMs: null }
+  | { kind: "covered-by-other"; dueMs: number | null }
+  | { kind: "gone"; dueMs: number | null }
+  | { kind: "overflow"; dueMs: number | null };
+
+/** The result and what it took. `dueMs` is null for a leading-edge rollup (no claim), else the claim's. */
+export type RollupOutcome = RollupResult & { ops: RollupOps };
+
+/** A rollup run in progress, an event's invocation or the sweep's: its dependencies and the operations made so far. */
+export interface Run {
+  deps: RollupDeps;
+  ops: RollupOps;
+}
+
+/** One invocation in progress: a run for one shard write. */
+export interface Invocation extends Run {
+  write: ShardWrite;
+  /** A covered write whose event still had to read the lease (plan.ts: a claimer's retry honours its claim). */
+  coveredAfterLeaseRead?: true;
+}
+
+/** A claim to finish: its counter, its due time, its lease's version, and the time its sum must be read at or after. */
+export interface ClaimToFinish {
+  counterId: string;
+  dueMs: number;
+  /** The lease's version, deleted once the claim is finished; null when no lease was written. */
+  version: string | null;
+  /** max(due time, the claimer's write) in microseconds: a sum read earlier may miss what it covers. */
+  targetUs: number;
+  /** Where the lag the commit reports is counted from (the claimer's write; the due time for the sweep). */
+  sinceUs: number;
+}
