@@ -8,9 +8,14 @@ export function authHost(): string {
   return process.env.FIREBASE_AUTH_EMULATOR_HOST ?? "127.0.0.1:9099";
 }
 
+/**
+ * Whether an emulator answers at `url`. An emulator that is not running refuses the connection at once;
+ * one that runs on a busy machine (the whole suite on 2 cores) may take seconds to answer, and is
+ * waited for: a short timeout took a busy Auth emulator for a missing one and failed whole test files.
+ */
 async function reachable(url: string): Promise<boolean> {
   try {
-    await fetch(url, { signal: AbortSignal.timeout(3000) });
+    await fetch(url, { signal: AbortSignal.timeout(60_000) });
     return true;
   } catch {
     return false;
