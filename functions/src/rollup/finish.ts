@@ -1,9 +1,10 @@
 // Finishing a claim: wait until it is due, sum the shards at a read time at or after the due time and
 // commit the total (commit.ts), unless a sum read that late is already on the parent; then release the
-// claim by deleting its lease. Run by the claimer (index.ts), by a stale takeover and by the sweep
-// (sweep.ts), all with the same steps.
+// claim by deleting its lease (release.ts): each step once, in that order. Run by the claimer
+// (index.ts), by a stale takeover and by the sweep (sweep.ts), all with the same steps.
 import { isCovered, MAX_INTERVAL_MS } from "./plan";
 import { sumAndCommit } from "./commit";
+import { releaseClaim } from "./release";
 import type { ClaimToFinish, RollupResult, Run } from "./types";
 
 const COMMIT_ATTEMPTS = 8;
@@ -16,9 +17,11 @@ const COMMIT_ATTEMPTS = 8;
 export async function finishClaim(run: Run, claim: ClaimToFinish): Promise<RollupResult> {
   const { deps, ops } = run;
   const { counterId, dueMs, targetUs } = claim;
-  await wait(run, Math.min(2 * MAX_INTERVAL_MS, Math.max(0, dueMs - deps.nowMs())));
-
+  let pauseMs = Math.min(2 * MAX_INTERVAL_MS, Math.max(0, dueMs - deps.nowMs()));
   for (let attempt = 0; attempt < COMMIT_ATTEMPTS; attempt++) {
+    // Until the claim is due, and again only after a sum read too early (the other outcomes look again at once).
+    if (attempt === 0 || pauseMs > 0) await wait(run, pauseMs);
+    pauseMs = 0;
     const parent = await deps.store.readParent(counterId);
     ops.reads += 1;
     let result: RollupResult | undefined;
@@ -30,7 +33,7 @@ export async function finishClaim(run: Run, claim: ClaimToFinish): Promise<Rollu
       else if (step.kind === "overflow" || step.kind === "gone") result = { kind: step.kind, dueMs };
       else if (step.kind === "early") {
         // Our clock ran ahead of Firestore's: this sum may miss writes of the slot. Wait and sum again.
-        await wait(run, Math.ceil((targetUs - step.readUs) / 1000) + 1);
+        pauseMs = Math.ceil((targetUs - step.readUs) / 1000) + 1;
       }
       // "changed": the parent changed since we read it (another rollup, a reset, a reshard): look again.
     }
@@ -40,12 +43,6 @@ export async function finishClaim(run: Run, claim: ClaimToFinish): Promise<Rollu
     }
   }
   throw new Error(`rollup of counter "${counterId}" claim due ${new Date(dueMs).toISOString()} did not settle; retrying the event`);
-}
-
-/** Deletes the lease if it still is the claim at `version` (a newer claim is never deleted). */
-export async function releaseClaim(run: Run, counterId: string, version: string | null): Promise<void> {
-  if (version === null) return;
-  if (await run.deps.store.deleteClaim(counterId, version)) run.ops.writes += 1;
 }
 
 async function wait(run: Run, ms: number): Promise<void> {
