@@ -24,6 +24,11 @@ const tier = (name, match, extra = {}) => ({
 });
 
 module.exports = {
+  // Most tests talk to the emulators, which share the machine's cores with the functions they run: a test
+  // that waits for a rollup or a listener may take seconds where a quiet machine takes milliseconds. A
+  // test fails on its own assertion or deadline, and jest's default 5 s only when it truly hangs. Tests
+  // whose deadlines are longer set their own (jest.setTimeout).
+  testTimeout: 60_000,
   projects: [
     tier("unit", "unit/**/*.test.ts"),
     // wrapped.ts sets the wrapped tests' project before any test file can import the functions (whose

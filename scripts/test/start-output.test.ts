@@ -8,6 +8,9 @@ import { waitFor } from "../../functions/test/helpers/admin";
 import { signedInClient, type Client } from "../../functions/test/helpers/client";
 import { appLines, isDebugLogLine, isReadyLine, nextSteps } from "../lib/start-output";
 
+// The like test below waits up to 30 s for the printed like and 30 s more for the committed total.
+jest.setTimeout(90_000);
+
 const hosts = { auth: "127.0.0.1:9099", firestore: "127.0.0.1:8080", functions: "127.0.0.1:5001" };
 
 describe("npm start's output", () => {
