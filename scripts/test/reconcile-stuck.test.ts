@@ -28,23 +28,37 @@ function reportsOf(run: Run): Record<string, { status: string; missingForMs: num
   return Object.fromEntries(lines.map((l) => JSON.parse(l) as CounterReport).map((r) => [r.counterId, r]));
 }
 
+/**
+ * --stuck-after for the runs below, in seconds: "old" is missing a write older than that when they run,
+ * "new" one written just before each run. The reconcile CLI takes a few seconds to start and read on a
+ * loaded machine (two test suites at once: over 2 s), so "new" must stay younger than the threshold for
+ * that long, and "old" is written a little more than the threshold before the first run.
+ */
+const STUCK_AFTER_S = 10;
+
 let oldWrittenAt = 0;
+
+/** A "new" counter whose missing write was committed just now (deleted first: a fresh update time). */
+async function freshNew(): Promise<number> {
+  await db.recursiveDelete(db.doc("counters/new"));
+  return counterMissingAWrite("new");
+}
 
 beforeAll(async () => {
   await requireEmulators();
   await db.recursiveDelete(db.collection("counters"));
   oldWrittenAt = await counterMissingAWrite("old");
-  await new Promise((resolve) => setTimeout(resolve, 2500));
-  await counterMissingAWrite("new");
+  await new Promise((resolve) => setTimeout(resolve, STUCK_AFTER_S * 1000 + 500));
 });
 
 describe("reconcile: stuck or lagging", () => {
   it("says stuck, with the age of the missing write, past --stuck-after, lagging before it, and exits 4", async () => {
+    await freshNew();
     const before = Date.now();
-    const run = await runReconcile(PROJECT, ["--json", "--quiet", "--stuck-after", "2"]);
+    const run = await runReconcile(PROJECT, ["--json", "--quiet", "--stuck-after", String(STUCK_AFTER_S)]);
     const r = reportsOf(run);
     expect(r.old).toMatchObject({ status: "stuck", fixed: false });
-    expect(r.old!.missingForMs).toBeGreaterThanOrEqual(2500);
+    expect(r.old!.missingForMs).toBeGreaterThanOrEqual(STUCK_AFTER_S * 1000 + 500);
     expect(r.old!.missingForMs).toBeLessThanOrEqual(Date.now() - oldWrittenAt);
     expect(r.new).toMatchObject({ status: "lagging" });
     expect(r.new!.missingForMs).toBeLessThan(before - oldWrittenAt);
@@ -52,7 +66,8 @@ describe("reconcile: stuck or lagging", () => {
   });
 
   it("prints the age on the line of a lagging or stuck counter", async () => {
-    const run = await runReconcile(PROJECT, ["--quiet", "--stuck-after", "2"]);
+    await freshNew();
+    const run = await runReconcile(PROJECT, ["--quiet", "--stuck-after", String(STUCK_AFTER_S)]);
     expect(run.stdout).toMatch(/^stuck +old +total=0 +sum=5 +drift=-5 +age=\d+\.\ds$/m);
     expect(run.stdout).toMatch(/^lagging +new +total=0 +sum=5 +drift=-5 +age=\d+\.\ds$/m);
   });
@@ -82,13 +97,13 @@ describe("reconcile: stuck or lagging", () => {
   it("exits 1, not 4, when a counter also drifted: a wrong total outranks a stuck one", async () => {
     await db.doc("counters/wrong").set({ numShards: 1, total: 9, rollup: { commits: 1, readTime: Timestamp.fromMillis(Date.now() + 3_600_000) } });
     await db.doc("counters/wrong/shards/0").set({ count: 1 });
-    const run = await runReconcile(PROJECT, ["--json", "--quiet", "--stuck-after", "2", "--counter", "old", "--counter", "wrong"]);
+    const run = await runReconcile(PROJECT, ["--json", "--quiet", "--stuck-after", String(STUCK_AFTER_S), "--counter", "old", "--counter", "wrong"]);
     expect(reportsOf(run).wrong!.status).toBe("drift");
     expect(run.code).toBe(1);
   });
 
   it("fixes a stuck counter with --fix (a rollup commit) and exits 0", async () => {
-    const run = await runReconcile(PROJECT, ["--json", "--quiet", "--stuck-after", "2", "--fix", "--counter", "old"]);
+    const run = await runReconcile(PROJECT, ["--json", "--quiet", "--stuck-after", String(STUCK_AFTER_S), "--fix", "--counter", "old"]);
     expect(reportsOf(run).old).toMatchObject({ status: "stuck", fixed: true });
     expect(run.code).toBe(0);
     expect((await db.doc("counters/old").get()).get("total")).toBe(5);
