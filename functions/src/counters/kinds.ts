@@ -8,7 +8,7 @@
 // Uniqueness is not part of a kind: UNIQUE_COUNTERS alone decides it (docs/unique-counters.md).
 // Pure, no Firebase import: the functions and `npm run preflight` share it.
 import { CounterError } from "./errors";
-import { entryError, matchesEveryIdOf, matchTemplate, parseCounterIdPattern, parseListParam, splitList, type PatternError, type Template } from "./patterns";
+import { entryError, matchesEveryIdOf, matchTemplate, parseCounterIdPattern, parseListParam, splitList, splitRule, type PatternError, type Template } from "./patterns";
 
 /** One parsed COUNTER_KINDS rule. At least one of `shards` and `maxDelta` is set. */
 export interface CounterKind {
@@ -36,12 +36,7 @@ function isKey(key: string): key is Key {
 
 /** Parses one rule; throws an Error saying what is wrong (callers add which rule). */
 function parseCounterKind(text: string, limits: KindLimits): CounterKind {
-  if (text === "") throw new Error("is empty");
-  const eq = text.indexOf("=");
-  if (eq === -1) throw new Error('has no "=": write ID_PATTERN=shards:N;maxDelta:N');
-  const left = text.slice(0, eq).trim();
-  const right = text.slice(eq + 1).trim();
-  if (right.includes("=")) throw new Error('has more than one "="');
+  const { left, right } = splitRule(text, "ID_PATTERN=shards:N;maxDelta:N");
 
   let counter: Template;
   try {

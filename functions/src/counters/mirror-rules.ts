@@ -14,7 +14,7 @@
 // its bookkeeping), and two rules that can name one field of one document (or a field and the map that
 // holds it), where two counters' totals would overwrite each other.
 import { COUNTERS } from "./paths";
-import { fillTemplate, matchTemplate, parseCounterIdPattern, parseListParam, parseTemplate, type Template } from "./patterns";
+import { fillTemplate, matchTemplate, parseCounterIdPattern, parseListParam, parseTemplate, splitRule, type Template } from "./patterns";
 
 /** One parsed MIRRORS rule. */
 export interface MirrorRule {
@@ -39,12 +39,7 @@ const PATH_CHAR = /^[A-Za-z0-9_\-/]$/;
 
 /** Parses one rule; throws an Error saying what is wrong (callers add which rule). */
 function parseMirrorRule(text: string): MirrorRule {
-  if (text === "") throw new Error("is empty");
-  const eq = text.indexOf("=");
-  if (eq === -1) throw new Error('has no "=": write COUNTER_ID_PATTERN=DOCUMENT_PATH_PATTERN:FIELD_PATH');
-  const left = text.slice(0, eq).trim();
-  const right = text.slice(eq + 1).trim();
-  if (right.includes("=")) throw new Error('has more than one "="');
+  const { left, right } = splitRule(text, "COUNTER_ID_PATTERN=DOCUMENT_PATH_PATTERN:FIELD_PATH");
   const colon = right.indexOf(":");
   if (colon === -1) throw new Error('has no ":" between the document path and the field path');
   if (right.indexOf(":", colon + 1) !== -1) throw new Error('has more than one ":"');

@@ -110,6 +110,20 @@ const memo = new Map<string, unknown[] | PatternError>();
 const MEMO_MAX_ENTRIES = 64;
 
 /**
+ * Splits one rule of a list param, `ID_PATTERN=REST`, at its one "=" (both sides trimmed); throws an Error
+ * saying what is wrong, with `form` (how to write a rule) when there is no "=".
+ */
+export function splitRule(text: string, form: string): { left: string; right: string } {
+  if (text === "") throw new Error("is empty");
+  const eq = text.indexOf("=");
+  if (eq === -1) throw new Error(`has no "=": write ${form}`);
+  const left = text.slice(0, eq).trim();
+  const right = text.slice(eq + 1).trim();
+  if (right.includes("=")) throw new Error('has more than one "="');
+  return { left, right };
+}
+
+/**
  * Parses a param that holds a comma-separated list (UNIQUE_COUNTERS patterns, MIRRORS rules, COUNTER_KINDS
  * rules) with `parseOne`, which throws an Error saying what is wrong with one entry; it is called on the
  * entries in order. Memoized per param and value: a param's value is fixed for an instance's lifetime, so
