@@ -12,6 +12,18 @@ export const maxShards = defineInt("MAX_SHARDS", {
   description: "Largest numShards a counter may have (create and reshard). At most 200 (one batch).",
 });
 
+export const shardWritesPerSecond = defineInt("SHARD_WRITES_PER_SECOND", {
+  default: 1,
+  description:
+    "Sustained increments per second one shard should take (Firestore's guidance for one document). A counter " +
+    "whose applied increments stay above numShards x this for about 10 s grows its shards (docs/growth.md).",
+});
+
+export const maxGrownShards = defineInt("MAX_GROWN_SHARDS", {
+  default: 1000,
+  description: "Most shards a counter grows to by itself under load (docs/growth.md).",
+});
+
 export const maxDelta = defineInt("MAX_DELTA", {
   default: 1000,
   description: "Largest |delta| one incrementCounter call may apply.",

@@ -7,6 +7,7 @@ import { kindFor, parseCounterKindRules, type CounterKind, type KindLimits } fro
 import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "../counters/mirror-rules";
 import { parseCounterIdPatterns, type Template } from "../counters/patterns";
 import type { RateLimit } from "../counters/ratelimit";
+import { HOT_FOR_MS, type GrowthSettings } from "../rollup/growth";
 import { staleAfterMsFor } from "../rollup/plan";
 import {
   allowUnauthenticated,
@@ -15,12 +16,14 @@ import {
   defaultShards,
   enforceAppCheck,
   maxDelta,
+  maxGrownShards,
   maxShards,
   mirrors,
   rateLimitBurst,
   rateLimitPerMinute,
   requestTtlHours,
   rollupIntervalMs,
+  shardWritesPerSecond,
   uniqueCounters,
 } from "./params";
 import { paramProblem, relationProblems, type CreatePolicy, type RawValue } from "./rules";
@@ -63,6 +66,7 @@ export function config(): Config {
 interface RollupConfig {
   intervalMs: number;
   staleAfterMs: number;
+  growth: GrowthSettings;
 }
 
 /** The interval the rollup falls back to when ROLLUP_INTERVAL_MS is invalid (params.ts default). */
@@ -90,7 +94,33 @@ export function rollupConfig(): RollupConfig {
     }
     intervalMs = FALLBACK_INTERVAL_MS;
   }
-  return { intervalMs, staleAfterMs: staleAfterMsFor(intervalMs) };
+  return { intervalMs, staleAfterMs: staleAfterMsFor(intervalMs), growth: growthSettings() };
+}
+
+/** Growth's fallbacks when a param is invalid (params.ts defaults): growth never stops a total either. */
+const FALLBACK_GROWTH = { SHARD_WRITES_PER_SECOND: 1, MAX_GROWN_SHARDS: 1000 };
+
+const reportedBadGrowth = new Map<string, RawValue>();
+
+/**
+ * SHARD_WRITES_PER_SECOND and MAX_GROWN_SHARDS. Like the interval, an invalid value falls back to its
+ * default with an error logged (once per instance and value): no value of them can make a total wrong.
+ */
+function growthSettings(): GrowthSettings {
+  const checked = (name: keyof typeof FALLBACK_GROWTH, value: number): number => {
+    const problem = paramProblem(name, value);
+    if (problem === undefined) return value;
+    if (reportedBadGrowth.get(name) !== value) {
+      reportedBadGrowth.set(name, value);
+      logger.error(`${problem}; the rollup runs with ${FALLBACK_GROWTH[name]} until it is fixed in functions/.env`, { param: name, value: String(value) });
+    }
+    return FALLBACK_GROWTH[name];
+  };
+  return {
+    shardWritesPerSecond: checked("SHARD_WRITES_PER_SECOND", shardWritesPerSecond.value()),
+    maxShards: checked("MAX_GROWN_SHARDS", maxGrownShards.value()),
+    hotForMs: HOT_FOR_MS,
+  };
 }
 
 /**

@@ -6,6 +6,8 @@ import { MAX_INTERVAL_MS } from "../rollup/plan";
 
 /** One batch holds 500 writes: create/reshard write the parent plus every shard in one batch. */
 export const HARD_MAX_SHARDS = 200;
+/** The most shards a counter may grow to (MAX_GROWN_SHARDS): growth adds them in commits of a few hundred. */
+export const HARD_MAX_GROWN_SHARDS = 10_000;
 /** The longest timeout of an event-driven 2nd-gen function. */
 const MAX_EVENT_TIMEOUT_SECONDS = 540;
 /** Memory sizes (MB) a 2nd-gen function can have. */
@@ -26,6 +28,8 @@ export const PARAM_RULES: Record<string, ParamRule> = {
   DEFAULT_SHARDS: { kind: "int", min: 1, max: HARD_MAX_SHARDS },
   MAX_SHARDS: { kind: "int", min: 1, max: HARD_MAX_SHARDS, why: "create and reshard write every shard in one batch" },
   MAX_DELTA: { kind: "int", min: 1, max: Number.MAX_SAFE_INTEGER },
+  SHARD_WRITES_PER_SECOND: { kind: "int", min: 1, max: 10_000 },
+  MAX_GROWN_SHARDS: { kind: "int", min: 1, max: HARD_MAX_GROWN_SHARDS, why: "the most shards growth, reset, reshard, delete and reconcile are built for" },
   ROLLUP_INTERVAL_MS: { kind: "int", min: 1, max: MAX_INTERVAL_MS, why: "a claimer waits up to one interval inside its invocation" },
   REQUEST_TTL_HOURS: { kind: "int", min: 1, max: 24 * 365 },
   ALLOW_UNAUTHENTICATED: { kind: "boolean" },

@@ -6,6 +6,7 @@ import type { MirrorTarget } from "./mirror-rules";
 import { mirrorRefs, writeMirrors } from "./mirror-writes";
 import { cleanupRef, COUNTERS, counterRef, shardRef } from "./paths";
 import { ADMIN_TRANSACTION_ATTEMPTS, rememberShape } from "./shape";
+import { NEW_SHARD } from "./shard-writes";
 import { shardIds } from "./shards";
 
 export interface CreateResult {
@@ -54,7 +55,7 @@ export async function createCounter(
           createdAt: FieldValue.serverTimestamp(),
           rollup: { commits: 0 },
         });
-        for (const shardId of shardIds(numShards)) tx.set(shardRef(db, id, shardId), { count: 0 });
+        for (const shardId of shardIds(numShards)) tx.set(shardRef(db, id, shardId), NEW_SHARD);
         // A counter created again after a delete starts its mirror at 0 too, not at the old total.
         writeMirrors(tx, id, mirrors, targets, 0);
       },

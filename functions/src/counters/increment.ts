@@ -6,6 +6,7 @@ import * as logger from "firebase-functions/logger";
 import { CounterError, GRPC, grpcCode } from "./errors";
 import { requestRef, shardRef } from "./paths";
 import { forgetShape, notForUnique, shapeOf } from "./shape";
+import { shardIncrement } from "./shard-writes";
 import { pickShard, type Random } from "./shards";
 
 /** A commit time as plain integers, the way it crosses the callable protocol (docs/api.md, incrementCounter). */
@@ -65,7 +66,7 @@ export async function incrementCounter(
         expireAt: Timestamp.fromMillis(now() + options.requestTtlMs),
       });
     }
-    batch.update(shardRef(db, counterId, shard), { count: FieldValue.increment(delta) });
+    batch.update(shardRef(db, counterId, shard), shardIncrement(delta));
     try {
       const [result] = await batch.commit(); // every write of a batch carries the batch's commit time
       return { counterId, shard, applied: true, writeTime: writeTimeOf(result!.writeTime) };
@@ -126,7 +127,7 @@ async function replayRequest(
       },
       { lastUpdateTime: snap.updateTime! },
     );
-    batch.update(shardRef(db, counterId, fresh), { count: FieldValue.increment(delta) });
+    batch.update(shardRef(db, counterId, fresh), shardIncrement(delta));
     try {
       const [result] = await batch.commit();
       return { counterId, shard: fresh, applied: true, writeTime: writeTimeOf(result!.writeTime) };

@@ -15,12 +15,13 @@
 // commit time into it, on condition that the record is still that version. The record is only ever
 // written so, with its version read as precondition, so its versions are the user's changes in commit
 // order, each pointing at the exact time of the one before.
-import { FieldValue, Timestamp, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
+import { Timestamp, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
 import { backoffMs, pause } from "./backoff";
 import { CounterError, GRPC, grpcCode } from "./errors";
 import { counterRef, memberRef, membershipRef, shardRef } from "./paths";
 import { matchesAny, type Template } from "./patterns";
 import { shapeIn } from "./shape";
+import { shardIncrement } from "./shard-writes";
 import { pickShard, type Random } from "./shards";
 import { writeTimeOf, type WriteTime } from "./increment";
 
@@ -121,7 +122,7 @@ export async function setMember(
     const change = { member, changedAt: null, previousChangedAt: previousChange(current!, record!) };
     if (record!.exists) batch.update(recordRef, change, { lastUpdateTime: record!.updateTime! });
     else batch.create(recordRef, change);
-    batch.update(shardRef(db, counterId, pickShard(numShards, random)), { count: FieldValue.increment(member ? 1 : -1) });
+    batch.update(shardRef(db, counterId, pickShard(numShards, random)), shardIncrement(member ? 1 : -1));
     await options.beforeCommit?.();
     let committedAt: Timestamp;
     try {

@@ -5,7 +5,8 @@ import { FieldValue, type Firestore, type Transaction } from "firebase-admin/fir
 import * as logger from "firebase-functions/logger";
 import { counterRef, shardRef } from "./paths";
 import { ADMIN_TRANSACTION_ATTEMPTS, forgetShape, shapeIn } from "./shape";
-import { readCount, removedShardIds, shardIds, spread } from "./shards";
+import { NEW_SHARD } from "./shard-writes";
+import { readCount, readWrites, removedShardIds, shardIds, spread } from "./shards";
 
 /**
  * Changes the number of shards without changing their sum. Up: new shards start at 0. Down: the removed
@@ -23,19 +24,27 @@ export async function reshardCounter(
       const current = await readNumShards(tx, db, counterId);
       if (current === numShards) return;
       if (numShards > current) {
-        for (const id of shardIds(numShards).slice(current)) tx.set(shardRef(db, counterId, id), { count: 0 });
+        for (const id of shardIds(numShards).slice(current)) tx.set(shardRef(db, counterId, id), NEW_SHARD);
       } else {
         const removed = await tx.getAll(...removedShardIds(current, numShards).map((id) => shardRef(db, counterId, id)));
         let folded = 0;
+        let foldedWrites = 0;
         for (const shard of removed) {
           const count = readCount(shard.exists ? shard.data() : undefined);
           if (count.malformed) {
             logger.error("reshard drops a malformed shard count", { counterId, shardId: shard.id, path: shard.ref.path });
           }
           folded += count.value;
+          foldedWrites += readWrites(shard.exists ? shard.data() : undefined);
         }
+        // The applied writes move with the counts, so the load the rollup measures (rollup/growth.ts)
+        // does not drop when shards go.
+        const writes = spread(foldedWrites, numShards);
         spread(folded, numShards).forEach((addend, i) => {
-          if (addend !== 0) tx.update(shardRef(db, counterId, i), { count: FieldValue.increment(addend) });
+          const update: Record<string, FieldValue> = {};
+          if (addend !== 0) update.count = FieldValue.increment(addend);
+          if (writes[i] !== 0) update.writes = FieldValue.increment(writes[i]!);
+          if (Object.keys(update).length > 0) tx.update(shardRef(db, counterId, i), update);
         });
         for (const shard of removed) tx.delete(shard.ref);
       }

@@ -41,6 +41,12 @@ export function readCount(data: Record<string, unknown> | undefined): ShardCount
   return { value: 0, malformed: true };
 }
 
+/** A shard's `writes` (applied increments, rollup/growth.ts); 0 when absent or not a safe non-negative integer. */
+export function readWrites(data: Record<string, unknown> | undefined): number {
+  const writes = data?.writes;
+  return typeof writes === "number" && Number.isSafeInteger(writes) && writes >= 0 ? writes : 0;
+}
+
 /**
  * Spreads `amount` over the kept shards `0 … keep-1` as evenly as integers allow, so that folding removed
  * shards into kept ones keeps the sum exact. Returns one addend per kept shard (zeros included).

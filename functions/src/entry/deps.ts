@@ -20,11 +20,12 @@ export function countersDb(): Firestore {
  * trigger's module keeps (one copy per instance); the sweep has none.
  */
 export function rollupDeps(memos: Pick<RollupDeps, "claims" | "leads"> = {}): RollupDeps {
-  const { intervalMs, staleAfterMs } = rollupConfig();
+  const { intervalMs, staleAfterMs, growth } = rollupConfig();
   return {
     store: firestoreRollupStore(countersDb(), { mirrors: rollupMirrorTargets }),
     intervalMs,
     staleAfterMs,
+    growth,
     nowMs: Date.now,
     sleep: pause,
     ...memos,

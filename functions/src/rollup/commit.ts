@@ -4,13 +4,15 @@
 // time. The write itself is the store's `commit`: one atomic write.
 import * as logger from "firebase-functions/logger";
 import { COUNTERS } from "../counters/paths";
-import { intervalToRecord } from "./plan";
-import type { ParentRead } from "./store";
+import { growthStep } from "./growth";
+import { intervalToRecord, type ParentView } from "./plan";
+import type { CommitFields, ParentRead } from "./store";
 import type { Run } from "./types";
 
 /** What one attempt to sum the shards and commit the total onto a parent came to. */
 export type CommitStep =
-  | { kind: "committed"; total: number; lagMs: number; readUs: number; intervalMs: number; version: string; commitUs: number }
+  /** Written; `after`: the parent as this commit left it (what a leading edge's joiners decide from). */
+  | { kind: "committed"; total: number; lagMs: number; readUs: number; version: string; after: ParentView }
   | { kind: "overflow" }
   /** The sum was read before `targetUs`, so it may miss writes it must cover; nothing was written. */
   | { kind: "early"; readUs: number }
@@ -37,7 +39,8 @@ export interface CommitTarget {
  */
 export async function sumAndCommit(run: Run, target: CommitTarget): Promise<CommitStep> {
   const { deps, ops } = run;
-  const read = await deps.store.sum(target.counterId);
+  const view = target.parent.view;
+  const read = await deps.store.sum(target.counterId, view.numShards);
   ops.aggregations += read.aggregations;
   ops.reads += read.reads;
   const sum = read.sum;
@@ -51,11 +54,36 @@ export async function sumAndCommit(run: Run, target: CommitTarget): Promise<Comm
   }
   if (sum.readUs < target.targetUs) return { kind: "early", readUs: sum.readUs };
   await deps.onStage?.("summed");
-  const intervalMs = intervalToRecord(deps.intervalMs, target.parent.view, target.leadWrittenAtUs);
-  const result = await deps.store.commit(target.counterId, target.parent, sum, { intervalMs });
+  const fields: CommitFields = { intervalMs: intervalToRecord(deps.intervalMs, view, target.leadWrittenAtUs) };
+  if (deps.growth !== undefined && sum.writes !== null && view.numShards !== null) {
+    // The load over the last interval, and the shards it needs (growth.ts): grown in this very commit.
+    const step = growthStep(view.load, view.numShards, sum.readUs, sum.writes, deps.growth);
+    fields.load = step.load;
+    if (step.numShards > view.numShards) fields.grow = { from: view.numShards, to: step.numShards };
+  }
+  const result = await deps.store.commit(target.counterId, target.parent, sum, fields);
   ops.reads += result.mirrorReads ?? 0;
   if (result.kind !== "committed") return { kind: result.kind };
-  ops.writes += 1 + (result.mirrorWrites ?? 0);
+  const grown = fields.grow === undefined ? 0 : fields.grow.to - fields.grow.from;
+  ops.writes += 1 + (result.mirrorWrites ?? 0) + grown;
+  if (fields.grow !== undefined) {
+    const load = fields.load!;
+    const rate = load.hot === null ? null : (load.writes - load.hot.writes) / ((load.readUs - load.hot.sinceUs) / 1e6);
+    logger.info("counter grew", {
+      counterId: target.counterId,
+      fromShards: fields.grow.from,
+      toShards: fields.grow.to,
+      writesPerSecond: rate === null ? null : Math.round(rate * 10) / 10,
+    });
+  }
   const lagMs = Math.max(0, deps.nowMs() - Math.floor(target.sinceUs / 1000));
-  return { kind: "committed", total: sum.total, lagMs, readUs: sum.readUs, intervalMs, version: result.version, commitUs: result.commitUs };
+  const after: ParentView = {
+    parentExists: true,
+    coveredUntilUs: sum.readUs,
+    lastCommitUs: result.commitUs,
+    recordedIntervalMs: fields.intervalMs,
+    numShards: fields.grow?.to ?? view.numShards,
+    load: fields.load ?? view.load,
+  };
+  return { kind: "committed", total: sum.total, lagMs, readUs: sum.readUs, version: result.version, after };
 }

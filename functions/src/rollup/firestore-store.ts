@@ -13,7 +13,9 @@ import {
 import { GRPC, grpcCode } from "../counters/errors";
 import type { MirrorTarget } from "../counters/mirror-rules";
 import { logMissingMirror, writeTargets } from "../counters/mirror-writes";
-import { counterRef, isUnderCounter, LEASE_ID, leaseRef, ROLLUP } from "../counters/paths";
+import { counterRef, isUnderCounter, LEASE_ID, leaseRef, ROLLUP, shardRef } from "../counters/paths";
+import { newShardMerge } from "../counters/shard-writes";
+import type { Load } from "./growth";
 import { MAX_INTERVAL_MS, microsFloor } from "./plan";
 import type { ClaimData, CommitFields, CommitResult, FoundClaim, LeaseRead, ParentRead, RollupStore, StaleClaims, SumRead } from "./store";
 import { commitMirrored, type MirroredCommit, type MirrorPort } from "./mirrored";
@@ -51,11 +53,11 @@ export function firestoreRollupStore(db: Firestore, options: FirestoreRollupStor
       }
     },
 
-    async sum(counterId): Promise<SumRead> {
+    async sum(counterId, numShards): Promise<SumRead> {
       const cost = { reads: 0, aggregations: 0 };
-      const sum = await sumShards(db, counterId, cost);
+      const sum = await sumShards(db, counterId, cost, numShards ?? undefined);
       const readUs = microsFloor(sum.readTime);
-      return { sum: sum.overflow ? { overflow: true, readUs } : { overflow: false, total: sum.total, readUs }, ...cost };
+      return { sum: sum.overflow ? { overflow: true, readUs } : { overflow: false, total: sum.total, writes: sum.writes, readUs }, ...cost };
     },
 
     async commit(counterId, parent, sum, fields): Promise<CommitResult> {
@@ -63,7 +65,7 @@ export function firestoreRollupStore(db: Firestore, options: FirestoreRollupStor
       const ref = counterRef(db, counterId);
       const readTime = timestampOfMicros(sum.readUs);
       const targets = options.mirrors?.(counterId) ?? [];
-      const commit = await commitTotalAt(ref, timestampOf(parent.version), sum.total, readTime, commitExtras(fields), targets, options.onMirrorStep);
+      const commit = await commitTotalAt(ref, timestampOf(parent.version), sum.total, readTime, commitExtras(fields), targets, options.onMirrorStep, fields.grow);
       if (commit.kind !== "committed") return { kind: commit.kind, mirrorReads: commit.reads };
       return {
         kind: "committed",
@@ -94,7 +96,36 @@ export function firestoreRollupStore(db: Firestore, options: FirestoreRollupStor
 }
 
 function commitExtras(fields: CommitFields): Record<string, unknown> {
-  return { "rollup.intervalMs": fields.intervalMs };
+  const extras: Record<string, unknown> = { "rollup.intervalMs": fields.intervalMs };
+  if (fields.load !== undefined) extras["rollup.load"] = storedLoad(fields.load);
+  if (fields.grow !== undefined) extras.numShards = fields.grow.to;
+  return extras;
+}
+
+/** `rollup.load` as stored: the measure's read time and writes, and the hot streak's (null when not hot). */
+function storedLoad(load: Load): Record<string, unknown> {
+  return {
+    readTime: timestampOfMicros(load.readUs),
+    writes: load.writes,
+    hotSince: load.hot === null ? null : timestampOfMicros(load.hot.sinceUs),
+    hotWrites: load.hot === null ? null : load.hot.writes,
+  };
+}
+
+/** `rollup.load` as the rollup reads it; null when absent or malformed (the next commit measures afresh). */
+function loadOf(parent: DocumentSnapshot): Load | null {
+  const load = parent.exists ? (parent.get("rollup.load") as unknown) : undefined;
+  if (typeof load !== "object" || load === null) return null;
+  const { readTime, writes, hotSince, hotWrites } = load as Record<string, unknown>;
+  if (!(readTime instanceof Timestamp) || typeof writes !== "number" || !Number.isSafeInteger(writes)) return null;
+  const hot = hotSince instanceof Timestamp && typeof hotWrites === "number" && Number.isSafeInteger(hotWrites) ? { sinceUs: microsFloor(hotSince), writes: hotWrites } : null;
+  return { readUs: microsFloor(readTime), writes, hot };
+}
+
+/** `numShards` if it holds a positive integer; null otherwise. */
+function numShardsOf(parent: DocumentSnapshot): number | null {
+  const value = parent.exists ? (parent.get("numShards") as unknown) : undefined;
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 1 ? value : null;
 }
 
 /** The parent's bookkeeping as the rollup reads it. */
@@ -106,6 +137,8 @@ function parentReadOf(parent: DocumentSnapshot): ParentRead {
       // When the rollup last wrote the parent: `rollup.committedAt`.
       lastCommitUs: timeFieldUs(parent, "rollup.committedAt"),
       recordedIntervalMs: recordedIntervalMs(parent),
+      numShards: numShardsOf(parent),
+      load: loadOf(parent),
     },
     version: parent.exists ? versionOf(parent.updateTime!) : null,
   };
@@ -192,6 +225,7 @@ async function commitTotalAt(
   extra: Record<string, unknown>,
   mirrors: readonly MirrorTarget[] = [],
   onStep?: (step: MirrorStep) => void | Promise<void>,
+  grow?: { from: number; to: number },
 ): Promise<MirroredCommit<WriteResult>> {
   const db = ref.firestore;
   const fields = {
@@ -206,6 +240,13 @@ async function commitTotalAt(
       await onStep?.("commit");
       const batch = db.batch();
       batch.update(ref, fields, { lastUpdateTime });
+      if (grow !== undefined) {
+        // New shards at 0, created with numShards (growth.ts). A merge of increment(0) creates a missing
+        // shard and leaves one that somehow exists as it is: nothing already counted is ever overwritten.
+        for (let i = grow.from; i < grow.to; i++) {
+          batch.set(shardRef(db, ref.id, i), newShardMerge(), { merge: true });
+        }
+      }
       writeTargets(batch, db, present, absent, total);
       const [result] = await batch.commit();
       return result!;

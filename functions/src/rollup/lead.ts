@@ -43,8 +43,7 @@ export async function leadingEdge(inv: Invocation, parent: ParentRead): Promise<
     const step = await sumAndCommit(inv, { counterId, parent, targetUs: at, leadWrittenAtUs: at, sinceUs: at });
     if (step.kind === "committed") {
       // The parent as the lead's commit left it: what a joiner written after the sum decides from.
-      const view = { parentExists: true, coveredUntilUs: step.readUs, lastCommitUs: step.commitUs, recordedIntervalMs: step.intervalMs };
-      outcome = { kind: "committed", readUs: step.readUs, after: { view, version: step.version } };
+      outcome = { kind: "committed", readUs: step.readUs, after: { view: step.after, version: step.version } };
       return { kind: "done", result: { kind: "committed", dueMs: null, total: step.total, lagMs: step.lagMs } };
     }
     if (step.kind === "overflow" || step.kind === "gone") {

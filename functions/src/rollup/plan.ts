@@ -77,6 +77,8 @@
 // So no window of one interval holds three. Under sustained load every write finds a commit less than an
 // interval before it, the leading edge never fires, and the parent is written once per slot.
 
+import type { Load } from "./growth";
+
 /** The largest ROLLUP_INTERVAL_MS (config/rules.ts holds the param to it): bounds every claim when the parent recorded no interval. */
 export const MAX_INTERVAL_MS = 60_000;
 
@@ -105,6 +107,10 @@ export interface ParentView {
   lastCommitUs: number | null;
   /** `rollup.intervalMs`, the interval the commits recorded; null if none (or not a valid interval). */
   recordedIntervalMs: number | null;
+  /** `numShards`; null if absent or not a positive integer (the rollup then neither measures nor grows). */
+  numShards: number | null;
+  /** `rollup.load`, the load the last commit measured (growth.ts); null if none. */
+  load: Load | null;
 }
 
 /** A pending claim, as the lease stores it. */

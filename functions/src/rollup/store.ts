@@ -3,6 +3,7 @@
 // runs over Firestore in production and in the emulator tests (firestore-store.ts), and over an in-memory store with the same
 // semantics in the model check (functions/test/unit/model). Times are microseconds (plan.ts); versions
 // are opaque tokens that a store turns back into its own preconditions.
+import type { Load } from "./growth";
 import type { Claim, ParentView } from "./plan";
 
 /** The parent document as the rollup sees it. */
@@ -26,7 +27,11 @@ export interface ClaimData extends Claim {
 }
 
 /** The shards' sum at one consistent read time; `overflow` when no exact JS number holds it. */
-export type ShardSum = { overflow: false; total: number; readUs: number } | { overflow: true; readUs: number };
+/**
+ * The shards' sum at one consistent read time; `overflow` when no exact JS number holds it. `writes`: the
+ * shards' applied writes at that read time (growth.ts), null when they could not be summed with it.
+ */
+export type ShardSum = { overflow: false; total: number; writes: number | null; readUs: number } | { overflow: true; readUs: number };
 
 /** A sum and what reading it cost. */
 export interface SumRead {
@@ -80,8 +85,11 @@ export interface RollupStore {
   writeClaim(counterId: string, current: LeaseRead, claim: ClaimData): Promise<string | null>;
   /** Deletes the lease if it is still at `version`; false if it changed or is gone. */
   deleteClaim(counterId: string, version: string): Promise<boolean>;
-  /** The shards' sum at one read time (sum.ts over Firestore). */
-  sum(counterId: string): Promise<SumRead>;
+  /**
+   * The shards' sum at one read time (sum.ts over Firestore). `numShards`: the parent's, when known; the
+   * applied writes are summed with the counts only then.
+   */
+  sum(counterId: string, numShards: number | null): Promise<SumRead>;
   /**
    * The one atomic write of a rollup: `total` = the sum and `rollup.readTime` = its read time (plus the
    * bookkeeping in `fields`), on condition that the parent is still at `parent.version`. Never creates it.
@@ -99,4 +107,12 @@ export interface RollupStore {
 export interface CommitFields {
   /** `rollup.intervalMs`: the interval to record (plan.ts, intervalToRecord). */
   intervalMs: number;
+  /** `rollup.load`: the load measured with this sum (growth.ts); absent when it was not measured (left as it is). */
+  load?: Load;
+  /**
+   * The counter grows: `numShards` goes from `from` (the parent's, which the commit's precondition pins)
+   * to `to`, and shards from..to-1 are created at 0 in the same atomic write, so every shard an increment
+   * can pick exists from the moment it can be picked.
+   */
+  grow?: { from: number; to: number };
 }

@@ -6,21 +6,43 @@ import { shardsRef } from "../counters/paths";
 import { readCount } from "../counters/shards";
 import type { RollupOps } from "./ops";
 
-export type ShardSumAt = { overflow: false; total: number; readTime: Timestamp } | { overflow: true; readTime: Timestamp };
+/**
+ * A sum at one read time. `writes`: the shards' `writes` summed at the same read time (the load the
+ * growth of shards is measured from, growth.ts); null when it could not be read with the total.
+ */
+export type ShardSumAt = { overflow: false; total: number; writes: number | null; readTime: Timestamp } | { overflow: true; readTime: Timestamp };
 
 /**
  * The sum of the shards' counts at one read time. The aggregation query costs one read per 1,000 shards;
+ * given the counter's `numShards` (as on the parent the sum will be committed onto), the same query also
+ * sums `writes` and counts the shards: a query with several aggregations takes only the documents that
+ * hold every field it sums, so the sums are used only when it took all `numShards` shards (a shard
+ * written before shards had `writes` lacks it until its next increment). Otherwise the counts are summed
+ * alone, as before, and `writes` is null.
  * if it returns something that is not a safe integer (a malformed shard slipped in, or the sum is beyond
  * 2^53), the shards are read one by one and malformed counts are taken as 0, as in the event path. A sum
  * of valid counts beyond Number.MAX_SAFE_INTEGER is reported as overflow, never rounded.
  */
-export async function sumShards(db: Firestore, counterId: string, ops?: Pick<RollupOps, "reads" | "aggregations">): Promise<ShardSumAt> {
+export async function sumShards(
+  db: Firestore,
+  counterId: string,
+  ops?: Pick<RollupOps, "reads" | "aggregations">,
+  numShards?: number,
+): Promise<ShardSumAt> {
   const col = shardsRef(db, counterId);
+  if (numShards !== undefined) {
+    const both = await col.aggregate({ total: AggregateField.sum("count"), writes: AggregateField.sum("writes"), shards: AggregateField.count() }).get();
+    if (ops !== undefined) ops.aggregations += 1;
+    const { total, writes, shards } = both.data();
+    if (shards === numShards && typeof total === "number" && Number.isSafeInteger(total) && typeof writes === "number" && Number.isSafeInteger(writes)) {
+      return { overflow: false, total, writes, readTime: both.readTime };
+    }
+  }
   const aggregate = await col.aggregate({ total: AggregateField.sum("count") }).get();
   if (ops !== undefined) ops.aggregations += 1;
   const total = aggregate.data().total;
   if (typeof total === "number" && Number.isSafeInteger(total)) {
-    return { overflow: false, total, readTime: aggregate.readTime };
+    return { overflow: false, total, writes: null, readTime: aggregate.readTime };
   }
   const docs = await col.get();
   if (ops !== undefined) ops.reads += Math.max(1, docs.size);
@@ -33,7 +55,7 @@ export async function sumShards(db: Firestore, counterId: string, ops?: Pick<Rol
   if (exact > BigInt(Number.MAX_SAFE_INTEGER) || exact < BigInt(Number.MIN_SAFE_INTEGER)) {
     return { overflow: true, readTime: docs.readTime };
   }
-  return { overflow: false, total: Number(exact), readTime: docs.readTime };
+  return { overflow: false, total: Number(exact), writes: null, readTime: docs.readTime };
 }
 
 /** The malformed-count rule's error log: the shard's path and a short, safe description of the value. */

@@ -2,6 +2,7 @@
 // store, the clock, the instance's memos), what it may end in, and the run in progress (its operations
 // so far). The steps (claim.ts, lead.ts, commit.ts, finish.ts) and the orchestrator (index.ts) import
 // these; nothing here imports a step.
+import type { GrowthSettings } from "./growth";
 import type { RollupOps } from "./ops";
 import type { ParentRead, RollupStore } from "./store";
 
@@ -58,6 +59,8 @@ export interface RollupDeps {
   claims?: ClaimMemo;
   /** This instance's leading edges (see LeadMemo); without it every leading event sums. */
   leads?: LeadMemo;
+  /** SHARD_WRITES_PER_SECOND and MAX_GROWN_SHARDS (growth.ts); without them no counter grows. */
+  growth?: GrowthSettings;
   /** Called as the rollup passes a stage; tests throw from it to simulate a crash at that point. */
   onStage?: (stage: RollupStage) => void | Promise<void>;
 }

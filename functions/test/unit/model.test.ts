@@ -37,15 +37,19 @@ describe("the rollup under random schedules (model check)", () => {
     let deliveries = 0;
     let crashes = 0;
     let dropped = 0;
+    let grew = 0;
+    let growths = 0;
     for (const seed of seeds) {
       const result = await runSchedule(seed);
       deliveries += result.deliveries;
       crashes += result.crashes;
       dropped += result.dropped;
+      growths += result.growths;
+      if (result.growths > 0) grew++;
       if (result.failures.length > 0) failed.push(result);
       if (single !== undefined) console.log(result.trace.join("\n"));
     }
-    console.log(`${seeds.length} schedules, ${deliveries} deliveries, ${crashes} crashed, ${dropped} events dropped for good; ${failed.length} failed` +
+    console.log(`${seeds.length} schedules, ${deliveries} deliveries, ${crashes} crashed, ${dropped} events dropped for good, ${grew} counters grew (${growths} steps); ${failed.length} failed` +
       (failed.length > 0 ? `: seeds ${failed.map((f) => f.shape.seed).slice(0, 50).join(", ")}` : ""));
     if (failed.length > 0) throw new Error(report(failed[0]!, single === undefined ? 80 : 0));
   });

@@ -31,7 +31,7 @@ function write(atMs: number, overrides: Partial<WriteFacts> = {}): WriteFacts {
 
 /** A busy counter by default: the rollup wrote the parent 200 ms before T0, with a 1 s interval recorded. */
 function view(overrides: Partial<ParentView> = {}): ParentView {
-  return { parentExists: true, coveredUntilUs: null, lastCommitUs: (T0_MS - 200) * 1000, recordedIntervalMs: INTERVAL, ...overrides };
+  return { parentExists: true, coveredUntilUs: null, lastCommitUs: (T0_MS - 200) * 1000, recordedIntervalMs: INTERVAL, numShards: 1, load: null, ...overrides };
 }
 
 function timing(nowMs: number, intervalMs = INTERVAL): Timing {

@@ -53,7 +53,7 @@ export function remoteStore(world: World, net: Network, fault: Fault): RollupSto
     readLease: (counterId: string) => call("other", () => world.readLease(counterId)),
     writeClaim: (counterId: string, current: LeaseRead, claim: ClaimData) => call("claim", () => world.writeClaim(counterId, current, claim)),
     deleteClaim: (counterId: string, version: string) => call("other", () => world.deleteClaim(counterId, version)),
-    sum: (counterId: string) => call("sum", () => world.sum(counterId)),
+    sum: (counterId: string, numShards: number | null) => call("sum", () => world.sum(counterId, numShards)),
     commit: (counterId: string, parent: ParentRead, sum: { total: number; readUs: number }, fields: CommitFields) =>
       call("commit", () => world.commit(counterId, parent, sum, fields)),
     staleClaims: (dueBeforeMs: number, limit: number, after?: object) => call("other", () => world.staleClaims(dueBeforeMs, limit, after)),

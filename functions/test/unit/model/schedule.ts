@@ -4,15 +4,19 @@
 // whether ROLLUP_INTERVAL_MS changes mid-run (a rolling deploy), whether the platform gives up on
 // some events for good (then the sweep runs, as the scheduled rollupSweep would), and whether the total
 // is mirrored to app documents that the app creates and deletes at any time, also between the steps of a
-// commit. The real rollup code (rollupShardWrite, sweepStaleClaims) runs every delivery over the
+// commit, and whether the counter is hot enough to grow its shards (growth.ts), with increments that pick
+// shards from a stale numShards and shards written before they counted their writes. The real rollup code (rollupShardWrite, sweepStaleClaims) runs every delivery over the
 // in-memory World; at the end the properties are checked:
 // - every write is covered (rollup.readTime at or after it) and total = Σ shards — except, in a
 //   schedule with dropped events, the writes of dropped events that never got as far as a claim: no one
 //   knows of those (the next increment, or reconcile, covers them);
 // - with an unchanged interval, no window of one interval holds more than two parent writes' read times;
 // - every mirror target that existed when the total was last written holds that total, and no commit
-//   ever said "gone" of a counter whose parent exists.
+//   ever said "gone" of a counter whose parent exists;
+// - the shards are exactly 0..numShards-1, a commit grows only from the numShards it read, at most x4 and
+//   never past MAX_GROWN_SHARDS, and a hot counter (sustained rate well above capacity, no faults) grew.
 import { rollupShardWrite } from "../../../src/rollup/index";
+import { GROW_CHUNK, MAX_STEP_FACTOR, type GrowthSettings } from "../../../src/rollup/growth";
 import { staleAfterMsFor } from "../../../src/rollup/plan";
 import { sweepStaleClaims } from "../../../src/rollup/sweep";
 import { type ClaimMemo, type LeadMemo, type ShardWrite } from "../../../src/rollup/types";
@@ -40,7 +44,15 @@ export interface Shape {
   newIntervalMs: number | null;
   changeAtMs: number | null;
   instances: number;
-  arrivals: "steady" | "bursty" | "sparse";
+  arrivals: "steady" | "bursty" | "sparse" | "hot";
+  /** Increments per second of a hot schedule (null otherwise). */
+  hotRate: number | null;
+  /** SHARD_WRITES_PER_SECOND, MAX_GROWN_SHARDS and the streak a counter must keep to grow. */
+  growth: GrowthSettings;
+  /** Shards created without `writes` (a counter from before shards counted them). */
+  legacyShards: boolean;
+  /** How stale an instance's numShards may be when it picks a shard (the shape cache's TTL). */
+  staleShapeMs: number;
   writes: number;
   numShards: number;
   resets: number;
@@ -74,6 +86,8 @@ export interface ScheduleResult {
   deliveries: number;
   crashes: number;
   dropped: number;
+  /** Growth steps the counter took. */
+  growths: number;
 }
 
 /** Deliveries of an event after which the simulated platform stops crashing it (so every event completes). */
@@ -87,14 +101,19 @@ function shapeOf(seed: number): Shape {
   const rng = rngOf(seed);
   const intervalMs = pick(rng, INTERVALS);
   const changes = chance(rng, 0.3);
+  const arrivals = pick(rng, ["steady", "bursty", "sparse", "hot"] as const);
   return {
     seed,
     intervalMs,
     newIntervalMs: changes ? pick(rng, INTERVALS.filter((i) => i !== intervalMs)) : null,
     changeAtMs: changes ? between(rng, 0, 8000) : null,
     instances: between(rng, 1, 4),
-    arrivals: pick(rng, ["steady", "bursty", "sparse"] as const),
-    writes: between(rng, 3, 40),
+    arrivals,
+    hotRate: arrivals === "hot" ? pick(rng, [8, 20, 60]) : null,
+    growth: { shardWritesPerSecond: pick(rng, [1, 2]), maxShards: pick(rng, [6, 40, 500]), hotForMs: pick(rng, [1000, 3000]) },
+    legacyShards: chance(rng, 0.2),
+    staleShapeMs: pick(rng, [0, 5000]),
+    writes: arrivals === "hot" ? between(rng, 60, 300) : between(rng, 3, 40),
     numShards: between(rng, 1, 5),
     resets: chance(rng, 0.15) ? between(rng, 1, 2) : 0,
     reshards: chance(rng, 0.15) ? between(rng, 1, 2) : 0,
@@ -122,6 +141,10 @@ function arrivalTimes(rng: Rng, shape: Shape): number[] {
       const burst = between(rng, 2, 12);
       for (let i = 0; i < burst && times.length < shape.writes; i++) times.push(t + between(rng, 0, 60));
       t += Math.round(shape.intervalMs * (0.3 + rng() * 3));
+    } else if (shape.arrivals === "hot") {
+      // A sustained rate, well past a few shards' capacity: Poisson arrivals at hotRate per second.
+      times.push(t);
+      t += Math.max(1, Math.round((-Math.log(1 - rng()) * 1000) / shape.hotRate!));
     } else {
       times.push(t);
       t += Math.max(1, Math.round(-Math.log(1 - rng()) * shape.intervalMs * 2.5));
@@ -158,7 +181,17 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
     claims: new Map(),
     leads: new Map(),
   }));
-  world.createCounter(counterId, shape.numShards);
+  world.createCounter(counterId, shape.numShards, shape.legacyShards);
+  // numShards over time, for instances whose cached shape is up to staleShapeMs old.
+  const shapes: { atUs: number; numShards: number }[] = [{ atUs: START_US, numShards: shape.numShards }];
+  const knownShards = (): number => {
+    const asOfUs = sim.now() - between(rng, 0, shape.staleShapeMs * 1000);
+    const current = world.state(counterId).numShards;
+    if (shapes[shapes.length - 1]!.numShards !== current) shapes.push({ atUs: sim.now(), numShards: current });
+    let known = shapes[0]!.numShards;
+    for (const s of shapes) if (s.atUs <= asOfUs) known = s.numShards;
+    return known;
+  };
 
   const deliver = (event: ShardWrite, attempt: number) => {
     const instance = pick(rng, instances);
@@ -176,6 +209,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
       sleep: (waitMs) => sim.sleep(waitMs),
       claims: instance.claims,
       leads: instance.leads,
+      growth: shape.growth,
     })
       .then((outcome) => {
         log(`done    ${label}: ${JSON.stringify({ ...outcome, ops: undefined })}`);
@@ -226,7 +260,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
   for (const t of times) {
     sim.at(START_US + t * 1000, () => {
       const delta = chance(rng, 0.2) ? -between(rng, 1, 3) : between(rng, 1, 5);
-      const event = world.increment(counterId, between(rng, 0, 99), delta);
+      const event = world.increment(counterId, between(rng, 0, 9999), delta, knownShards());
       log(`write   ${event.eventId} shard ${event.shardId} ${delta > 0 ? "+" : ""}${delta}`);
       publish([event]);
     });
@@ -262,6 +296,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
       staleAfterMs: staleAfterMsFor(instance.intervalMs),
       nowMs: () => Math.floor(sim.now() / 1000),
       sleep: (waitMs) => sim.sleep(waitMs),
+      growth: shape.growth,
     }).then(
       (report) => log(`swept: ${JSON.stringify({ ...report, ops: undefined })}`),
       (error: unknown) => failures.push(`the sweep threw: ${String(error)}`),
@@ -295,13 +330,25 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
   }
   failures.push(...world.violations);
   if (state.staleMirrors.length > 0) failures.push(`mirror targets not holding the total: ${state.staleMirrors.join(", ")}`);
+  if (state.misplacedShards.length > 0) failures.push(`shards outside 0..${state.numShards - 1}: ${state.misplacedShards.join(", ")}`);
+  for (const g of state.growths) {
+    if (g.to > g.from * MAX_STEP_FACTOR || g.to > g.from + GROW_CHUNK || g.to > shape.growth.maxShards) {
+      failures.push(`grew ${g.from} -> ${g.to} in one step (at most x${MAX_STEP_FACTOR}, +${GROW_CHUNK}, ${shape.growth.maxShards} shards)`);
+    }
+  }
+  if (state.growths.length > 0) log(`grew: ${state.growths.map((g) => `${g.from}->${g.to} at ${((g.atUs - START_US) / 1000).toFixed(0)} ms`).join(", ")}`);
+  const hotEnough = shape.hotRate !== null && shape.hotRate >= 4 * shape.numShards * shape.growth.shardWritesPerSecond && shape.growth.maxShards > shape.numShards;
+  const undisturbed = !shape.legacyShards && shape.crashChance === 0 && shape.dropChance === 0 && shape.reshards === 0 && shape.resets === 0;
+  if (hotEnough && undisturbed && endMs > 3 * shape.growth.hotForMs && state.growths.length === 0) {
+    failures.push(`a counter at ${shape.hotRate} writes/s for ${endMs} ms on ${shape.numShards} shards never grew`);
+  }
   if (shape.newIntervalMs === null) {
     const busiest = mostWithin(state.commits.map((c) => c.readUs), shape.intervalMs * 1000);
     if (busiest.count > 2) {
       failures.push(`${busiest.count} parent writes read within one interval (${shape.intervalMs} ms), from ${((busiest.fromUs - START_US) / 1000).toFixed(3)} ms`);
     }
   }
-  return { shape, failures, trace, deliveries, crashes, dropped: dropped.size };
+  return { shape, failures, trace, deliveries, crashes, dropped: dropped.size, growths: state.growths.length };
 }
 
 /** The most of `timesUs` within any half-open window of `windowUs`, and where that window starts. */

@@ -9,6 +9,7 @@
 // commit (rollup/mirrored.ts) over this store's atomic write and consistent read.
 import { GRPC } from "../../../src/counters/errors";
 import type { MirrorTarget } from "../../../src/counters/mirror-rules";
+import type { Load } from "../../../src/rollup/growth";
 import type { ParentView } from "../../../src/rollup/plan";
 import { commitMirrored, type MirrorPort } from "../../../src/rollup/mirrored";
 import type { ClaimCursor, ClaimData, CommitFields, CommitResult, LeaseRead, ParentRead, RollupStore, StaleClaims, SumRead } from "../../../src/rollup/store";
@@ -21,6 +22,7 @@ interface Parent {
   readUs: number | null;
   committedUs: number | null;
   recordedIntervalMs: number | null;
+  load: Load | null;
   updateUs: number;
 }
 
@@ -31,7 +33,16 @@ interface Lease {
 
 interface Shard {
   count: number;
+  /** Applied writes (rollup/growth.ts); null on a shard written before shards counted them (an upgrade). */
+  writes: number | null;
   updateUs: number;
+}
+
+/** A counter that grew: when, and from and to how many shards. */
+export interface GrowthRecord {
+  atUs: number;
+  from: number;
+  to: number;
 }
 
 /** A rollup commit, as the model's properties look at it. */
@@ -55,6 +66,7 @@ interface Counter {
   shards: Map<string, Shard>;
   lease: Lease | null;
   commits: CommitRecord[];
+  growths: GrowthRecord[];
   /** Every shard write that changed a count, with its event: the properties check each is covered. */
   writes: { atUs: number; eventId: string }[];
 }
@@ -108,7 +120,7 @@ export class World implements RollupStore {
   private counter(counterId: string): Counter {
     let c = this.counters.get(counterId);
     if (c === undefined) {
-      c = { parent: null, totalWrittenUs: 0, shards: new Map(), lease: null, commits: [], writes: [] };
+      c = { parent: null, totalWrittenUs: 0, shards: new Map(), lease: null, commits: [], growths: [], writes: [] };
       this.counters.set(counterId, c);
     }
     return c;
@@ -116,11 +128,12 @@ export class World implements RollupStore {
 
   // --- the callables' writes ------------------------------------------------------------------------
 
-  createCounter(counterId: string, numShards: number): void {
+  /** `legacy`: shards without `writes`, as a counter created before shards counted them. */
+  createCounter(counterId: string, numShards: number, legacy = false): void {
     const c = this.counter(counterId);
     const at = this.commitTime();
-    c.parent = { total: 0, numShards, readUs: null, committedUs: null, recordedIntervalMs: null, updateUs: at };
-    for (let i = 0; i < numShards; i++) c.shards.set(String(i), { count: 0, updateUs: at });
+    c.parent = { total: 0, numShards, readUs: null, committedUs: null, recordedIntervalMs: null, load: null, updateUs: at };
+    for (let i = 0; i < numShards; i++) c.shards.set(String(i), { count: 0, writes: legacy ? null : 0, updateUs: at });
     this.writeTotal(c, 0, at);
   }
 
@@ -146,15 +159,21 @@ export class World implements RollupStore {
     return [...new Set(this.mirrors.map((t) => t.path))];
   }
 
-  /** Adds `delta` to a shard (as incrementCounter's batch does) and returns its event. */
-  increment(counterId: string, shard: number, delta: number): ShardWrite {
+  /**
+   * Adds `delta` to a shard (as incrementCounter's batch does) and returns its event. `knownShards`: the
+   * numShards the caller's instance knows (its cache may be stale); a shard that does not exist fails the
+   * write (update() on a missing document) and the caller picks again with the parent's numShards.
+   */
+  increment(counterId: string, random: number, delta: number, knownShards?: number): ShardWrite {
     const c = this.counter(counterId);
     const numShards = c.parent!.numShards;
-    const shardId = String(shard % numShards);
+    let shardId = String(random % (knownShards ?? numShards));
+    if (!c.shards.has(shardId)) shardId = String(random % numShards);
     const s = c.shards.get(shardId)!;
     const at = this.commitTime();
     const before = { count: s.count };
     s.count += delta;
+    s.writes = (s.writes ?? 0) + 1;
     s.updateUs = at;
     return this.changed(c, this.event(counterId, shardId, at, before, { count: s.count }));
   }
@@ -196,17 +215,23 @@ export class World implements RollupStore {
     const events: ShardWrite[] = [];
     if (numShards > p.numShards) {
       for (let i = p.numShards; i < numShards; i++) {
-        c.shards.set(String(i), { count: 0, updateUs: at });
+        c.shards.set(String(i), { count: 0, writes: 0, updateUs: at });
         events.push(this.event(counterId, String(i), at, undefined, { count: 0 }));
       }
     } else {
       let folded = 0;
+      let foldedWrites = 0;
       for (let i = numShards; i < p.numShards; i++) {
         const s = c.shards.get(String(i))!;
         folded += s.count;
+        foldedWrites += s.writes ?? 0;
         c.shards.delete(String(i));
         const event = this.event(counterId, String(i), at, { count: s.count }, undefined);
         events.push(s.count !== 0 ? this.changed(c, event) : event);
+      }
+      if (foldedWrites !== 0) {
+        const s = c.shards.get("0")!;
+        s.writes = (s.writes ?? 0) + foldedWrites;
       }
       if (folded !== 0) {
         const s = c.shards.get("0")!;
@@ -244,6 +269,10 @@ export class World implements RollupStore {
     shardSum: number;
     writes: { atUs: number; eventId: string }[];
     commits: CommitRecord[];
+    growths: GrowthRecord[];
+    numShards: number;
+    /** Shard ids that exist beyond 0..numShards-1, and ids in that range that are missing. */
+    misplacedShards: string[];
     lease: Lease | null;
     /** Targets that existed when `total` was last written but do not hold it now. */
     staleMirrors: string[];
@@ -264,6 +293,9 @@ export class World implements RollupStore {
       shardSum,
       writes: c.writes,
       commits: c.commits,
+      growths: c.growths,
+      numShards: c.parent?.numShards ?? 0,
+      misplacedShards: this.misplacedShards(c),
       lease: c.lease,
       staleMirrors,
     };
@@ -282,6 +314,8 @@ export class World implements RollupStore {
       coveredUntilUs: p?.readUs ?? null,
       lastCommitUs: p?.committedUs ?? null,
       recordedIntervalMs: p?.recordedIntervalMs ?? null,
+      numShards: p?.numShards ?? null,
+      load: p?.load ?? null,
     };
     return { view, version: p === null ? null : String(p.updateUs) };
   }
@@ -312,11 +346,25 @@ export class World implements RollupStore {
     return Promise.resolve(true);
   }
 
-  sum(counterId: string): Promise<SumRead> {
+  /** As sum.ts: the writes only when every one of `numShards` shards holds them (else the counts alone, in a second query). */
+  sum(counterId: string, numShards: number | null): Promise<SumRead> {
     const c = this.counter(counterId);
     let total = 0;
-    for (const s of c.shards.values()) total += s.count;
-    return Promise.resolve({ sum: { overflow: false, total, readUs: this.readTime() }, aggregations: 1, reads: 0 });
+    let writes: number | null = 0;
+    for (const s of c.shards.values()) {
+      total += s.count;
+      writes = writes === null || s.writes === null ? null : writes + s.writes;
+    }
+    if (numShards === null || numShards !== c.shards.size) writes = null;
+    const aggregations = numShards !== null && writes === null ? 2 : 1;
+    return Promise.resolve({ sum: { overflow: false, total, writes, readUs: this.readTime() }, aggregations, reads: 0 });
+  }
+
+  private misplacedShards(c: Counter): string[] {
+    const n = c.parent?.numShards ?? 0;
+    const wrong = [...c.shards.keys()].filter((id) => !(Number(id) < n && String(Number(id)) === id));
+    for (let i = 0; i < n; i++) if (!c.shards.has(String(i))) wrong.push(`missing ${i}`);
+    return wrong;
   }
 
   async commit(counterId: string, parent: ParentRead, sum: { total: number; readUs: number }, fields: CommitFields): Promise<CommitResult> {
@@ -339,6 +387,18 @@ export class World implements RollupStore {
         p!.readUs = sum.readUs;
         p!.committedUs = at;
         p!.recordedIntervalMs = fields.intervalMs;
+        if (fields.load !== undefined) p!.load = fields.load;
+        if (fields.grow !== undefined) {
+          // Precondition: the parent is the version read, so its numShards is the one the growth read.
+          if (fields.grow.from !== p!.numShards || fields.grow.to <= fields.grow.from) {
+            this.violations.push(`a commit grew ${fields.grow.from} -> ${fields.grow.to} on a parent with ${p!.numShards} shards`);
+          }
+          for (let i = fields.grow.from; i < fields.grow.to; i++) {
+            if (!c.shards.has(String(i))) c.shards.set(String(i), { count: 0, writes: 0, updateUs: at });
+          }
+          p!.numShards = fields.grow.to;
+          c.growths.push({ atUs: at, from: fields.grow.from, to: fields.grow.to });
+        }
         p!.updateUs = at;
         c.totalWrittenUs = at;
         for (const target of present) this.targets.get(target.path)!.fields[target.field] = sum.total;
