@@ -6,6 +6,7 @@ import { logger } from "./logger";
 import { microsCeil } from "../../src/rollup/plan";
 import { firestoreRollupStore } from "../../src/rollup/firestore-store";
 import { staleAfterMsFor } from "../../src/rollup/plan";
+import { HOT_FOR_MS } from "../../src/rollup/growth";
 import { type RollupDeps, type ShardWrite } from "../../src/rollup/types";
 import type { RecordedWrite } from "./functions";
 
@@ -24,12 +25,17 @@ export function shardWriteOf(write: RecordedWrite): ShardWrite {
   };
 }
 
-/** What the trigger gives the rollup (the Firestore store, the interval, the real clock), with overrides. */
+/** What the trigger gives the rollup (the Firestore store, the interval, growth, the real clock), with overrides. */
 export function rollupDeps(overrides: Partial<RollupDeps> = {}): RollupDeps {
   return {
     store: firestoreRollupStore(getFirestore()),
     intervalMs: INTERVAL_MS,
     staleAfterMs: staleAfterMsFor(INTERVAL_MS),
+    growth: {
+      shardWritesPerSecond: Number(process.env.SHARD_WRITES_PER_SECOND),
+      maxShards: Number(process.env.MAX_GROWN_SHARDS),
+      hotForMs: HOT_FOR_MS,
+    },
     nowMs: Date.now,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     ...overrides,
