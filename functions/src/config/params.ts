@@ -2,9 +2,11 @@
 // no secrets) so that the emulator never prompts for one; override per project in .env.<projectId>.
 import { defineBoolean, defineInt, defineString } from "firebase-functions/params";
 
+// 1: a counter starts as cheap as a counter can be (its create writes 2 documents) and grows its shards
+// when its load asks for them (docs/growth.md, "Where a counter starts").
 export const defaultShards = defineInt("DEFAULT_SHARDS", {
-  default: 10,
-  description: "Shards given to a counter created without numShards.",
+  default: 1,
+  description: "Shards given to a counter created without numShards; it grows more under load (docs/growth.md).",
 });
 
 export const maxShards = defineInt("MAX_SHARDS", {

@@ -11,7 +11,7 @@ jest.setTimeout(300_000);
 
 const RELOAD_MS = 120_000;
 const SETTLE_MS = 15_000;
-/** 7, not DEFAULT_SHARDS (10): a create without numShards tells which value the functions run with. */
+/** 7, not DEFAULT_SHARDS (1): a create without numShards tells which value the functions run with. */
 const KINDS = "e2e-kind-{id}-views=shards:7;maxDelta:1";
 const db = e2eAdminDb();
 

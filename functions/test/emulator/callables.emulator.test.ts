@@ -32,8 +32,8 @@ describe("createCounter", () => {
 
   it("uses the DEFAULT_SHARDS param when numShards is omitted", async () => {
     const counterId = uniqueId("default");
-    await expect(call(createCounter, { counterId })).resolves.toEqual({ counterId, numShards: 10, unique: false });
-    expect((await readCounter(counterId)).numShards).toBe(10);
+    await expect(call(createCounter, { counterId })).resolves.toEqual({ counterId, numShards: 1, unique: false });
+    expect((await readCounter(counterId)).numShards).toBe(1);
   });
 
   it("makes an auto id when counterId is omitted", async () => {

@@ -93,14 +93,14 @@ describe("createCounter with COUNTER_KINDS", () => {
     const counterId = `kind-${uniqueId("p")}-clicks`;
     await expect(call(createCounter, { counterId, numShards: 3 })).resolves.toMatchObject({ numShards: 3 });
     const other = `kind-${uniqueId("p")}-clicks`;
-    await expect(call(createCounter, { counterId: other })).resolves.toMatchObject({ numShards: 10 }); // DEFAULT_SHARDS
+    await expect(call(createCounter, { counterId: other })).resolves.toMatchObject({ numShards: 1 }); // DEFAULT_SHARDS
   });
 
   it("leaves ids that match no kind as before: any numShards within MAX_SHARDS, DEFAULT_SHARDS when omitted", async () => {
     const counterId = `kind-${uniqueId("p")}-shares`;
     await expect(call(createCounter, { counterId, numShards: 1 })).resolves.toMatchObject({ numShards: 1 });
     const other = `kind-${uniqueId("p")}-views-2`; // the placeholder cannot stretch past the suffix
-    await expect(call(createCounter, { counterId: other })).resolves.toMatchObject({ numShards: 10 });
+    await expect(call(createCounter, { counterId: other })).resolves.toMatchObject({ numShards: 1 }); // DEFAULT_SHARDS
   });
 
   it("does not make a counter unique: uniqueness comes from UNIQUE_COUNTERS alone", async () => {
@@ -285,7 +285,7 @@ describe("COUNTER_KINDS beyond the deployed limits (one deploy lowering MAX_SHAR
     await expect(call<Created>(createCounter, { counterId: likes })).resolves.toMatchObject({ numShards: 4 });
     await expect(call(incrementCounter, { counterId: likes, delta: 5 })).resolves.toMatchObject({ applied: true });
     const free = uniqueId("kind-free");
-    await expect(call<Created>(createCounter, { counterId: free })).resolves.toMatchObject({ numShards: 10 });
+    await expect(call<Created>(createCounter, { counterId: free })).resolves.toMatchObject({ numShards: 1 }); // DEFAULT_SHARDS
     await expect(call(incrementCounter, { counterId: free, delta: -5 })).resolves.toMatchObject({ applied: true });
     await expectRefused(call(incrementCounter, { counterId: free, delta: 6 }), "invalid-argument", /delta/);
     expect(await shardSum(likes)).toBe(5);
