@@ -32,6 +32,7 @@ import { paramProblem, relationProblems, type CreatePolicy, type RawValue } from
 export interface Config {
   defaultShards: number;
   maxShards: number;
+  maxGrownShards: number;
   maxDelta: number;
   requestTtlMs: number;
   allowUnauthenticated: boolean;
@@ -44,6 +45,7 @@ export function config(): Config {
   const values = {
     DEFAULT_SHARDS: defaultShards.value(),
     MAX_SHARDS: maxShards.value(),
+    MAX_GROWN_SHARDS: maxGrownShards.value(),
     MAX_DELTA: maxDelta.value(),
     REQUEST_TTL_HOURS: requestTtlHours.value(),
     RATE_LIMIT_PER_MINUTE: rateLimitPerMinute.value(),
@@ -55,6 +57,7 @@ export function config(): Config {
   return {
     defaultShards: values.DEFAULT_SHARDS,
     maxShards: values.MAX_SHARDS,
+    maxGrownShards: values.MAX_GROWN_SHARDS,
     maxDelta: values.MAX_DELTA,
     requestTtlMs: values.REQUEST_TTL_HOURS * 3_600_000,
     allowUnauthenticated: allowUnauthenticated.value(),

@@ -4,7 +4,7 @@
 // import: the preflight loads it outside the functions.
 import { MAX_INTERVAL_MS } from "../rollup/plan";
 
-/** One batch holds 500 writes: create/reshard write the parent plus every shard in one batch. */
+/** The most shards a caller may ask createCounter for (MAX_SHARDS); a counter grows past it (below). */
 export const HARD_MAX_SHARDS = 200;
 /** The most shards a counter may grow to (MAX_GROWN_SHARDS): growth adds them in commits of a few hundred. */
 export const HARD_MAX_GROWN_SHARDS = 10_000;
@@ -26,7 +26,7 @@ export type ParamRule =
 /** Every param this codebase declares (params.ts) that has a range, with that range. */
 export const PARAM_RULES: Record<string, ParamRule> = {
   DEFAULT_SHARDS: { kind: "int", min: 1, max: HARD_MAX_SHARDS },
-  MAX_SHARDS: { kind: "int", min: 1, max: HARD_MAX_SHARDS, why: "create and reshard write every shard in one batch" },
+  MAX_SHARDS: { kind: "int", min: 1, max: HARD_MAX_SHARDS, why: "what createCounter may be asked for; counters grow past it up to MAX_GROWN_SHARDS" },
   MAX_DELTA: { kind: "int", min: 1, max: Number.MAX_SAFE_INTEGER },
   SHARD_WRITES_PER_SECOND: { kind: "int", min: 1, max: 10_000 },
   MAX_GROWN_SHARDS: { kind: "int", min: 1, max: HARD_MAX_GROWN_SHARDS, why: "the most shards growth, reset, reshard, delete and reconcile are built for" },

@@ -7,7 +7,10 @@ export const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** Bounds that come from params, so schemas are built per request with the deployed values. */
 export interface Limits {
+  /** MAX_SHARDS: what createCounter may be asked for. */
   maxShards: number;
+  /** MAX_GROWN_SHARDS: what reshardCounter (admin) may go up to, as far as counters grow by themselves. */
+  maxGrownShards: number;
   maxDelta: number;
 }
 
@@ -75,7 +78,7 @@ export function counterOnlyInput() {
 export function reshardCounterInput(limits: Limits) {
   return request({
     counterId: idField("counterId"),
-    numShards: intField("numShards", 1, limits.maxShards),
+    numShards: intField("numShards", 1, limits.maxGrownShards),
   });
 }
 

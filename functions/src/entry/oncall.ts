@@ -102,7 +102,7 @@ async function handleCall<S extends z.ZodType, R>(
     // object's prototype instead of a key zod could see. Refuse it like any other unknown field.
     throw new HttpsError("invalid-argument", 'unknown field "__proto__": not part of this request');
   }
-  const parsed = spec.schema({ maxShards: settings.maxShards, maxDelta: settings.maxDelta }).safeParse(request.data);
+  const parsed = spec.schema({ maxShards: settings.maxShards, maxGrownShards: settings.maxGrownShards, maxDelta: settings.maxDelta }).safeParse(request.data);
   if (!parsed.success) throw new HttpsError("invalid-argument", describeIssue(parsed.error));
 
   try {

@@ -385,11 +385,11 @@ describe("reshardCounter", () => {
     expect(await shardSum(counterId)).toBe(2);
   });
 
-  it("rejects numShards above MAX_SHARDS with invalid-argument", async () => {
+  it("rejects numShards above MAX_GROWN_SHARDS with invalid-argument", async () => {
     const counterId = await newCounter("too-many", 3);
-    const error = await errorOf(call(reshardCounter, { counterId, numShards: 201 }, ADMIN));
+    const error = await errorOf(call(reshardCounter, { counterId, numShards: Number(process.env.MAX_GROWN_SHARDS) + 1 }, ADMIN));
     expect(error.code).toBe("invalid-argument");
-    expect(error.message).toMatch(/numShards/);
+    expect(error.message).toMatch(/numShards must be an integer from 1 to 1000/);
     expect(await shardIdsOf(counterId)).toEqual(["0", "1", "2"]);
   });
 

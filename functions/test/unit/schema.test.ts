@@ -1,7 +1,7 @@
 import { type z } from "zod";
-import { createCounterInput, describeIssue, incrementCounterInput } from "../../src/counters/schema";
+import { createCounterInput, describeIssue, incrementCounterInput, reshardCounterInput } from "../../src/counters/schema";
 
-const limits = { maxShards: 200, maxDelta: 1000 };
+const limits = { maxShards: 200, maxGrownShards: 1000, maxDelta: 1000 };
 
 function message(schema: z.ZodType, data: unknown): string {
   const result = schema.safeParse(data);
@@ -28,11 +28,18 @@ describe("describeIssue", () => {
   });
 
   it("uses the deployed bounds in the message", () => {
-    expect(message(createCounterInput({ maxShards: 50, maxDelta: 5 }), { numShards: 51 })).toBe(
+    expect(message(createCounterInput({ maxShards: 50, maxGrownShards: 1000, maxDelta: 5 }), { numShards: 51 })).toBe(
       "numShards must be an integer from 1 to 50",
     );
-    expect(message(incrementCounterInput({ maxShards: 50, maxDelta: 5 }), { counterId: "a", delta: 6 })).toBe(
+    expect(message(incrementCounterInput({ maxShards: 50, maxGrownShards: 1000, maxDelta: 5 }), { counterId: "a", delta: 6 })).toBe(
       "delta must be a non-zero integer from -5 to 5",
     );
+  });
+
+  it("lets reshardCounter go up to MAX_GROWN_SHARDS, where createCounter stops at MAX_SHARDS", () => {
+    const bounds = { maxShards: 50, maxGrownShards: 1000, maxDelta: 5 };
+    expect(reshardCounterInput(bounds).safeParse({ counterId: "a", numShards: 1000 }).success).toBe(true);
+    expect(message(reshardCounterInput(bounds), { counterId: "a", numShards: 1001 })).toBe("numShards must be an integer from 1 to 1000");
+    expect(message(createCounterInput(bounds), { numShards: 51 })).toBe("numShards must be an integer from 1 to 50");
   });
 });

@@ -1,0 +1,79 @@
+// A counter at MAX_GROWN_SHARDS (1000) shards, as growth can make one (docs/growth.md): reshard up to it,
+// increments over every shard, reset, reshard down and up again, reconcile and delete, each through the
+// callable or the tool an operator runs, each exact. Each operation is one transaction or batch of up to
+// about a thousand writes: Firestore bounds a commit by its size (10 MiB), not by its number of writes,
+// and a thousand shard writes are a few dozen KiB.
+import { randomUUID } from "node:crypto";
+import { ADMIN, call, db, documentsUnder, functions, newCounter, readCounter, shardSum } from "../helpers/functions";
+import { requireEmulators } from "../helpers/emulators";
+import { withConcurrency } from "../helpers/client";
+import { rollupDeps } from "../helpers/rollup";
+import { incrementCounter } from "../../src/counters/increment";
+import { counterRef, shardsRef } from "../../src/counters/paths";
+import { rollupShardWrite } from "../../src/rollup/index";
+import { microsCeil } from "../../src/rollup/plan";
+import { reconcileCounter } from "../../../scripts/lib/reconcile";
+
+jest.setTimeout(300_000);
+
+beforeAll(requireEmulators);
+
+const MAX_GROWN = Number(process.env.MAX_GROWN_SHARDS);
+const { reshardCounter, resetCounter, deleteCounter } = functions;
+
+async function shardIds(counterId: string): Promise<string[]> {
+  return (await shardsRef(db, counterId).select().get()).docs.map((d) => d.id).sort((a, b) => Number(a) - Number(b));
+}
+
+const range = (n: number) => Array.from({ length: n }, (_, i) => String(i));
+
+/** `n` increments of +1 through incrementCounter's write (random shards), the last one's event rolled up. */
+async function increments(counterId: string, n: number): Promise<void> {
+  const results = await withConcurrency(32, Array.from({ length: n }, () => () => incrementCounter(db, counterId, 1, { requestTtlMs: 3_600_000 })));
+  const last = results.reduce((a, b) => (microsCeil(a.writeTime) > microsCeil(b.writeTime) ? a : b));
+  // One event after every write: its rollup sums all 1000 shards (the claim path or the leading edge).
+  await rollupShardWrite(
+    { eventId: randomUUID(), counterId, shardId: String(last.shard), writtenAtUs: microsCeil(last.writeTime), before: { count: 0 }, after: { count: 1 } },
+    rollupDeps(),
+  );
+}
+
+describe(`a counter at MAX_GROWN_SHARDS (${MAX_GROWN}) shards`, () => {
+  it("reshards up to it, takes increments on all of them, resets, reshards down and up, reconciles and deletes, exactly", async () => {
+    const counterId = await newCounter("scale", 200); // MAX_SHARDS: what createCounter may be asked for
+    await call(reshardCounter, { counterId, numShards: MAX_GROWN }, ADMIN);
+    expect(await shardIds(counterId)).toEqual(range(MAX_GROWN));
+    expect((await readCounter(counterId)).numShards).toBe(MAX_GROWN);
+
+    await increments(counterId, 3000);
+    expect(await shardSum(counterId)).toBe(3000);
+    expect((await readCounter(counterId)).total).toBe(3000);
+    const touched = (await shardsRef(db, counterId).where("count", ">", 0).get()).size;
+    expect(touched).toBeGreaterThan(900); // 3000 random picks over 1000 shards leave about 50 untouched
+
+    // Reset: one consistent read of all 1000 shards, one batch subtracting what each held.
+    await call(resetCounter, { counterId }, ADMIN);
+    expect(await shardSum(counterId)).toBe(0);
+    expect((await readCounter(counterId)).total).toBe(0);
+
+    // Down: 990 shards read, folded into 10 and deleted in one transaction; the sum stays.
+    await increments(counterId, 500);
+    await call(reshardCounter, { counterId, numShards: 10 }, ADMIN);
+    expect(await shardIds(counterId)).toEqual(range(10));
+    expect(await shardSum(counterId)).toBe(500);
+    const writes = (await shardsRef(db, counterId).get()).docs.reduce((n, d) => n + (d.get("writes") as number), 0);
+    expect(writes).toBe(3500); // the applied writes (growth's measure) move with the counts
+
+    // Up again, and a drift reconcile finds and repairs at this size.
+    await call(reshardCounter, { counterId, numShards: MAX_GROWN }, ADMIN);
+    await increments(counterId, 1000);
+    await counterRef(db, counterId).update({ total: 7 }); // a hand edit: drift
+    const check = await reconcileCounter(db, await counterRef(db, counterId).get(), true);
+    expect(check).toMatchObject({ status: "drift", sum: 1500, drift: 7 - 1500, numShards: MAX_GROWN, strayShards: [], missingShards: [], fixed: true });
+    expect((await readCounter(counterId)).total).toBe(1500);
+
+    // Delete: the parent and all 1000 shards in one transaction.
+    await call(deleteCounter, { counterId }, ADMIN);
+    expect(await documentsUnder(counterId)).toEqual([]);
+  });
+});
