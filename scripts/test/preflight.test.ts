@@ -354,6 +354,13 @@ describe("preflight", () => {
     expect(indexes.message).toContain("no collection-group index on exactCounterRollup.dueAt");
   });
 
+  it("fails when the shards' index on (count, writes), which the rollup's one aggregation reads, is gone", async () => {
+    const dir = brokenCopy((d) => edit(join(d, "firestore.indexes.json"), (t) => t.replace('"fieldPath": "writes"', '"fieldPath": "updates"')));
+    const indexes = only(await preflight(dir), "indexes");
+    expect(indexes.status).toBe("fail");
+    expect(indexes.message).toContain("has no index on shards (count, writes)");
+  });
+
   it("warns while the TTL policy of earlier versions on the group requests is still there: it deletes an app's own requests", async () => {
     const legacy = '{ "collectionGroup": "requests", "fieldPath": "expireAt", "ttl": true, "indexes": [] },';
     const dir = brokenCopy((d) => edit(join(d, "firestore.indexes.json"), (t) => t.replace('"fieldOverrides": [', `"fieldOverrides": [${legacy}`)));

@@ -4,6 +4,19 @@ import type { CollectionReference, DocumentReference, Firestore } from "firebase
 
 export const COUNTERS = "counters";
 export const SHARDS = "shards";
+
+/**
+ * The composite index of the shards' `count` and `writes`, which the rollup's one aggregation sums together
+ * (rollup/sum.ts): declared in firestore.indexes.json, checked by the preflight.
+ */
+export const SHARD_SUMS_INDEX = {
+  collectionGroup: SHARDS,
+  queryScope: "COLLECTION",
+  fields: [
+    { fieldPath: "count", order: "ASCENDING" },
+    { fieldPath: "writes", order: "ASCENDING" },
+  ],
+} as const;
 /** Members of a unique counter, one document per member: counters/{id}/members/{uid}. */
 export const MEMBERS = "members";
 /**

@@ -2,7 +2,7 @@
 // the collection-group index the sweep's query needs, and without the TTL policy of earlier versions.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { REQUESTS, ROLLUP } from "../../../functions/src/counters/paths";
+import { REQUESTS, ROLLUP, SHARD_SUMS_INDEX } from "../../../functions/src/counters/paths";
 import { errorMessage, firestoreApi } from "../firebase-tools-internals";
 import { firestoreConfig } from "./context";
 import { SWEEP } from "./manifest";
@@ -12,6 +12,7 @@ import type { CheckResult, Context } from "./types";
 const LEGACY_REQUESTS = "requests";
 
 interface IndexSpec {
+  indexes?: { collectionGroup?: string; queryScope?: string; fields?: { fieldPath?: string; order?: string }[] }[];
   fieldOverrides?: { collectionGroup?: string; fieldPath?: string; ttl?: boolean; indexes?: { order?: string; queryScope?: string }[] }[];
 }
 
@@ -39,6 +40,19 @@ export function checkIndexes(ctx: Context): CheckResult {
         message: `${file} has no collection-group index on ${ROLLUP}.dueAt: ${SWEEP}'s query would fail, and claims orphaned when retries run out would never be finished`,
       };
     }
+    const sumsIndex = spec.indexes?.some(
+      (i) =>
+        i.collectionGroup === SHARD_SUMS_INDEX.collectionGroup &&
+        i.queryScope === SHARD_SUMS_INDEX.queryScope &&
+        JSON.stringify(i.fields) === JSON.stringify(SHARD_SUMS_INDEX.fields),
+    );
+    if (!sumsIndex) {
+      return {
+        check,
+        status: "fail",
+        message: `${file} has no index on ${SHARD_SUMS_INDEX.collectionGroup} (count, writes): the rollup would sum counts alone and no counter would grow (docs/growth.md)`,
+      };
+    }
     // The TTL policy of earlier versions, on the group `requests`: it deletes every document with a past
     // `expireAt` in any collection named requests, an app's own too (docs/deploying.md, upgrading).
     if (spec.fieldOverrides?.some((o) => o.collectionGroup === LEGACY_REQUESTS && o.ttl === true)) {
@@ -50,7 +64,11 @@ export function checkIndexes(ctx: Context): CheckResult {
           `every collection named ${LEGACY_REQUESTS}, your app's too; remove it once the old idempotency records have expired (docs/deploying.md, "Upgrading")`,
       };
     }
-    return { check, status: "ok", message: `${file} is valid, with the TTL policy on ${REQUESTS}.expireAt and ${SWEEP}'s index on ${ROLLUP}.dueAt` };
+    return {
+      check,
+      status: "ok",
+      message: `${file} is valid, with the TTL policy on ${REQUESTS}.expireAt, ${SWEEP}'s index on ${ROLLUP}.dueAt and the shards' index on (count, writes)`,
+    };
   } catch (error) {
     return { check, status: "fail", message: `firestore indexes: ${errorMessage(error)}` };
   }
