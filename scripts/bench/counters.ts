@@ -13,6 +13,7 @@ import {
 import { counterRef, shardsRef } from "../../functions/src/counters/paths";
 import { microsCeil } from "../../functions/src/rollup/plan";
 import { coveredUntilUs } from "../../functions/src/rollup/firestore-store";
+import { shardIncrement } from "../../functions/src/counters/shard-writes";
 import { pickShard, readCount, shardIds } from "../../functions/src/counters/shards";
 import { createCounter } from "../../functions/src/counters/create";
 import { naiveCounterRef, naiveShardsRef } from "./naive/src/paths";
@@ -64,11 +65,11 @@ export interface ShardWriteRecord {
   writtenAtUs: number;
 }
 
-/** One increment as incrementCounter makes it; resolves with the write's commit time. */
+/** One increment as incrementCounter makes it (the naive counter's: `count` alone); resolves with the write's commit time. */
 export async function incrementShard(db: Firestore, counter: Counter, delta = 1): Promise<ShardWriteRecord> {
   const shard = pickShard(counter.numShards);
   const batch = db.batch();
-  batch.update(counter.shards.doc(String(shard)), { count: FieldValue.increment(delta) });
+  batch.update(counter.shards.doc(String(shard)), counter.rollup === "ours" ? shardIncrement(delta) : { count: FieldValue.increment(delta) });
   const [result] = await batch.commit();
   return { counterId: counter.id, shard, delta, writtenAtUs: microsCeil(result!.writeTime) };
 }
