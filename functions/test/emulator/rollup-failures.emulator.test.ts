@@ -1,5 +1,6 @@
 // What the rollup trigger does with bad settings and failures it cannot get past: a bad callable setting
-// never stops totals, a bad ROLLUP_INTERVAL_MS falls back to the default (logged at ERROR, naming it), a
+// never stops totals, a bad ROLLUP_INTERVAL_MS, SHARD_WRITES_PER_SECOND or MAX_GROWN_SHARDS falls back to
+// the default (logged at ERROR, naming it), a
 // permanent Firestore error is logged at ERROR and the event completes, a transient one throws so the
 // platform retries the event.
 import type { Firestore } from "firebase-admin/firestore";
@@ -54,6 +55,17 @@ describe("rollupTotal with bad settings", () => {
     await deliver(await writeShard(counterId, 0, 4));
     expect((await readCounter(counterId)).total).toBe(4);
     expect(errors.lines.some((e) => e.includes("ROLLUP_INTERVAL_MS must be an integer from 1 to 60000"))).toBe(true);
+  });
+
+  it.each([
+    ["SHARD_WRITES_PER_SECOND", "0", "SHARD_WRITES_PER_SECOND must be an integer from 1 to 10000"],
+    ["MAX_GROWN_SHARDS", "20000", "MAX_GROWN_SHARDS must be an integer from 1 to 10000"],
+  ])("rolls up with growth's default when %s=%s, and logs an error naming it", async (name, value, message) => {
+    const counterId = await newCounter("bad-growth", 2);
+    setParams({ [name]: value });
+    await deliver(await writeShard(counterId, 1, 5));
+    expect((await readCounter(counterId)).total).toBe(5);
+    expect(errors.lines.some((e) => e.includes(message))).toBe(true);
   });
 });
 
