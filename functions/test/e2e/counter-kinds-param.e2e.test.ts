@@ -47,7 +47,7 @@ afterAll(async () => {
   try {
     kindsParam.restore();
     // Leave the emulator serving the committed params for the tests that run next.
-    await untilReloaded(shardsAre(10));
+    await untilReloaded(shardsAre(Number(process.env.DEFAULT_SHARDS)));
   } finally {
     await user?.close();
     await admin?.close();
