@@ -72,58 +72,45 @@ interface RollupConfig {
   growth: GrowthSettings;
 }
 
-/** The interval the rollup falls back to when ROLLUP_INTERVAL_MS is invalid (params.ts default). */
-const FALLBACK_INTERVAL_MS = 1000;
+/**
+ * What the rollup runs with when one of its params is invalid (params.ts defaults), and how the value is
+ * shown in the error that says so.
+ */
+const ROLLUP_FALLBACKS = {
+  ROLLUP_INTERVAL_MS: { value: 1000, shown: "1000 ms" },
+  SHARD_WRITES_PER_SECOND: { value: 1, shown: "1" },
+  MAX_GROWN_SHARDS: { value: 1000, shown: "1000" },
+};
 
-let reportedBadInterval: RawValue = undefined;
+/** The invalid value last reported per param, so that an instance logs each bad value once. */
+const reportedBadRollupParam = new Map<string, RawValue>();
 
 /**
- * The rollup's settings: ROLLUP_INTERVAL_MS alone. An invalid value does not stop the rollup: the
- * interval only trades parent writes for lag and no value of it can make a total wrong, so the rollup
- * keeps running with the default and logs an error (once per instance and value) naming the param.
- * `npm run preflight` refuses such a value before a deploy.
+ * One of the rollup's params, checked: an invalid value does not stop the rollup, because no value of
+ * these can make a total wrong (the interval trades parent writes for lag, growth trades shards for
+ * contention). The rollup keeps running with the default and logs an error (once per instance and value)
+ * naming the param. `npm run preflight` refuses such a value before a deploy.
  */
-export function rollupConfig(): RollupConfig {
-  const value = rollupIntervalMs.value();
-  const problem = paramProblem("ROLLUP_INTERVAL_MS", value);
-  let intervalMs = value;
-  if (problem !== undefined) {
-    if (reportedBadInterval !== value) {
-      reportedBadInterval = value;
-      logger.error(`${problem}; the rollup runs with ${FALLBACK_INTERVAL_MS} ms until it is fixed in functions/.env`, {
-        param: "ROLLUP_INTERVAL_MS",
-        value: String(value),
-      });
-    }
-    intervalMs = FALLBACK_INTERVAL_MS;
+function rollupParam(name: keyof typeof ROLLUP_FALLBACKS, value: number): number {
+  const problem = paramProblem(name, value);
+  if (problem === undefined) return value;
+  const fallback = ROLLUP_FALLBACKS[name];
+  if (reportedBadRollupParam.get(name) !== value) {
+    reportedBadRollupParam.set(name, value);
+    logger.error(`${problem}; the rollup runs with ${fallback.shown} until it is fixed in functions/.env`, { param: name, value: String(value) });
   }
-  return { intervalMs, staleAfterMs: staleAfterMsFor(intervalMs), growth: growthSettings() };
+  return fallback.value;
 }
 
-/** Growth's fallbacks when a param is invalid (params.ts defaults): growth never stops a total either. */
-const FALLBACK_GROWTH = { SHARD_WRITES_PER_SECOND: 1, MAX_GROWN_SHARDS: 1000 };
-
-const reportedBadGrowth = new Map<string, RawValue>();
-
-/**
- * SHARD_WRITES_PER_SECOND and MAX_GROWN_SHARDS. Like the interval, an invalid value falls back to its
- * default with an error logged (once per instance and value): no value of them can make a total wrong.
- */
-function growthSettings(): GrowthSettings {
-  const checked = (name: keyof typeof FALLBACK_GROWTH, value: number): number => {
-    const problem = paramProblem(name, value);
-    if (problem === undefined) return value;
-    if (reportedBadGrowth.get(name) !== value) {
-      reportedBadGrowth.set(name, value);
-      logger.error(`${problem}; the rollup runs with ${FALLBACK_GROWTH[name]} until it is fixed in functions/.env`, { param: name, value: String(value) });
-    }
-    return FALLBACK_GROWTH[name];
-  };
-  return {
-    shardWritesPerSecond: checked("SHARD_WRITES_PER_SECOND", shardWritesPerSecond.value()),
-    maxShards: checked("MAX_GROWN_SHARDS", maxGrownShards.value()),
+/** The rollup's settings: ROLLUP_INTERVAL_MS, SHARD_WRITES_PER_SECOND and MAX_GROWN_SHARDS, each checked (rollupParam). */
+export function rollupConfig(): RollupConfig {
+  const intervalMs = rollupParam("ROLLUP_INTERVAL_MS", rollupIntervalMs.value());
+  const growth: GrowthSettings = {
+    shardWritesPerSecond: rollupParam("SHARD_WRITES_PER_SECOND", shardWritesPerSecond.value()),
+    maxShards: rollupParam("MAX_GROWN_SHARDS", maxGrownShards.value()),
     hotForMs: HOT_FOR_MS,
   };
+  return { intervalMs, staleAfterMs: staleAfterMsFor(intervalMs), growth };
 }
 
 /**
