@@ -3,14 +3,12 @@
 // steady rate, and each write's event is delivered at once, concurrently, to the real rollup over the
 // emulator, on two simulated instances (the emulator's own trigger delivery is one event at a time, which
 // production's is not). The clock is real: growth waits for 10 s of load, as deployed.
-import { randomUUID } from "node:crypto";
 import { db, newCounter, readCounter } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
-import { rollupDeps } from "../helpers/rollup";
+import { rollupDeps, shardWriteOfIncrement } from "../helpers/rollup";
 import { incrementCounter } from "../../src/counters/increment";
 import { shardsRef } from "../../src/counters/paths";
 import { rollupShardWrite } from "../../src/rollup/index";
-import { microsCeil } from "../../src/rollup/plan";
 import type { ClaimMemo, LeadMemo, RollupOutcome } from "../../src/rollup/types";
 
 jest.setTimeout(180_000);
@@ -35,14 +33,7 @@ async function incrementAndDeliver(driven: Driven, delta: number): Promise<void>
   const result = await incrementCounter(db, driven.counterId, delta, { requestTtlMs: 3_600_000 });
   driven.increments++;
   driven.sum += delta;
-  const write = {
-    eventId: randomUUID(),
-    counterId: driven.counterId,
-    shardId: String(result.shard),
-    writtenAtUs: microsCeil(result.writeTime),
-    before: { count: 0 },
-    after: { count: delta },
-  };
+  const write = shardWriteOfIncrement(driven.counterId, result, delta);
   driven.deliveries.push(rollupShardWrite(write, rollupDeps(instances[driven.increments % instances.length])));
 }
 

@@ -3,11 +3,10 @@
 // callable or the tool an operator runs, each exact. Each operation is one transaction or batch of up to
 // about a thousand writes: Firestore bounds a commit by its size (10 MiB), not by its number of writes,
 // and a thousand shard writes are a few dozen KiB.
-import { randomUUID } from "node:crypto";
 import { ADMIN, call, db, documentsUnder, functions, newCounter, readCounter, shardSum } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
 import { withConcurrency } from "../helpers/client";
-import { rollupDeps } from "../helpers/rollup";
+import { rollupDeps, shardWriteOfIncrement } from "../helpers/rollup";
 import { incrementCounter } from "../../src/counters/increment";
 import { counterRef, shardsRef } from "../../src/counters/paths";
 import { rollupShardWrite } from "../../src/rollup/index";
@@ -32,10 +31,7 @@ async function increments(counterId: string, n: number): Promise<void> {
   const results = await withConcurrency(32, Array.from({ length: n }, () => () => incrementCounter(db, counterId, 1, { requestTtlMs: 3_600_000 })));
   const last = results.reduce((a, b) => (microsCeil(a.writeTime) > microsCeil(b.writeTime) ? a : b));
   // One event after every write: its rollup sums all 1000 shards (the claim path or the leading edge).
-  await rollupShardWrite(
-    { eventId: randomUUID(), counterId, shardId: String(last.shard), writtenAtUs: microsCeil(last.writeTime), before: { count: 0 }, after: { count: 1 } },
-    rollupDeps(),
-  );
+  await rollupShardWrite(shardWriteOfIncrement(counterId, last, 1), rollupDeps());
 }
 
 describe(`a counter at MAX_GROWN_SHARDS (${MAX_GROWN}) shards`, () => {

@@ -1,7 +1,9 @@
 // Driving the rollup directly (rollupShardWrite, sweepStaleClaims) over the Firestore emulator, as the
 // trigger would, with injected clocks and failures: the write an event carries, and the dependencies
 // the trigger would give it. Shared by the rollup's emulator tests.
+import { randomUUID } from "node:crypto";
 import { getFirestore } from "firebase-admin/firestore";
+import type { IncrementResult } from "../../src/counters/increment";
 import { logger } from "./logger";
 import { microsCeil } from "../../src/rollup/plan";
 import { firestoreRollupStore } from "../../src/rollup/firestore-store";
@@ -22,6 +24,21 @@ export function shardWriteOf(write: RecordedWrite): ShardWrite {
     writtenAtUs: microsCeil(write.after.updateTime!),
     before: write.before.exists ? write.before.data() : undefined,
     after: write.after.exists ? write.after.data() : undefined,
+  };
+}
+
+/**
+ * The event of an increment incrementCounter applied, as the rollup reads it: its shard, its commit time,
+ * and a count that changed by `delta` (the rollup reads nothing else of the event's data).
+ */
+export function shardWriteOfIncrement(counterId: string, result: IncrementResult, delta: number): ShardWrite {
+  return {
+    eventId: randomUUID(),
+    counterId,
+    shardId: String(result.shard),
+    writtenAtUs: microsCeil(result.writeTime),
+    before: { count: 0 },
+    after: { count: delta },
   };
 }
 
