@@ -60,7 +60,7 @@ export async function sumShards(
   const aggregate = await col.aggregate({ total: AggregateField.sum("count") }).get();
   if (ops !== undefined) ops.aggregations += 1;
   const total = aggregate.data().total;
-  if (typeof total === "number" && Number.isSafeInteger(total)) {
+  if (isSafe(total)) {
     return { overflow: false, total, writes: null, readTime: aggregate.readTime };
   }
   const docs = await col.get();
