@@ -46,7 +46,7 @@ export const ADMIN_TRANSACTION_ATTEMPTS = 20;
 //   repairs it from the members. A stale "unique" only refuses increments for the rest of the TTL.
 //   UNIQUE_COUNTERS removes the first case for every id it matches: such an id can never be plain.
 
-const SHAPE_CACHE_TTL_MS = 5_000;
+export const SHAPE_CACHE_TTL_MS = 5_000;
 const SHAPE_CACHE_MAX_ENTRIES = 10_000;
 const shapeCache = new Map<string, CounterShape & { expiresAt: number }>();
 

@@ -59,7 +59,7 @@ export async function sumAndCommit(run: Run, target: CommitTarget): Promise<Comm
     // The load over the last interval, and the shards it needs (growth.ts): grown in this very commit.
     const step = growthStep(view.load, view.numShards, sum.readUs, sum.writes, deps.growth);
     fields.load = step.load;
-    if (step.numShards > view.numShards) fields.grow = { from: view.numShards, to: step.numShards };
+    if (step.numShards > view.numShards) fields.grow = { from: view.numShards, to: step.numShards, writesPerSecond: step.rate ?? null };
   }
   const result = await deps.store.commit(target.counterId, target.parent, sum, fields);
   ops.reads += result.mirrorReads ?? 0;
@@ -67,8 +67,7 @@ export async function sumAndCommit(run: Run, target: CommitTarget): Promise<Comm
   const grown = fields.grow === undefined ? 0 : fields.grow.to - fields.grow.from;
   ops.writes += 1 + (result.mirrorWrites ?? 0) + grown;
   if (fields.grow !== undefined) {
-    const load = fields.load!;
-    const rate = load.hot === null ? null : (load.writes - load.hot.writes) / ((load.readUs - load.hot.sinceUs) / 1e6);
+    const rate = fields.grow.writesPerSecond;
     logger.info("counter grew", {
       counterId: target.counterId,
       fromShards: fields.grow.from,

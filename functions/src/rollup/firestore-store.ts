@@ -102,13 +102,15 @@ function commitExtras(fields: CommitFields): Record<string, unknown> {
   return extras;
 }
 
-/** `rollup.load` as stored: the measure's read time and writes, and the hot streak's (null when not hot). */
+/** `rollup.load` as stored: the measure's read time and writes, and the hot streak's and its last step's (null when none). */
 function storedLoad(load: Load): Record<string, unknown> {
   return {
     readTime: timestampOfMicros(load.readUs),
     writes: load.writes,
     hotSince: load.hot === null ? null : timestampOfMicros(load.hot.sinceUs),
     hotWrites: load.hot === null ? null : load.hot.writes,
+    hotStepTime: load.hot?.step == null ? null : timestampOfMicros(load.hot.step.atUs),
+    hotStepFrom: load.hot?.step == null ? null : load.hot.step.from,
   };
 }
 
@@ -116,9 +118,16 @@ function storedLoad(load: Load): Record<string, unknown> {
 function loadOf(parent: DocumentSnapshot): Load | null {
   const load = parent.exists ? (parent.get("rollup.load") as unknown) : undefined;
   if (typeof load !== "object" || load === null) return null;
-  const { readTime, writes, hotSince, hotWrites } = load as Record<string, unknown>;
+  const { readTime, writes, hotSince, hotWrites, hotStepTime, hotStepFrom } = load as Record<string, unknown>;
   if (!(readTime instanceof Timestamp) || typeof writes !== "number" || !Number.isSafeInteger(writes)) return null;
-  const hot = hotSince instanceof Timestamp && typeof hotWrites === "number" && Number.isSafeInteger(hotWrites) ? { sinceUs: microsFloor(hotSince), writes: hotWrites } : null;
+  const step =
+    hotStepTime instanceof Timestamp && typeof hotStepFrom === "number" && Number.isSafeInteger(hotStepFrom) && hotStepFrom >= 1
+      ? { atUs: microsFloor(hotStepTime), from: hotStepFrom }
+      : null;
+  const hot =
+    hotSince instanceof Timestamp && typeof hotWrites === "number" && Number.isSafeInteger(hotWrites)
+      ? { sinceUs: microsFloor(hotSince), writes: hotWrites, step }
+      : null;
   return { readUs: microsFloor(readTime), writes, hot };
 }
 

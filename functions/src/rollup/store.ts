@@ -112,7 +112,7 @@ export interface CommitFields {
   /**
    * The counter grows: `numShards` goes from `from` (the parent's, which the commit's precondition pins)
    * to `to`, and shards from..to-1 are created at 0 in the same atomic write, so every shard an increment
-   * can pick exists from the moment it can be picked.
+   * can pick exists from the moment it can be picked. `writesPerSecond`: the applied rate it sized for (logged).
    */
-  grow?: { from: number; to: number };
+  grow?: { from: number; to: number; writesPerSecond: number | null };
 }
