@@ -89,17 +89,21 @@ export interface ParentState {
   writes: number;
   /** Ours only: `rollup.readTime`, the read time of the sum `total` holds (microseconds, rounded down). */
   coveredUntilUs: number | null;
+  /** `numShards` on the parent (ours grows it under load). */
+  numShards: number;
 }
 
 export function parentStateOf(rollup: Rollup, snap: DocumentSnapshot): ParentState | undefined {
   if (!snap.exists || snap.updateTime === undefined) return undefined;
   const total = snap.get("total") as unknown;
   const writes = snap.get(rollup === "ours" ? "rollup.commits" : "writes") as unknown;
+  const numShards = snap.get("numShards") as unknown;
   return {
     atUs: microsCeil(snap.updateTime),
     total: typeof total === "number" ? total : Number.NaN,
     writes: typeof writes === "number" ? writes : 0,
     coveredUntilUs: rollup === "ours" ? coveredUntilUs(snap) : null,
+    numShards: typeof numShards === "number" ? numShards : Number.NaN,
   };
 }
 

@@ -20,9 +20,11 @@ export interface Ops {
   writes: number;
   aggregations: number;
   waitMs: number;
+  /** Σ of the invocations' own durations. */
+  durationMs: number;
 }
 
-const ZERO: Ops = { invocations: 0, reads: 0, writes: 0, aggregations: 0, waitMs: 0 };
+const ZERO: Ops = { invocations: 0, reads: 0, writes: 0, aggregations: 0, waitMs: 0, durationMs: 0 };
 
 export interface OpsLine {
   counterId: string;
@@ -69,16 +71,28 @@ function opsLineOf(line: string): OpsLine | undefined {
  */
 export function opsOf(logPath: string, prefix: string): Ops {
   const total = { ...ZERO };
+  for (const { ops } of opsByOutcome(logPath, prefix)) {
+    for (const key of Object.keys(total) as (keyof Ops)[]) total[key] += ops[key];
+  }
+  return total;
+}
+
+/** What the invocations did, per outcome (the creation's shard events left out, as in opsOf), most frequent first. */
+export function opsByOutcome(logPath: string, prefix: string): { outcome: string; ops: Ops }[] {
+  const byOutcome = new Map<string, Ops>();
   for (const line of readFileSync(logPath, "utf8").split("\n")) {
     const ops = opsLineOf(line);
     if (ops === undefined || !ops.counterId.startsWith(prefix) || ops.outcome === "skip-unchanged") continue;
+    const total = byOutcome.get(ops.outcome) ?? { ...ZERO };
     total.invocations += 1;
     total.reads += ops.reads;
     total.writes += ops.writes;
     total.aggregations += ops.aggregations;
     total.waitMs += ops.waitMs;
+    total.durationMs += ops.durationMs;
+    byOutcome.set(ops.outcome, total);
   }
-  return total;
+  return [...byOutcome].map(([outcome, ops]) => ({ outcome, ops })).sort((a, b) => b.ops.invocations - a.ops.invocations);
 }
 
 /** The "rollup ops" lines of one counter, in the order they reached the log. */
@@ -114,33 +128,39 @@ export interface CostPerMillion {
   reads: number;
   writes: number;
   aggregations: number;
-  /** Instance-seconds held by invocations waiting for their slot. */
+  /** Instance-seconds invocations spent waiting for their slot (part of instanceSeconds, not priced apart). */
   waitSeconds: number;
-  dollars: { firestore: number; invocations: number; waiting: number; total: number };
+  /** Instance-seconds billed (see perMillion). */
+  instanceSeconds: number;
+  dollars: { firestore: number; invocations: number; instances: number; total: number };
 }
 
 /**
- * Scales what `increments` increments cost to a million. Waiting is priced as if each waiting invocation
- * held a whole rollupTotal instance (ROLLUP_SIZE): an upper bound, since up to ROLLUP_CONCURRENCY invocations
- * share one instance (and its bill) at a time. CPU time of the work itself is not priced: on the
- * emulator it measures these 2 shared cores, not Cloud Run.
+ * Scales what `increments` increments cost to a million. `instanceMs` is the instance time the invocations
+ * were billed: Cloud Run bills an instance (ROLLUP_SIZE: its CPU and memory) for the time it serves at
+ * least one request, and up to ROLLUP_CONCURRENCY invocations share that time. Where the benchmark
+ * delivers events itself, it is measured as exactly that (the deliverer's busyMs); under the emulator's
+ * delivery, which runs one event at a time, it is the sum of the invocations' durations (nothing shared:
+ * an upper bound of what production would bill).
  */
-export function perMillion(ops: Ops, increments: number): CostPerMillion {
+export function perMillion(ops: Ops, increments: number, instanceMs: number): CostPerMillion {
   const scale = increments === 0 ? 0 : 1_000_000 / increments;
   const invocations = ops.invocations * scale;
   const reads = ops.reads * scale;
   const writes = ops.writes * scale;
   const aggregations = ops.aggregations * scale;
   const waitSeconds = (ops.waitMs / 1000) * scale;
+  const instanceSeconds = (instanceMs / 1000) * scale;
   const firestore = (reads + aggregations) * PRICES.read + writes * PRICES.write;
   const invocationDollars = invocations * PRICES.invocation;
-  const waiting = waitSeconds * (ROLLUP_SIZE.vcpu * PRICES.vcpuSecond + ROLLUP_SIZE.gib * PRICES.gibSecond);
+  const instances = instanceSeconds * (ROLLUP_SIZE.vcpu * PRICES.vcpuSecond + ROLLUP_SIZE.gib * PRICES.gibSecond);
   return {
     invocations,
     reads,
     writes,
     aggregations,
     waitSeconds,
-    dollars: { firestore, invocations: invocationDollars, waiting, total: firestore + invocationDollars + waiting },
+    instanceSeconds,
+    dollars: { firestore, invocations: invocationDollars, instances, total: firestore + invocationDollars + instances },
   };
 }

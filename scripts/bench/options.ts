@@ -7,9 +7,9 @@ import { declaredDefault } from "./env";
 
 export interface BenchOptions {
   quick: boolean;
-  /** Where results.json, the results page and the plot go. */
+  /** Where results.json, the results page and the plots go. */
   outDir: string;
-  /** Also write the results page and the plot into docs/ (the committed copies). */
+  /** Also write the results page and the plots into docs/ (the committed copies). */
   publish: boolean;
   warmupSeconds: number;
   sustainedRate: number;
@@ -38,13 +38,17 @@ export interface BenchOptions {
   likesCounters: number;
   likesRate: number;
   likesSeconds: number;
-  /** Workload 7 (cold start): cold samples (one functions reload each), idle time before each warm one. */
   /** Workload 8 (resets under load): increments per second on one counter, duration, ms between resets. */
   resetRate: number;
   resetSeconds: number;
   resetEveryMs: number;
+  /** Workload 7 (cold start): cold samples (one functions reload each), idle time before each warm one. */
   coldSamples: number;
   coldIdleMs: number;
+  /** Workload 9 (a hot counter): increments per second on one counter, duration, shards of the fixed counters. */
+  hotRate: number;
+  hotSeconds: number;
+  hotFixedShards: number;
   /** Production-like delivery (delivery/deliverer.ts): the model's numbers. */
   deliveryDelayMs: number;
   deliveryDuplicatesPercent: number;
@@ -95,6 +99,9 @@ const FLAGS: Flag[] = [
   { key: "resetEveryMs", flag: "--reset-every-ms", full: 500, quick: 500, min: 1, help: "workload 8: pause between two resets" },
   { key: "coldSamples", flag: "--cold-samples", full: 8, quick: 2, min: 1, help: "workload 7: cold starts of rollupTotal (one functions reload each)" },
   { key: "coldIdleMs", flag: "--cold-idle-ms", full: 5000, quick: 3000, min: 1, help: "workload 7: idle time before each warm increment" },
+  { key: "hotRate", flag: "--hot-rate", full: 1000, quick: 60, min: 1, help: "workload 9: increments per second on one hot counter" },
+  { key: "hotSeconds", flag: "--hot-seconds", full: 60, quick: 45, min: 1, help: "workload 9: duration, per counter" },
+  { key: "hotFixedShards", flag: "--hot-fixed-shards", full: 10, quick: 10, min: 1, max: HARD_MAX_SHARDS, help: "workload 9: shards of the fixed counters (ours that cannot grow, and naive)" },
   { key: "capacityEvents", flag: "--capacity-events", full: 2000, quick: 150, min: 1, help: "no-op events that measure the emulator's delivery capacity" },
   { key: "deliveryDelayMs", flag: "--delivery-delay-ms", full: 1000, quick: 1000, min: 0, help: "production-like delivery: each delivery a uniform random 0..n ms after its write" },
   { key: "deliveryDuplicatesPercent", flag: "--delivery-duplicates", full: 1, quick: 10, min: 0, max: 100, help: "production-like delivery: % of events delivered twice" },
@@ -104,9 +111,10 @@ const FLAGS: Flag[] = [
 ];
 
 export const DEFAULT_OUT_DIR = "bench-results";
-/** The results page and the plot, in <out>/ and, with --publish, in docs/. */
+/** The results page and the plots, in <out>/ and, with --publish, in docs/. */
 export const RESULTS_PAGE = "benchmark-results.md";
 export const PLOT_FILE = "bench-sustained.png";
+export const HOT_PLOT_FILE = "bench-hot.png";
 
 export function helpText(): string {
   const rows = FLAGS.map((f) => `  ${`${f.flag} <n>`.padEnd(30)}${f.help} (default ${f.full}; --quick ${f.quick})`);
@@ -118,11 +126,11 @@ product functions and a benchmark-only naive rollup (scripts/bench/firebase.benc
 what a cold rollupTotal adds to an increment's lag (workload 7: it restarts the functions' workers), then
 the emulator's delivery capacity, runs the workloads through both rollups (workloads 1 and 2 under the
 emulator's delivery and under production-like delivery), prints tables, writes <out>/results.json,
-<out>/${RESULTS_PAGE} (the tables as a page) and <out>/${PLOT_FILE}.
+<out>/${RESULTS_PAGE} (the tables as a page), <out>/${PLOT_FILE} and <out>/${HOT_PLOT_FILE}.
 
   --quick                       small sizes (seconds of load): a smoke test; fails unless our drift is 0
   --out <dir>                   results folder (default ${DEFAULT_OUT_DIR}/)
-  --publish                     also write the page and the plot into docs/ (the committed copies; a
+  --publish                     also write the page and the plots into docs/ (the committed copies; a
                                 --quick run's page says so in its header)
 ${rows.join("\n")}
   -h, --help                    this text

@@ -4,11 +4,19 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fixed } from "./format";
-import { flagValues, PLOT_FILE, RESULTS_PAGE } from "./options";
+import { flagValues, HOT_PLOT_FILE, PLOT_FILE, RESULTS_PAGE } from "./options";
 import { machineLine, reportBody, type BenchResults } from "./report";
 
-/** The page for one run. `plot` is the plot's file name in the page's folder. */
-export function resultsPage(r: BenchResults, plot: string): string {
+/** The plots of a run, as PNG bytes. */
+export interface Plots {
+  /** Workload 1: true sum and total over time. */
+  sustained: Buffer;
+  /** Workload 9: the hottest document's writes per second over time. */
+  hot: Buffer;
+}
+
+/** The page for one run; the plots are beside it, under PLOT_FILE and HOT_PLOT_FILE. */
+export function resultsPage(r: BenchResults): string {
   const quick = r.options.quick;
   const flags = flagValues(r.options).map((f) => `| \`${f.flag}\` | ${f.value} | ${f.help} |`);
   return [
@@ -30,7 +38,9 @@ export function resultsPage(r: BenchResults, plot: string): string {
     "",
     reportBody(r),
     "",
-    `![Workload 1: true sum and total over time, ours and naive, under both deliveries](${plot})`,
+    `![Workload 1: true sum and total over time, ours and naive, under both deliveries](${PLOT_FILE})`,
+    "",
+    `![Workload 9: the hottest document's writes per second over time, the growing counter against the fixed ones](${HOT_PLOT_FILE})`,
     "",
     "## Options of this run",
     "",
@@ -41,11 +51,12 @@ export function resultsPage(r: BenchResults, plot: string): string {
   ].join("\n");
 }
 
-/** Writes the page and the plot into `dir` (created if needed); returns the page's path. */
-export function writeResultsPage(dir: string, r: BenchResults, png: Buffer): string {
+/** Writes the page and the plots into `dir` (created if needed); returns the page's path. */
+export function writeResultsPage(dir: string, r: BenchResults, plots: Plots): string {
   mkdirSync(dir, { recursive: true });
   const page = join(dir, RESULTS_PAGE);
-  writeFileSync(join(dir, PLOT_FILE), png);
-  writeFileSync(page, resultsPage(r, PLOT_FILE));
+  writeFileSync(join(dir, PLOT_FILE), plots.sustained);
+  writeFileSync(join(dir, HOT_PLOT_FILE), plots.hot);
+  writeFileSync(page, resultsPage(r));
   return page;
 }

@@ -4,12 +4,13 @@ import { execFileSync } from "node:child_process";
 import { cpus, totalmem } from "node:os";
 import { dollars, fixed, int, markdownTable, ms } from "./format";
 import type { BenchOptions } from "./options";
-import { PRICES, ROLLUP_SIZE, type CostPerMillion } from "./ops";
+import { PRICES, ROLLUP_SIZE, type CostPerMillion, type Ops } from "./ops";
 import type { DeliveryLabel, PhaseResult } from "./recorder";
 import { targetsTable, type Target } from "./targets";
 import type { CapacityResult } from "./workloads/capacity";
 import type { ColdStartResult } from "./workloads/coldStart";
 import type { EndToEndResult } from "./workloads/endToEnd";
+import { lastWindow, SUSTAINED_WINDOW_S, type HotResult } from "./workloads/hot";
 import type { LikesResult } from "./workloads/likes";
 import type { MirrorResult } from "./workloads/mirrored";
 import type { ResetsResult } from "./workloads/resets";
@@ -45,6 +46,8 @@ export interface BenchResults {
   coldStart: ColdStartResult;
   /** Workload 8: resets of a hot counter, the product's against the transactional one it replaced. */
   resets: ResetsResult;
+  /** Workload 9: one hot counter, growing against fixed shapes. */
+  hot: HotResult;
   targets: Target[];
   sustainedTimeline: TimelinePoint[];
   /** Operations and list-price cost per 1,000,000 increments, per workload, delivery and rollup (ops.ts). */
@@ -57,6 +60,8 @@ export interface CostRow {
   delivery: DeliveryLabel;
   increments: number;
   perMillion: CostPerMillion;
+  /** The same operations by the invocations' outcome (the rollup's "rollup ops" lines), not scaled. */
+  byOutcome: { outcome: string; ops: Ops }[];
 }
 
 export function machine(): Machine {
@@ -150,10 +155,11 @@ export function costTable(rows: readonly CostRow[]): string {
       "doc reads",
       "doc writes",
       "aggregations",
-      "waiting instance-s",
+      "instance-s",
+      "of it waiting",
       "Firestore $",
       "invocations $",
-      "waiting $ (≤)",
+      "instances $",
       "total $",
     ],
     rows.map((r) => {
@@ -166,10 +172,11 @@ export function costTable(rows: readonly CostRow[]): string {
         round(c.reads),
         round(c.writes),
         round(c.aggregations),
+        round(c.instanceSeconds),
         round(c.waitSeconds),
         dollars(c.dollars.firestore),
         dollars(c.dollars.invocations),
-        dollars(c.dollars.waiting),
+        dollars(c.dollars.instances),
         dollars(c.dollars.total),
       ];
     }),
@@ -178,7 +185,7 @@ export function costTable(rows: readonly CostRow[]): string {
 }
 
 export function pricesLine(): string {
-  return `Prices (USD, list, looked up 2026-11-23): Firestore nam5 $${(PRICES.read * 100_000).toFixed(2)}/100K reads (aggregations: 1 read each), $${(PRICES.write * 100_000).toFixed(2)}/100K writes; Cloud Run functions Tier 1 $${(PRICES.invocation * 1e6).toFixed(2)}/M invocations, $${PRICES.vcpuSecond}/vCPU-s, $${PRICES.gibSecond}/GiB-s (waiting priced as ${ROLLUP_SIZE.vcpu} vCPU + ${ROLLUP_SIZE.gib} GiB per instance-second, an upper bound). The shard write of each increment itself (1 write, $0.18/100K) is the same for both and not in these rows.`;
+  return `Prices (USD, list, looked up 2026-11-23): Firestore nam5 $${(PRICES.read * 100_000).toFixed(2)}/100K reads (aggregations: 1 read each), $${(PRICES.write * 100_000).toFixed(2)}/100K writes; Cloud Run functions Tier 1 $${(PRICES.invocation * 1e6).toFixed(2)}/M invocations, $${PRICES.vcpuSecond}/vCPU-s, $${PRICES.gibSecond}/GiB-s (an instance-second priced as ${ROLLUP_SIZE.vcpu} vCPU + ${ROLLUP_SIZE.gib} GiB: rollupTotal's size). Instance-seconds: where the benchmark delivers events itself, the time its instances had at least one invocation running, shared by the invocations running together as Cloud Run bills it; under the emulator's delivery (one event at a time) the sum of the invocations' durations, an upper bound. "Of it waiting": invocations' time waiting for their slot to end, summed per invocation (overlapping waits share an instance's time). The shard write of each increment itself (1 write, $0.18/100K) is the same for both and not in these rows.`;
 }
 
 export function machineLine(m: Machine): string {
@@ -244,6 +251,8 @@ export function reportBody(r: BenchResults): string {
     "",
     resetsTable(r.resets),
     "",
+    ...hotLines(r.hot),
+    "",
     `Workload 4, latency per call at ${r.endToEnd.concurrency} in flight:`,
     "",
     endToEndTable(r.endToEnd),
@@ -254,6 +263,7 @@ export function reportBody(r: BenchResults): string {
     "",
     pricesLine(),
     "",
+    ...outcomeLines(r.costs.find((c) => c.workload === "2 burst" && c.rollup === "ours" && c.delivery === "production-like")),
     targetsTable(r.targets, r.capacity.eventsPerSecond),
   ].join("\n");
 }
@@ -332,4 +342,95 @@ export function coldStartLine(c: ColdStartResult): string {
     `A cold rollupTotal added ${ms(c.addedMs.p50)} ms to the first increment's lag (median of ${c.addedMs.count} paired samples, ` +
     `range ${ms(c.addedMs.min)}–${ms(c.addedMs.max)} ms)${start}.`
   );
+}
+
+/** Workload 9: one row per counter, then the hottest document per second side by side. */
+export function hotLines(h: HotResult): string[] {
+  const limit = 2 * h.shardWritesPerSecond;
+  const peak = (run: HotResult["runs"][number]) => Math.max(0, ...run.seconds.map((s) => s.hottest));
+  const summary = markdownTable(
+    [
+      "counter",
+      "rollup",
+      "shards",
+      "increments",
+      "incr./s",
+      "parent writes",
+      "drift",
+      "hottest doc, peak /s",
+      `hottest doc, last ${SUSTAINED_WINDOW_S} s /s`,
+      `sustained ≤ ${limit}/s from second`,
+      "latency p50 / p99 ms",
+      `last ${SUSTAINED_WINDOW_S} s: p50 / p99 ms`,
+    ],
+    h.runs.map((run) => [
+      run.phase.workload,
+      run.rollup,
+      run.startShards === run.endShards ? int(run.startShards) : `${int(run.startShards)} → ${int(run.endShards)}`,
+      int(run.phase.increments),
+      fixed(run.phase.incrementsPerSecond),
+      int(run.phase.parentWrites),
+      int(run.phase.drift),
+      int(peak(run)),
+      fixed(lastWindow(run)),
+      run.calmFromSecond === null ? "never" : int(run.calmFromSecond),
+      `${ms(run.latencyMs.p50)} / ${ms(run.latencyMs.p99)}`,
+      `${ms(run.lateLatencyMs.p50)} / ${ms(run.lateLatencyMs.p99)}`,
+    ]),
+    2,
+  );
+  const grows = h.runs.find((run) => run.variant === "ours, grows");
+  const steps = grows === undefined || grows.growth.length === 0
+    ? "it did not grow"
+    : `numShards ${int(grows.startShards)} → ${grows.growth.map(([at, n]) => `${int(n)} at ${fixed(at)} s`).join(" → ")}`;
+  // Every second when the load is short, every 5th otherwise (and always the last).
+  const every = h.seconds <= 20 ? 1 : 5;
+  const rows = h.runs[0]?.seconds.filter((s) => s.second % every === 0 || s.second === h.seconds - 1) ?? [];
+  const perSecond = markdownTable(
+    ["second", ...h.runs.flatMap((run) => [`${run.phase.workload} (${run.rollup}): shards`, "hottest /s", `sustained /s`])],
+    rows.map((row) => [
+      int(row.second),
+      ...h.runs.flatMap((run) => {
+        const s = run.seconds[row.second];
+        return s === undefined ? ["–", "–", "–"] : [int(s.numShards), `${int(s.hottest)} (${s.hottestDoc})`, fixed(s.sustained)];
+      }),
+    ]),
+    1,
+  );
+  return [
+    `Workload 9, a hot counter: ${int(h.rate)} increments/s for ${h.seconds} s on one counter, production-like delivery, SHARD_WRITES_PER_SECOND=${h.shardWritesPerSecond}; the hottest document is the one of the counter (a shard or the parent) that took the most writes; "sustained" is the busiest document's writes per second over ${SUSTAINED_WINDOW_S} s:`,
+    "",
+    summary,
+    "",
+    `The growing counter: ${steps}.`,
+    "",
+    `Per second (${every === 1 ? "every second" : `every ${every}th second`}); hottest: that second's busiest document and its writes; sustained: the busiest document's writes per second over the ${SUSTAINED_WINDOW_S} s from that second (– where they pass the end of the load):`,
+    "",
+    perSecond,
+  ];
+}
+
+/** Where one row's operations went, by what each invocation did, per 1,000 increments. */
+export function outcomeLines(row: CostRow | undefined): string[] {
+  if (row === undefined || row.byOutcome === undefined || row.byOutcome.length === 0) return [];
+  const per = (value: number) => fixed((value * 1000) / row.increments, 0);
+  const table = markdownTable(
+    ["outcome", "invocations", "doc reads", "doc writes", "aggregations", "s waiting", "s running"],
+    row.byOutcome.map(({ outcome, ops }: { outcome: string; ops: Ops }) => [
+      outcome,
+      per(ops.invocations),
+      per(ops.reads),
+      per(ops.writes),
+      per(ops.aggregations),
+      fixed(((ops.waitMs / 1000) * 1000) / row.increments, 1),
+      fixed(((ops.durationMs / 1000) * 1000) / row.increments, 1),
+    ]),
+    1,
+  );
+  return [
+    `Where the rollup's operations went in "${row.workload}", ${row.delivery} delivery, per 1,000 increments, by what each invocation did (each outcome is a path of [operations per increment](rollup.md#operations-per-increment)):`,
+    "",
+    table,
+    "",
+  ];
 }

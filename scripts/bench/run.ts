@@ -11,8 +11,8 @@ import { HARD_MAX_SHARDS } from "../../functions/src/config/rules";
 import { REPO_ROOT } from "../lib/firebase-cli";
 import type { BenchOptions } from "./options";
 import { writeResultsPage } from "./page";
-import { renderPng, sustainedSpec } from "./plot";
-import { emulatorLogPath, opsOf, perMillion } from "./ops";
+import { hotSpec, renderPng, sustainedSpec } from "./plot";
+import { emulatorLogPath, opsByOutcome, opsOf, perMillion } from "./ops";
 import type { PhaseResult } from "./recorder";
 import { coldStartLine, machine, machineLine, renderReport, type BenchResults, type CostRow } from "./report";
 import { targets } from "./targets";
@@ -24,6 +24,7 @@ import { coldStart } from "./workloads/coldStart";
 import type { BenchContext } from "./workloads/context";
 import { endToEnd } from "./workloads/endToEnd";
 import { drainFunctionsQueue, emulatorDelivery, type Delivery } from "./workloads/phase";
+import { hot } from "./workloads/hot";
 import { likes } from "./workloads/likes";
 import { mirrored } from "./workloads/mirrored";
 import { resets } from "./workloads/resets";
@@ -90,7 +91,8 @@ async function main(): Promise<number> {
   );
 
   const loads = [...onEmulator.sustained, ...direct.sustained, ...onEmulator.burst, ...direct.burst];
-  const phases = [...w0, ...loads, ...direct.redelivery, direct.mirrors.phase, direct.likes.phase, w4.rollup];
+  const hotPhases = direct.hot.runs.map((r) => r.phase);
+  const phases = [...w0, ...loads, ...direct.redelivery, direct.mirrors.phase, direct.likes.phase, ...hotPhases, w4.rollup];
   // Workload 4's naive side is the naive callable; its increments ran the naive trigger like any other.
   const naiveE2e = { ...w4.rollup, rollup: "naive" as const, opsPrefix: w4.naiveOpsPrefix, increments: w4.naiveIncrements };
   const costs = await step("operations per workload, from the functions' \"rollup ops\" log lines", () =>
@@ -112,7 +114,8 @@ async function main(): Promise<number> {
     likes: direct.likes,
     coldStart: cold,
     resets: w8,
-    targets: targets([...w0, ...loads, ...direct.redelivery], w4, ctx.intervalMs, direct.mirrors),
+    hot: direct.hot,
+    targets: targets([...w0, ...loads, ...direct.redelivery, ...hotPhases], w4, ctx.intervalMs, direct.mirrors, direct.hot),
     sustainedTimeline: [...onEmulator.timeline, ...direct.timeline],
     costs,
   };
@@ -131,7 +134,9 @@ async function main(): Promise<number> {
   );
   // The page and the plot go next to results.json; only --publish replaces the committed copies in docs/
   // (npm test's --quick run never does).
-  const pages = [writeResultsPage(options.outDir, results, png), ...(options.publish ? [writeResultsPage(join(REPO_ROOT, "docs"), results, png)] : [])];
+  const hotPng = await renderPng(hotSpec(direct.hot, ctx.intervalMs));
+  const plots = { sustained: png, hot: hotPng };
+  const pages = [writeResultsPage(options.outDir, results, plots), ...(options.publish ? [writeResultsPage(join(REPO_ROOT, "docs"), results, plots)] : [])];
 
   say("");
   say(renderReport(results, `results: ${jsonPath}; pages (with the plot beside them): ${pages.join(", ")}`));
@@ -204,7 +209,11 @@ async function directWorkloads(ctx: BenchContext) {
       `workload 6, likes on unique counters, production-like delivery: ${options.likesRate} setMember calls/s for ${options.likesSeconds} s over ${options.likesCounters} counters, ours only`,
       () => likes(ctx, productionLike),
     );
-    return { ...loads, redelivery: redeliveryResults, mirrors, likes: likesResult, description: productionLike.description };
+    const hotResult = await step(
+      `workload 9, a hot counter, production-like delivery: ${options.hotRate}/s for ${options.hotSeconds} s on one counter: ours from the default shape (it grows), ours fixed at ${options.hotFixedShards} shards, naive on ${options.hotFixedShards} shards`,
+      () => hot(ctx, productionLike),
+    );
+    return { ...loads, redelivery: redeliveryResults, mirrors, likes: likesResult, hot: hotResult, description: productionLike.description };
   } finally {
     // Restores the environment firebase-functions-test changed, before workload 4's callables.
     wrapped.cleanup();
@@ -212,18 +221,23 @@ async function directWorkloads(ctx: BenchContext) {
 }
 
 /** Sums each phase's "rollup ops" lines, found by the prefix its counter ids share (context.ts). */
-async function costRows(ctx: BenchContext, phases: readonly Pick<PhaseResult, "workload" | "rollup" | "delivery" | "opsPrefix" | "increments">[]): Promise<CostRow[]> {
+async function costRows(ctx: BenchContext, phases: readonly Pick<PhaseResult, "workload" | "rollup" | "delivery" | "opsPrefix" | "increments" | "deliveries">[]): Promise<CostRow[]> {
   // Every event queued so far has run once the queue is drained; give the last log lines time to arrive.
   await drainFunctionsQueue(ctx);
   await sleep(2000);
   const logPath = emulatorLogPath(ctx.options.outDir);
-  return phases.map((p) => ({
-    workload: p.workload,
-    rollup: p.rollup,
-    delivery: p.delivery,
-    increments: p.increments,
-    perMillion: perMillion(opsOf(logPath, p.opsPrefix), p.increments),
-  }));
+  return phases.map((p) => {
+    const ops = opsOf(logPath, p.opsPrefix);
+    return {
+      workload: p.workload,
+      rollup: p.rollup,
+      delivery: p.delivery,
+      increments: p.increments,
+      // The benchmark's own deliveries measured their instances' billed time; the emulator's ran one at a time.
+      perMillion: perMillion(ops, p.increments, p.deliveries?.busyMs ?? ops.durationMs),
+      byOutcome: opsByOutcome(logPath, p.opsPrefix),
+    };
+  });
 }
 
 main().then(

@@ -64,6 +64,23 @@ describe("production-like delivery", () => {
     }
   });
 
+  it("bills an instance's time once, however many deliveries share it (busyMs), and every instance's own", async () => {
+    const shared = recordingInstances(1, 50);
+    const together = createDeliverer(shared.handlers, { maxDelayMs: 0, duplicateFraction: 0, concurrency: 10 }, seededRandom(6));
+    for (let id = 0; id < 10; id++) together.arrive({ id, arrivedMs: Date.now() });
+    const concurrent = await together.settled();
+    // Ten deliveries of 50 ms at once on one instance: about 50 ms of instance time, not 500.
+    expect(concurrent.busyMs).toBeGreaterThanOrEqual(45);
+    expect(concurrent.busyMs).toBeLessThan(250);
+
+    const queued = recordingInstances(2, 50);
+    const oneAtATime = createDeliverer(queued.handlers, { maxDelayMs: 0, duplicateFraction: 0, concurrency: 1 }, seededRandom(7));
+    for (let id = 0; id < 10; id++) oneAtATime.arrive({ id, arrivedMs: Date.now() });
+    const sequential = await oneAtATime.settled();
+    // One at a time per instance: each delivery's 50 ms is billed, whichever of the two instances ran it.
+    expect(sequential.busyMs).toBeGreaterThanOrEqual(10 * 45);
+  });
+
   it("starts no delivery before its event arrived, and keeps arrival order when there is no delay", async () => {
     const { handlers, starts } = recordingInstances(1, 0);
     const inOrder = createDeliverer(handlers, { maxDelayMs: 0, duplicateFraction: 0, concurrency: 1 }, seededRandom(3));

@@ -7,12 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { linksIn } from "../lib/doc-links";
 import { REPO_ROOT } from "../lib/firebase-cli";
-import { parseOptions, PLOT_FILE, RESULTS_PAGE } from "../bench/options";
+import { HOT_PLOT_FILE, parseOptions, PLOT_FILE, RESULTS_PAGE } from "../bench/options";
 import { writeResultsPage } from "../bench/page";
 import { machineLine, type BenchResults } from "../bench/report";
 
 const RECORDED = JSON.parse(readFileSync(join(__dirname, "fixtures", "bench-results.json"), "utf8")) as BenchResults;
-const PNG = Buffer.from("a plot");
+const PLOTS = { sustained: Buffer.from("a plot"), hot: Buffer.from("another plot") };
 
 describe("the benchmark's results page", () => {
   let dir: string;
@@ -22,14 +22,15 @@ describe("the benchmark's results page", () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   function write(results: BenchResults): string {
-    const path = writeResultsPage(dir, results, PNG);
+    const path = writeResultsPage(dir, results, PLOTS);
     expect(path).toBe(join(dir, RESULTS_PAGE));
     return readFileSync(path, "utf8");
   }
 
   it("writes the page and the plot beside it, with the run's date, machine and options in its header", () => {
     const page = write(RECORDED);
-    expect(readFileSync(join(dir, PLOT_FILE))).toEqual(PNG);
+    expect(readFileSync(join(dir, PLOT_FILE))).toEqual(PLOTS.sustained);
+    expect(readFileSync(join(dir, HOT_PLOT_FILE))).toEqual(PLOTS.hot);
     const header = page.slice(0, page.indexOf("Emulator delivery capacity"));
     expect(header).toContain("# Benchmark results");
     expect(header).toContain(RECORDED.startedAt);
@@ -48,7 +49,7 @@ describe("the benchmark's results page", () => {
     expect(full).toContain("A full run");
   });
 
-  it("holds every table of the run: capacity, one row per phase, deliveries, workloads 4 to 8, costs, targets", () => {
+  it("holds every table of the run: capacity, one row per phase, deliveries, workloads 4 to 9, costs, targets", () => {
     const page = write(RECORDED);
     expect(page).toContain(`Emulator delivery capacity: ${RECORDED.capacity.eventsPerSecond.toFixed(0)} events/s`);
     for (const phase of RECORDED.phases) expect(page).toContain(`| ${phase.workload} | ${phase.rollup} | ${phase.delivery} | ${phase.counters} |`);
@@ -63,12 +64,14 @@ describe("the benchmark's results page", () => {
     expect(page).toMatch(/Workload 6, likes on unique counters/);
     expect(page).toMatch(/Workload 7, cold start/);
     expect(page).toMatch(/Workload 8, resets under load/);
+    expect(page).toMatch(/Workload 9, a hot counter/);
+    for (const run of RECORDED.hot.runs) expect(page).toContain(`| ${run.phase.workload} | ${run.rollup} | `);
   });
 
   it("links only files that exist beside it in docs/ (the plot, the prose page)", () => {
     const page = write(RECORDED);
     const targets = linksIn(page, RESULTS_PAGE).map((l) => l.target);
-    expect(targets).toEqual(expect.arrayContaining(["benchmark.md", PLOT_FILE]));
+    expect(targets).toEqual(expect.arrayContaining(["benchmark.md", PLOT_FILE, HOT_PLOT_FILE]));
     for (const target of targets.filter((t) => !/^[a-z]+:/.test(t))) {
       expect({ target, exists: existsSync(join(REPO_ROOT, "docs", target.split("#")[0]!)) }).toEqual({ target, exists: true });
     }

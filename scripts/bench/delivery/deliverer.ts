@@ -45,6 +45,11 @@ export interface DeliveryStats {
   retries: number;
   /** The most deliveries in flight at once, over all instances. */
   maxInFlight: number;
+  /**
+   * Instance time billed: Σ over the instances of the time each had at least one delivery in flight
+   * (Cloud Run bills an instance while it serves a request; concurrent requests share that time).
+   */
+  busyMs: number;
 }
 
 export interface Deliverer<E> {
@@ -71,7 +76,8 @@ export function createDeliverer<E>(
 ): Deliverer<E> {
   if (instances.length === 0 || model.concurrency < 1) throw new Error("delivery needs at least one instance and a concurrency of 1 or more");
   const inFlight = instances.map(() => 0);
-  const stats: DeliveryStats = { deliveries: 0, duplicates: 0, retries: 0, maxInFlight: 0 };
+  const stats: DeliveryStats = { deliveries: 0, duplicates: 0, retries: 0, maxInFlight: 0, busyMs: 0 };
+  const busySince = instances.map(() => 0);
   const firstDelivery = new Map<E, number>();
   // A FIFO of due deliveries: timers push in due order, `head` pops without shifting the array.
   let ready: Ready<E>[] = [];
@@ -107,6 +113,7 @@ export function createDeliverer<E>(
   };
 
   const run = async (instance: number, item: Ready<E>) => {
+    if (inFlight[instance]! === 0) busySince[instance] = performance.now();
     inFlight[instance]!++;
     stats.deliveries++;
     stats.maxInFlight = Math.max(stats.maxInFlight, inFlight.reduce((a, b) => a + b, 0));
@@ -123,6 +130,7 @@ export function createDeliverer<E>(
       }
     } finally {
       inFlight[instance]!--;
+      if (inFlight[instance]! === 0) stats.busyMs += performance.now() - busySince[instance]!;
       finish();
       pump();
     }

@@ -15,25 +15,26 @@ function countOf(data: Record<string, unknown> | undefined): number {
 }
 
 export const naiveRollupTotal = onDocumentWritten(NAIVE_SHARD_PATTERN, async (event) => {
+  const started = Date.now();
   const change = event.data;
   if (change === undefined) return;
   const delta = countOf(change.after.data()) - countOf(change.before.data());
   const counterId = event.params.counterId;
   // Creating shards at 0 changes nothing; skipping it keeps `writes` to one per real increment.
   if (delta === 0) {
-    logOps(counterId, "skip-unchanged", 0);
+    logOps(counterId, "skip-unchanged", 0, Date.now() - started);
     return;
   }
   await naiveCounterRef(naiveDb(), counterId).update({
     total: FieldValue.increment(delta),
     writes: FieldValue.increment(1),
   });
-  logOps(counterId, "committed", 1);
+  logOps(counterId, "committed", 1, Date.now() - started);
 });
 
 /** The same "rollup ops" line as the product's rollup logs, so the benchmark counts both alike. */
-function logOps(counterId: string, outcome: string, writes: number): void {
-  logger.debug("rollup ops", { counterId, outcome, reads: 0, writes, aggregations: 0, waitMs: 0 });
+function logOps(counterId: string, outcome: string, writes: number, durationMs: number): void {
+  logger.debug("rollup ops", { counterId, outcome, reads: 0, writes, aggregations: 0, waitMs: 0, durationMs });
 }
 
 /**
