@@ -17,4 +17,5 @@ export { reshardCounter } from "./entry/reshardCounter";
 export { deleteCounter } from "./entry/deleteCounter";
 export { rollupTotal } from "./entry/rollupTotal";
 export { rollupSweep } from "./entry/rollupSweep";
+export { rollupWindows } from "./entry/rollupWindows";
 export { cleanupDeletedCounter } from "./entry/cleanupDeletedCounter";

@@ -58,6 +58,13 @@ export const uniqueCounters = defineString("UNIQUE_COUNTERS", {
     "counter whose id matches is a unique counter (setMember only); createCounter refuses unique: false for it.",
 });
 
+export const windowedCounters = defineString("WINDOWED_COUNTERS", {
+  default: "",
+  description:
+    "Counter-id patterns, comma-separated, with one optional {name} placeholder (e.g. post-{id}-views): every " +
+    "counter whose id matches keeps counts per UTC day (windows.today, last7Days, last30Days); createCounter refuses windowed: false for it.",
+});
+
 export const mirrors = defineString("MIRRORS", {
   default: "",
   description:

@@ -25,6 +25,7 @@ import {
   rollupIntervalMs,
   shardWritesPerSecond,
   uniqueCounters,
+  windowedCounters,
 } from "./params";
 import { paramProblem, relationProblems, type CreatePolicy, type RawValue } from "./rules";
 
@@ -121,6 +122,11 @@ export function rollupConfig(): RollupConfig {
  */
 export function uniqueCounterPatterns(): Template[] {
   return parseCounterIdPatterns("UNIQUE_COUNTERS", uniqueCounters.value());
+}
+
+/** The WINDOWED_COUNTERS patterns, read as UNIQUE_COUNTERS are (above): only createCounter reads them. */
+export function windowedCounterPatterns(): Template[] {
+  return parseCounterIdPatterns("WINDOWED_COUNTERS", windowedCounters.value());
 }
 
 /**

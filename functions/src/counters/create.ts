@@ -1,6 +1,8 @@
 // createCounter's write: the parent and all its shards, in one transaction that refuses an id still
 // being deleted (deletion.ts), with the new total (0) on the counter's mirror targets (mirror-writes.ts).
 import { FieldValue, type Firestore } from "firebase-admin/firestore";
+import { windowsOf } from "./windows";
+import { dayOf } from "./days";
 import { CounterError, GRPC, grpcCode } from "./errors";
 import type { MirrorTarget } from "./mirror-rules";
 import { mirrorRefs, writeMirrors } from "./mirror-writes";
@@ -13,6 +15,7 @@ export interface CreateResult {
   counterId: string;
   numShards: number;
   unique: boolean;
+  windowed: boolean;
 }
 
 /** A new auto id (20 characters), as Firestore makes them: createCounter without a counterId. */
@@ -21,7 +24,7 @@ export function newCounterId(db: Firestore): string {
 }
 
 /**
- * Creates the parent (`numShards`, `unique`, `total: 0`) and all its shards (`count: 0`) in one short
+ * Creates the parent (`numShards`, `unique`, `windowed`, `total: 0`) and all its shards (`count: 0`) in one short
  * transaction. Shards exist from the start because increments use `update()`, which fails on a missing
  * shard: that is what keeps an increment from recreating a shard removed by a reshard or a deleted counter.
  *
@@ -34,9 +37,12 @@ export async function createCounter(
   db: Firestore,
   counterId: string,
   numShards: number,
-  options: { unique?: boolean; mirrors?: readonly MirrorTarget[] } = {},
+  options: { unique?: boolean; windowed?: boolean; mirrors?: readonly MirrorTarget[]; now?: () => number } = {},
 ): Promise<CreateResult> {
   const unique = options.unique ?? false;
+  const windowed = options.windowed ?? false;
+  // A windowed counter starts with its windows at 0 for today, and no day counted (counters/windows.ts).
+  const windowFields = windowed ? { windows: windowsOf({}, dayOf((options.now ?? Date.now)())) } : {};
   const mirrors = options.mirrors ?? [];
   const id = counterId;
   const parent = counterRef(db, id);
@@ -52,8 +58,10 @@ export async function createCounter(
           numShards,
           total: 0,
           unique,
+          windowed,
+          ...windowFields,
           createdAt: FieldValue.serverTimestamp(),
-          rollup: { commits: 0 },
+          rollup: windowed ? { commits: 0, days: {} } : { commits: 0 },
         });
         for (const shardId of shardIds(numShards)) tx.set(shardRef(db, id, shardId), NEW_SHARD);
         // A counter created again after a delete starts its mirror at 0 too, not at the old total.
@@ -65,6 +73,6 @@ export async function createCounter(
     if (grpcCode(error) === GRPC.ALREADY_EXISTS) throw new CounterError("already-exists", `counter "${id}" already exists`);
     throw error;
   }
-  rememberShape(id, { numShards, unique });
-  return { counterId: id, numShards, unique };
+  rememberShape(id, { numShards, unique, windowed });
+  return { counterId: id, numShards, unique, windowed };
 }

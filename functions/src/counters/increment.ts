@@ -5,7 +5,8 @@ import { FieldValue, Timestamp, type Firestore } from "firebase-admin/firestore"
 import * as logger from "firebase-functions/logger";
 import { CounterError, GRPC, grpcCode } from "./errors";
 import { requestRef, shardRef } from "./paths";
-import { forgetShape, notForUnique, shapeOf } from "./shape";
+import { dayOf } from "./days";
+import { forgetShape, notForUnique, shapeOf, type CounterShape } from "./shape";
 import { shardIncrement } from "./shard-writes";
 import { pickShard, type Random } from "./shards";
 
@@ -54,7 +55,7 @@ export async function incrementCounter(
   const random = options.random ?? Math.random;
   const now = options.now ?? Date.now;
   for (let attempt = 0; attempt < INCREMENT_ATTEMPTS; attempt++) {
-    const { numShards, unique } = await shapeOf(db, counterId, attempt > 0);
+    const { numShards, unique, windowed } = await shapeOf(db, counterId, attempt > 0);
     if (unique) throw notForUnique(counterId, "incrementCounter", "only setMember moves its total");
     const shard = pickShard(numShards, random);
     const batch = db.batch();
@@ -66,14 +67,15 @@ export async function incrementCounter(
         expireAt: Timestamp.fromMillis(now() + options.requestTtlMs),
       });
     }
-    batch.update(shardRef(db, counterId, shard), shardIncrement(delta));
+    // The day is read from the clock right before the commit (counters/windows.ts: DAY_CLOSES_AFTER_MS).
+    batch.update(shardRef(db, counterId, shard), shardIncrement(delta, windowed ? dayOf(now()) : null));
     try {
       const [result] = await batch.commit(); // every write of a batch carries the batch's commit time
       return { counterId, shard, applied: true, writeTime: writeTimeOf(result!.writeTime) };
     } catch (error) {
       const code = grpcCode(error);
       if (code === GRPC.ALREADY_EXISTS && options.requestId !== undefined) {
-        const replay = await replayRequest(db, counterId, options.requestId, delta, numShards, options, now);
+        const replay = await replayRequest(db, counterId, options.requestId, delta, { numShards, unique, windowed }, options, now);
         if (replay !== "expired") return replay;
         continue;
       }
@@ -103,7 +105,7 @@ async function replayRequest(
   counterId: string,
   requestId: string,
   delta: number,
-  numShards: number,
+  shape: CounterShape,
   options: IncrementOptions,
   now: () => number,
 ): Promise<IncrementResult | "expired"> {
@@ -115,7 +117,7 @@ async function replayRequest(
   const shard = typeof recordedShard === "number" ? recordedShard : -1;
   if (expireAt instanceof Timestamp && expireAt.toMillis() <= now()) {
     const random = options.random ?? Math.random;
-    const fresh = pickShard(numShards, random);
+    const fresh = pickShard(shape.numShards, random);
     const batch = db.batch();
     batch.update(
       ref,
@@ -127,7 +129,7 @@ async function replayRequest(
       },
       { lastUpdateTime: snap.updateTime! },
     );
-    batch.update(shardRef(db, counterId, fresh), shardIncrement(delta));
+    batch.update(shardRef(db, counterId, fresh), shardIncrement(delta, shape.windowed ? dayOf(now()) : null));
     try {
       const [result] = await batch.commit();
       return { counterId, shard: fresh, applied: true, writeTime: writeTimeOf(result!.writeTime) };

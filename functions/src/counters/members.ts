@@ -19,7 +19,8 @@ import { Timestamp, type DocumentSnapshot, type Firestore } from "firebase-admin
 import { backoffMs, pause } from "./backoff";
 import { CounterError, GRPC, grpcCode } from "./errors";
 import { counterRef, memberRef, membershipRef, shardRef } from "./paths";
-import { matchesAny, type Template } from "./patterns";
+import { reservedFlag, type Template } from "./patterns";
+import { dayOf } from "./days";
 import { shapeIn } from "./shape";
 import { shardIncrement } from "./shard-writes";
 import { pickShard, type Random } from "./shards";
@@ -31,12 +32,7 @@ import { writeTimeOf, type WriteTime } from "./increment";
  * anyone could create a post's likes counter as a plain counter first and inflate it with increments.
  */
 export function uniqueFor(counterId: string, requested: boolean | undefined, patterns: readonly Template[]): boolean {
-  const reserved = matchesAny(patterns, counterId);
-  if (reserved && requested === false) {
-    // The id is not echoed: the message names the field, as every validation message does.
-    throw new CounterError("invalid-argument", "unique must be true or omitted: this counter id is reserved for unique counters (UNIQUE_COUNTERS)");
-  }
-  return requested ?? reserved;
+  return reservedFlag("unique", "UNIQUE_COUNTERS", counterId, requested, patterns);
 }
 
 export interface SetMemberResult {
@@ -50,6 +46,8 @@ export interface SetMemberResult {
 
 export interface SetMemberOptions {
   random?: Random;
+  /** The clock whose UTC day a windowed counter's change counts for (tests cross midnight with it). */
+  now?: () => number;
   /** Runs between the read and the commit; tests change the membership there to lose a race. */
   beforeCommit?: () => void | Promise<void>;
   /** Runs between the commit and the write of its time into the record; tests change it again there. */
@@ -110,7 +108,7 @@ export async function setMember(
   for (let attempt = 0; attempt < SET_MEMBER_ATTEMPTS; attempt++) {
     if (attempt > 0) await pause(backoffMs(attempt, random, BACKOFF_STEP_MS));
     const [parent, current, record] = await db.getAll(counterRef(db, counterId), ref, recordRef);
-    const { numShards, unique } = shapeIn(counterId, parent!);
+    const { numShards, unique, windowed } = shapeIn(counterId, parent!);
     if (!unique) {
       throw new CounterError("failed-precondition", `setMember: counter "${counterId}" is not a unique counter; use incrementCounter`);
     }
@@ -122,8 +120,10 @@ export async function setMember(
     const change = { member, changedAt: null, previousChangedAt: previousChange(current!, record!) };
     if (record!.exists) batch.update(recordRef, change, { lastUpdateTime: record!.updateTime! });
     else batch.create(recordRef, change);
-    batch.update(shardRef(db, counterId, pickShard(numShards, random)), shardIncrement(member ? 1 : -1));
     await options.beforeCommit?.();
+    // The day is read from the clock right before the commit (counters/windows.ts: DAY_CLOSES_AFTER_MS).
+    const day = windowed ? dayOf((options.now ?? Date.now)()) : null;
+    batch.update(shardRef(db, counterId, pickShard(numShards, random)), shardIncrement(member ? 1 : -1, day));
     let committedAt: Timestamp;
     try {
       const [result] = await batch.commit(); // every write of a batch carries the batch's commit time

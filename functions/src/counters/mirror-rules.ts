@@ -1,6 +1,7 @@
 // Mirrors: where a counter's total is also written, on the app's own documents (docs/mirrors.md).
 // The param MIRRORS holds rules `COUNTER_ID_PATTERN=DOCUMENT_PATH_PATTERN:FIELD_PATH`, comma-separated,
-// e.g. `post-{id}-likes=posts/{id}:likeCount`. This module parses them (once per value) and says, for a
+// e.g. `post-{id}-likes=posts/{id}:likeCount`; a field may end with `@today`, `@last7Days` or `@last30Days`
+// to hold that window of a windowed counter instead (docs/windows.md). This module parses them (once per value) and says, for a
 // counter id, which document fields mirror it. Pure, no Firebase import: `npm run preflight` and the
 // functions share it, so a rule means the same thing at deploy time and at run time. The counter-id side
 // is the one matcher of patterns.ts, which UNIQUE_COUNTERS uses too.
@@ -15,6 +16,7 @@
 // holds it), where two counters' totals would overwrite each other.
 import { COUNTERS } from "./paths";
 import { fillTemplate, matchTemplate, parseCounterIdPattern, parseListParam, parseTemplate, splitRule, type Template } from "./patterns";
+import { WINDOW_NAMES, type WindowName } from "./windows";
 
 /** One parsed MIRRORS rule. */
 export interface MirrorRule {
@@ -24,12 +26,18 @@ export interface MirrorRule {
   document: Template;
   /** The target field, as a dotted path (`stats.views`). */
   field: string;
+  /** What the field holds: the total, or one window of a windowed counter (the suffix `@today`, …). */
+  value: MirrorValue;
 }
 
-/** Where one counter's total is mirrored: a document path and a field path. */
+/** What a mirror holds: `total` (no suffix), or `windows.today`, `.last7Days`, `.last30Days` (`@today`, …). */
+export type MirrorValue = "total" | WindowName;
+
+/** Where one counter's total (or one of its windows) is mirrored: a document path, a field path, which value. */
 export interface MirrorTarget {
   path: string;
   field: string;
+  value: MirrorValue;
 }
 
 /** A field path segment: an identifier, so that a dotted path means exactly its segments in update(). */
@@ -44,7 +52,7 @@ function parseMirrorRule(text: string): MirrorRule {
   if (colon === -1) throw new Error('has no ":" between the document path and the field path');
   if (right.indexOf(":", colon + 1) !== -1) throw new Error('has more than one ":"');
   const pathText = right.slice(0, colon).trim();
-  const field = right.slice(colon + 1).trim();
+  const { field, value } = parseFieldAndValue(right.slice(colon + 1).trim());
 
   let counter: Template;
   try {
@@ -59,7 +67,18 @@ function parseMirrorRule(text: string): MirrorRule {
     throw new Error(`names the placeholder {${counter.placeholder}} in the counter-id pattern but {${document.placeholder}} in the document path`);
   }
   checkFieldPath(field);
-  return { source: text, counter, document, field };
+  return { source: text, counter, document, field, value };
+}
+
+/** `views7d@last7Days`: the field, and which value it mirrors (no suffix: the total). */
+function parseFieldAndValue(text: string): { field: string; value: MirrorValue } {
+  const at = text.indexOf("@");
+  if (at === -1) return { field: text, value: "total" };
+  const suffix = text.slice(at + 1).trim();
+  if (!(WINDOW_NAMES as readonly string[]).includes(suffix)) {
+    throw new Error(`has the suffix ${JSON.stringify("@" + suffix.slice(0, 20))}: a window is @${WINDOW_NAMES.join(", @")} (or no suffix for the total)`);
+  }
+  return { field: text.slice(0, at).trim(), value: suffix as WindowName };
 }
 
 function parseDocumentPattern(text: string): Template {
@@ -187,7 +206,7 @@ export function mirrorTargets(rules: readonly MirrorRule[], counterId: string): 
   for (const rule of rules) {
     const binding = matchTemplate(rule.counter, counterId);
     if (binding === null) continue;
-    const target = { path: fillTemplate(rule.document, binding), field: rule.field };
+    const target = { path: fillTemplate(rule.document, binding), field: rule.field, value: rule.value };
     if (!targets.some((t) => t.path === target.path && t.field === target.field)) targets.push(target);
   }
   return targets;

@@ -1,5 +1,5 @@
 // The one module that writes mirror targets (MIRRORS, mirror-rules.ts says where): every write of a
-// counter's `total` writes the same value to each existing target in the same atomic write. Used by the
+// counter's `total` writes the same value (or the window it names, mirror-rules.ts) to each existing target in the same atomic write. Used by the
 // callables that write a total (create.ts, reset.ts, delete.ts: in their transaction or batch, after
 // reading the targets) and by the rollup's commit (rollup/firestore-store.ts: in its batch, the targets
 // found missing asserted still absent; rollup/mirrored.ts says why that is exact). A target document is
@@ -7,6 +7,7 @@
 import type { DocumentData, DocumentReference, DocumentSnapshot, FieldValue, Firestore, UpdateData, WriteBatch } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
 import type { MirrorTarget } from "./mirror-rules";
+import type { Windows } from "./windows";
 
 /** The targets' documents, to read in the transaction (or the read) before the write. */
 export function mirrorRefs(db: Firestore, mirrors: readonly MirrorTarget[]): DocumentReference[] {
@@ -33,9 +34,23 @@ export function writeMirrors(
   });
 }
 
-/** The rollup's commit: `total` on each target of `present` (update: it must exist), and each of `absent` asserted absent. */
-export function writeTargets(batch: WriteBatch, db: Firestore, present: readonly MirrorTarget[], absent: readonly string[], total: number): void {
-  for (const target of present) batch.update(db.doc(target.path), { [target.field]: total });
+/** What a commit writes: the total, and the windows of a windowed counter (null otherwise). */
+export interface MirrorValues {
+  total: number;
+  windows: Windows | null;
+}
+
+/**
+ * The rollup's commit: each target of `present` gets its value (update: it must exist), and each of
+ * `absent` is asserted absent. A window's target on a counter that is not windowed is left as it is, with a
+ * warning: there is no such window to mirror.
+ */
+export function writeTargets(batch: WriteBatch, db: Firestore, present: readonly MirrorTarget[], absent: readonly string[], values: MirrorValues): void {
+  for (const target of present) {
+    if (target.value === "total") batch.update(db.doc(target.path), { [target.field]: values.total });
+    else if (values.windows !== null) batch.update(db.doc(target.path), { [target.field]: values.windows[target.value] });
+    else logger.warn("mirror of a window on a counter that is not windowed; left as it is", { mirrorPath: target.path, mirrorField: target.field, window: target.value });
+  }
   for (const path of absent) batch.delete(db.doc(path), { exists: false });
 }
 

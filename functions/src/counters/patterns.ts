@@ -1,8 +1,9 @@
 // Counter-id patterns: the one parser and matcher for params that name counters by their id
-// (UNIQUE_COUNTERS, and the counter-id side of MIRRORS rules). A pattern is literal id characters with at
+// (UNIQUE_COUNTERS, WINDOWED_COUNTERS, and the counter-id side of MIRRORS rules). A pattern is literal id characters with at
 // most one placeholder `{name}` that matches 1+ characters of [A-Za-z0-9_-] (docs/mirrors.md).
 // Pure, no Firebase import: the functions and `npm run preflight` share it, so a pattern means the same
 // thing at deploy time and at run time.
+import { CounterError } from "./errors";
 
 /** What a placeholder matches, and what every literal character of a counter-id pattern must be. */
 const ID_CHARS = /^[A-Za-z0-9_-]+$/;
@@ -170,6 +171,19 @@ export function parseCounterIdPatterns(param: string, value: string): Template[]
 /** Whether `counterId` matches any of `patterns`. */
 export function matchesAny(patterns: readonly Template[], counterId: string): boolean {
   return patterns.some((pattern) => matchTemplate(pattern, counterId) !== null);
+}
+
+/**
+ * A flag of a new counter that a param of counter-id patterns can reserve (UNIQUE_COUNTERS,
+ * WINDOWED_COUNTERS): as requested, or, when omitted, whether the id matches. An id that matches can never
+ * be created without the flag (`false` is invalid-argument, naming the field and the param, never the id).
+ */
+export function reservedFlag(field: string, param: string, counterId: string, requested: boolean | undefined, patterns: readonly Template[]): boolean {
+  const reserved = matchesAny(patterns, counterId);
+  if (reserved && requested === false) {
+    throw new CounterError("invalid-argument", `${field} must be true or omitted: this counter id is reserved for ${field} counters (${param})`);
+  }
+  return requested ?? reserved;
 }
 
 /**

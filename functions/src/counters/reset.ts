@@ -1,4 +1,4 @@
-// resetCounter's write: every shard and the total back to 0 while increments keep landing, exactly
+// resetCounter's write: every shard and the total (and a windowed counter's days and windows) back to 0 while increments keep landing, exactly
 // (the argument is below), with the 0 on the counter's mirror targets (mirror-writes.ts).
 import { FieldValue, type Firestore } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
@@ -9,6 +9,27 @@ import { assertAbsent, mirrorRefs, writeMirrors } from "./mirror-writes";
 import { counterRef, shardRef } from "./paths";
 import { forgetShape, notForUnique, shapeIn, shapeOf } from "./shape";
 import { readCount, shardIds } from "./shards";
+import { addDays, dayOf, isDay } from "./days";
+import { dayField } from "./shard-writes";
+import { KEPT_DAYS, windowsOf } from "./windows";
+
+/**
+ * The update that takes a shard's day counts back to 0, as its count: `increment(-n)` for each day of the
+ * windows around `today` that the shard holds at the read. Older days no window spans are left for the
+ * increments' pruning (shard-writes.ts), which could otherwise race a subtraction into a stray day.
+ */
+function dayErasures(days: unknown, today: string): Record<string, FieldValue> {
+  const erase: Record<string, FieldValue> = {};
+  if (typeof days !== "object" || days === null) return erase;
+  const oldest = addDays(today, 1 - KEPT_DAYS);
+  const newest = addDays(today, 1);
+  for (const [day, count] of Object.entries(days as Record<string, unknown>)) {
+    if (isDay(day) && day >= oldest && day <= newest && typeof count === "number" && Number.isSafeInteger(count) && count !== 0) {
+      erase[dayField(day)] = FieldValue.increment(-count);
+    }
+  }
+  return erase;
+}
 
 /** Attempts of a reset whose read went stale before its write (a rollup commit, a reshard between them). */
 const RESET_ATTEMPTS = 20;
@@ -17,6 +38,8 @@ const RESET_BACKOFF_STEP_MS = 10;
 
 export interface ResetOptions {
   mirrors?: readonly MirrorTarget[];
+  /** The clock whose UTC day a windowed counter's windows are reset for (tests cross midnight with it). */
+  now?: () => number;
   /** Runs between the reset's read and its write; tests use it to land writes in that window. */
   beforeCommit?: () => Promise<void>;
 }
@@ -47,6 +70,7 @@ export interface ResetOptions {
  */
 export async function resetCounter(db: Firestore, counterId: string, options: ResetOptions = {}): Promise<{ counterId: string }> {
   const mirrors = options.mirrors ?? [];
+  const now = options.now ?? Date.now;
   const targetRefs = mirrorRefs(db, mirrors);
   for (let attempt = 0; attempt < RESET_ATTEMPTS; attempt++) {
     // One read of everything at one read time, with the shard count this instance knows (cached, or read
@@ -66,6 +90,7 @@ export async function resetCounter(db: Firestore, counterId: string, options: Re
       continue;
     }
     const readTime = at.readTime;
+    const today = dayOf(now());
     const batch = db.batch();
     for (const shard of shards) {
       if (!shard.exists) continue;
@@ -74,11 +99,15 @@ export async function resetCounter(db: Firestore, counterId: string, options: Re
         // Not a number: nothing to subtract from. Overwritten, if nothing wrote it since the read.
         logger.error("reset overwrites a malformed shard count", { counterId, shardId: shard.id, path: shard.ref.path });
         batch.update(shard.ref, { count: 0 }, { lastUpdateTime: shard.updateTime! });
-      } else if (count.value !== 0) {
-        batch.update(shard.ref, { count: FieldValue.increment(-count.value) });
+      } else {
+        // A windowed counter's days go back to 0 the same way (counters/windows.ts).
+        const erase: Record<string, FieldValue> = shape.windowed ? dayErasures(shard.get("days"), today) : {};
+        if (count.value !== 0) erase.count = FieldValue.increment(-count.value);
+        if (Object.keys(erase).length > 0) batch.update(shard.ref, erase);
       }
     }
-    batch.update(at.ref, { total: 0, resetAt: readTime, "rollup.readTime": readTime }, { lastUpdateTime: at.updateTime! });
+    const windows = shape.windowed ? { windows: windowsOf({}, today), "rollup.days": {}, "rollup.windowsMoveAt": null } : {};
+    batch.update(at.ref, { total: 0, resetAt: readTime, "rollup.readTime": readTime, ...windows }, { lastUpdateTime: at.updateTime! });
     writeMirrors(batch, counterId, mirrors, targets, 0);
     // A target missing at R is asserted still missing at the commit (a delete conditioned on absence
     // writes nothing): one that appeared in between must get the 0 too, so the reset reads again.

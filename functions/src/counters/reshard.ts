@@ -5,13 +5,14 @@ import { FieldValue, type Firestore, type Transaction } from "firebase-admin/fir
 import * as logger from "firebase-functions/logger";
 import { counterRef, shardRef } from "./paths";
 import { ADMIN_TRANSACTION_ATTEMPTS, forgetShape, shapeIn } from "./shape";
-import { NEW_SHARD } from "./shard-writes";
+import { isDay } from "./days";
+import { dayField, NEW_SHARD } from "./shard-writes";
 import { readCount, readWrites, removedShardIds, shardIds, spread } from "./shards";
 
 /**
  * Changes the number of shards without changing their sum. Up: new shards start at 0. Down: the removed
  * shards are read (which locks them against increments until the commit), their counts are added to the
- * kept shards and they are deleted, all in one transaction. An increment that still targets a removed
+ * kept shards (a windowed counter's day counts to the first one) and they are deleted, all in one transaction. An increment that still targets a removed
  * shard afterwards fails on the missing document and retries on a kept one.
  */
 export async function reshardCounter(
@@ -29,6 +30,14 @@ export async function reshardCounter(
         const removed = await tx.getAll(...removedShardIds(current, numShards).map((id) => shardRef(db, counterId, id)));
         let folded = 0;
         let foldedWrites = 0;
+        const foldedDays = new Map<string, number>(); // a windowed counter's days move with the counts
+        for (const shard of removed) {
+          const days = shard.exists ? (shard.get("days") as unknown) : undefined;
+          if (typeof days !== "object" || days === null) continue;
+          for (const [day, count] of Object.entries(days as Record<string, unknown>)) {
+            if (isDay(day) && typeof count === "number" && Number.isSafeInteger(count) && count !== 0) foldedDays.set(day, (foldedDays.get(day) ?? 0) + count);
+          }
+        }
         for (const shard of removed) {
           const count = readCount(shard.exists ? shard.data() : undefined);
           if (count.malformed) {
@@ -44,6 +53,7 @@ export async function reshardCounter(
           const update: Record<string, FieldValue> = {};
           if (addend !== 0) update.count = FieldValue.increment(addend);
           if (writes[i] !== 0) update.writes = FieldValue.increment(writes[i]!);
+          if (i === 0) for (const [day, count] of foldedDays) update[dayField(day)] = FieldValue.increment(count);
           if (Object.keys(update).length > 0) tx.update(shardRef(db, counterId, i), update);
         });
         for (const shard of removed) tx.delete(shard.ref);

@@ -53,6 +53,7 @@ export function createCounterInput(limits: Limits) {
     counterId: idField("counterId").optional(),
     numShards: intField("numShards", 1, limits.maxShards).optional(),
     unique: booleanField("unique").optional(),
+    windowed: booleanField("windowed").optional(),
   });
 }
 
@@ -88,6 +89,8 @@ export const storedCounter = z.object({
   total: z.number(),
   /** Absent: plain (docs/api.md; parents written outside createCounter, such as the benchmark's, carry none). */
   unique: z.boolean().optional(),
+  /** Absent: not windowed (docs/windows.md). */
+  windowed: z.boolean().optional(),
 });
 
 const MAX_KEY_CHARS = 32;

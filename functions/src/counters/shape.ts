@@ -1,4 +1,4 @@
-// A counter's shape: its parent's `numShards` and `unique`, read from the parent document, fresh or from a
+// A counter's shape: its parent's `numShards`, `unique` and `windowed`, read from the parent document, fresh or from a
 // small per-instance cache. incrementCounter reads it through the cache so that an increment costs no
 // parent read; setMember and the admin operations read the parent themselves.
 import type { DocumentSnapshot, Firestore } from "firebase-admin/firestore";
@@ -10,6 +10,8 @@ export interface CounterShape {
   numShards: number;
   /** A unique counter counts members (setMember), never increments (docs/unique-counters.md). */
   unique: boolean;
+  /** A windowed counter's shard writes carry the day's count too (counters/windows.ts). */
+  windowed: boolean;
 }
 
 /**
@@ -23,7 +25,7 @@ export function shapeIn(counterId: string, snap: DocumentSnapshot): CounterShape
     // Only the functions write parents; a malformed one is a bug or a manual edit, not bad input.
     throw new Error(`counter "${counterId}" has a malformed parent document: ${parsed.error.message}`);
   }
-  return { numShards: parsed.data.numShards, unique: parsed.data.unique ?? false };
+  return { numShards: parsed.data.numShards, unique: parsed.data.unique ?? false, windowed: parsed.data.windowed ?? false };
 }
 
 /** The refusal of an operation that would let a unique counter's total differ from its members. */
@@ -45,6 +47,10 @@ export const ADMIN_TRANSACTION_ATTEMPTS = 20;
 //   land on the new unique counter's shards: its total then exceeds its members until reconcile --fix
 //   repairs it from the members. A stale "unique" only refuses increments for the rest of the TTL.
 //   UNIQUE_COUNTERS removes the first case for every id it matches: such an id can never be plain.
+// - windowed: the same window of staleness for a counter deleted and created again as the other kind
+//   (windowed ↔ not) on another instance: a stale "not windowed" lets increments land without their day,
+//   so the new counter's windows miss them (its total does not); a stale "windowed" only writes day
+//   fields nobody sums. WINDOWED_COUNTERS removes the first case for every id it matches.
 
 export const SHAPE_CACHE_TTL_MS = 5_000;
 const SHAPE_CACHE_MAX_ENTRIES = 10_000;
@@ -63,7 +69,7 @@ export function forgetShape(counterId: string): void {
 export async function shapeOf(db: Firestore, counterId: string, fresh = false): Promise<CounterShape> {
   const cached = shapeCache.get(counterId);
   if (!fresh && cached !== undefined && cached.expiresAt > Date.now()) {
-    return { numShards: cached.numShards, unique: cached.unique };
+    return { numShards: cached.numShards, unique: cached.unique, windowed: cached.windowed };
   }
   let shape: CounterShape;
   try {

@@ -1,11 +1,31 @@
 // What every write of a shard document looks like, in one place: a delta moves `count` and adds 1 to
 // `writes` in the same write (the load the rollup measures to grow a counter: rollup/growth.ts), and a new
-// shard starts with both at 0 (so one aggregation query can sum both: rollup/sum.ts).
+// shard starts with both at 0 (so one aggregation query can sum both: rollup/sum.ts). On a windowed counter
+// the same write adds the delta to `days.{day}` too, the net count of the day it was applied on
+// (counters/windows.ts), and drops the days that have left every window.
 import { FieldValue } from "firebase-admin/firestore";
+import { addDays } from "./days";
 
-/** The update that applies `delta` to a shard: its count, and one more applied write. */
-export function shardIncrement(delta: number): { count: FieldValue; writes: FieldValue } {
-  return { count: FieldValue.increment(delta), writes: FieldValue.increment(1) };
+/** The days an increment drops from its shard: days 31 to 37 before its own, which no window spans any more. */
+export const PRUNED_DAYS = { from: 31, to: 37 } as const;
+
+/** A shard's field for the net count of `day`. */
+export function dayField(day: string): string {
+  return `days.${day}`;
+}
+
+/**
+ * The update that applies `delta` to a shard: its count, and one more applied write; on a windowed counter
+ * (`day`: the UTC day of the applying clock) the day's count too, and the deletion of days long gone. A
+ * shard that took no increment for those whole 7 days keeps an older day until reconcile --fix prunes it.
+ */
+export function shardIncrement(delta: number, day: string | null = null): Record<string, FieldValue> {
+  const update: Record<string, FieldValue> = { count: FieldValue.increment(delta), writes: FieldValue.increment(1) };
+  if (day !== null) {
+    update[dayField(day)] = FieldValue.increment(delta);
+    for (let back = PRUNED_DAYS.from; back <= PRUNED_DAYS.to; back++) update[dayField(addDays(day, -back))] = FieldValue.delete();
+  }
+  return update;
 }
 
 /** A new shard, written with set(): nothing counted, nothing applied. */

@@ -1,9 +1,10 @@
 // createCounter: a signed-in caller that CREATE_POLICY admits creates a counter. What the params declare
-// per counter id (UNIQUE_COUNTERS, COUNTER_KINDS, MIRRORS) is decided here, before anything is written.
-import { counterKindFor, createPolicy, mirrorTargetsFor, uniqueCounterPatterns } from "../config/read";
+// per counter id (UNIQUE_COUNTERS, WINDOWED_COUNTERS, COUNTER_KINDS, MIRRORS) is decided here, before anything is written.
+import { counterKindFor, createPolicy, mirrorTargetsFor, uniqueCounterPatterns, windowedCounterPatterns } from "../config/read";
 import { createCounter as create, newCounterId } from "../counters/create";
 import { shardsFor } from "../counters/kinds";
 import { uniqueFor } from "../counters/members";
+import { reservedFlag } from "../counters/patterns";
 import { createCounterInput } from "../counters/schema";
 import { countersDb } from "./deps";
 import { validatedOnCall } from "./oncall";
@@ -18,10 +19,11 @@ export const createCounter = validatedOnCall({
   rateLimited: true,
   handler: (input, { config }) => {
     const db = countersDb();
-    // The id is chosen here, not in create.ts, because UNIQUE_COUNTERS and COUNTER_KINDS apply to auto ids too.
+    // The id is chosen here, not in create.ts, because the patterns and COUNTER_KINDS apply to auto ids too.
     const counterId = input.counterId ?? newCounterId(db);
     const unique = uniqueFor(counterId, input.unique, uniqueCounterPatterns());
+    const windowed = reservedFlag("windowed", "WINDOWED_COUNTERS", counterId, input.windowed, windowedCounterPatterns());
     const numShards = shardsFor(counterId, input.numShards, counterKindFor(counterId, config)) ?? config.defaultShards;
-    return create(db, counterId, numShards, { unique, mirrors: mirrorTargetsFor(counterId) });
+    return create(db, counterId, numShards, { unique, windowed, mirrors: mirrorTargetsFor(counterId) });
   },
 });

@@ -4,6 +4,8 @@
 // time. The write itself is the store's `commit`: one atomic write.
 import * as logger from "firebase-functions/logger";
 import { COUNTERS } from "../counters/paths";
+import { dayOf } from "../counters/days";
+import { daysAfter, openDays, windowsMoveAtMs, windowsOf } from "../counters/windows";
 import { growthStep } from "./growth";
 import { intervalToRecord, type ParentView } from "./plan";
 import type { CommitFields, ParentRead } from "./store";
@@ -40,7 +42,10 @@ export interface CommitTarget {
 export async function sumAndCommit(run: Run, target: CommitTarget): Promise<CommitStep> {
   const { deps, ops } = run;
   const view = target.parent.view;
-  const read = await deps.store.sum(target.counterId, view.numShards);
+  // A windowed counter's days are for the rollup clock's day, read once before the sum (counters/windows.ts).
+  const dayMs = (deps.dayClockMs ?? deps.nowMs)();
+  const open = view.days == null ? undefined : openDays(view.days.sinceUs, dayMs);
+  const read = await deps.store.sum(target.counterId, view.numShards, open);
   ops.aggregations += read.aggregations;
   ops.reads += read.reads;
   const sum = read.sum;
@@ -60,6 +65,13 @@ export async function sumAndCommit(run: Run, target: CommitTarget): Promise<Comm
     const step = growthStep(view.load, view.numShards, sum.readUs, sum.writes, deps.growth);
     fields.load = step.load;
     if (step.numShards > view.numShards) fields.grow = { from: view.numShards, to: step.numShards, writesPerSecond: step.rate ?? null };
+  }
+  if (view.days != null) {
+    // Committing a windowed counter's total without its days would move `rollup.readTime` past days it did not sum.
+    if (sum.days === undefined) throw new Error(`rollup of counter "${target.counterId}": the store did not sum the open days`);
+    const today = dayOf(dayMs);
+    const days = daysAfter(view.days.days, sum.days, today);
+    fields.windows = { windows: windowsOf(days, today), days, moveAtMs: windowsMoveAtMs(days, today) };
   }
   const result = await deps.store.commit(target.counterId, target.parent, sum, fields);
   ops.reads += result.mirrorReads ?? 0;
@@ -83,6 +95,7 @@ export async function sumAndCommit(run: Run, target: CommitTarget): Promise<Comm
     recordedIntervalMs: fields.intervalMs,
     numShards: fields.grow?.to ?? view.numShards,
     load: fields.load ?? view.load,
+    days: fields.windows === undefined ? view.days : { days: fields.windows.days, sinceUs: sum.readUs },
   };
   return { kind: "committed", total: sum.total, lagMs, readUs: sum.readUs, version: result.version, after };
 }

@@ -2,6 +2,7 @@
 // counters/{id}, with every precondition the rollup relies on (a commit on the parent's update time, a
 // claim on the lease's). The emulator tests exercise exactly this module.
 import {
+  AggregateField,
   FieldValue,
   Timestamp,
   type DocumentReference,
@@ -12,12 +13,15 @@ import {
 } from "firebase-admin/firestore";
 import { GRPC, grpcCode } from "../counters/errors";
 import type { MirrorTarget } from "../counters/mirror-rules";
-import { logMissingMirror, writeTargets } from "../counters/mirror-writes";
-import { counterRef, isUnderCounter, LEASE_ID, leaseRef, ROLLUP, shardRef } from "../counters/paths";
-import { newShardMerge } from "../counters/shard-writes";
+import { logMissingMirror, writeTargets, type MirrorValues } from "../counters/mirror-writes";
+import { COUNTERS, counterRef, isUnderCounter, LEASE_ID, leaseRef, ROLLUP, shardRef, shardsRef } from "../counters/paths";
+import { dayField, newShardMerge } from "../counters/shard-writes";
+import { dayCountsOf, type DayCounts, type DaysRead } from "../counters/windows";
+import * as logger from "firebase-functions/logger";
 import type { Load } from "./growth";
 import { MAX_INTERVAL_MS, microsFloor } from "./plan";
 import type { ClaimData, CommitFields, CommitResult, FoundClaim, LeaseRead, ParentRead, RollupStore, StaleClaims, SumRead } from "./store";
+import type { FindMovedWindows } from "./midnight";
 import { commitMirrored, type MirroredCommit, type MirrorPort } from "./mirrored";
 import { sumShards } from "./sum";
 
@@ -53,11 +57,15 @@ export function firestoreRollupStore(db: Firestore, options: FirestoreRollupStor
       }
     },
 
-    async sum(counterId, numShards): Promise<SumRead> {
+    async sum(counterId, numShards, days): Promise<SumRead> {
       const cost = { reads: 0, aggregations: 0 };
       const sum = await sumShards(db, counterId, cost, numShards ?? undefined);
       const readUs = microsFloor(sum.readTime);
-      return { sum: sum.overflow ? { overflow: true, readUs } : { overflow: false, total: sum.total, writes: sum.writes, readUs }, ...cost };
+      if (sum.overflow) return { sum: { overflow: true, readUs }, ...cost };
+      if (days === undefined) return { sum: { overflow: false, total: sum.total, writes: sum.writes, readUs }, ...cost };
+      const counts = await sumDaysAt(db, counterId, days, timestampOfMicros(readUs), cost);
+      if (counts === null) return { sum: { overflow: true, readUs }, ...cost };
+      return { sum: { overflow: false, total: sum.total, writes: sum.writes, readUs, days: counts }, ...cost };
     },
 
     async commit(counterId, parent, sum, fields): Promise<CommitResult> {
@@ -65,7 +73,8 @@ export function firestoreRollupStore(db: Firestore, options: FirestoreRollupStor
       const ref = counterRef(db, counterId);
       const readTime = timestampOfMicros(sum.readUs);
       const targets = options.mirrors?.(counterId) ?? [];
-      const commit = await commitTotalAt(ref, timestampOf(parent.version), sum.total, readTime, commitExtras(fields), targets, options.onMirrorStep, fields.grow);
+      const values = { total: sum.total, windows: fields.windows?.windows ?? null };
+      const commit = await commitTotalAt(ref, timestampOf(parent.version), values, readTime, commitExtras(fields), targets, options.onMirrorStep, fields.grow);
       if (commit.kind !== "committed") return { kind: commit.kind, mirrorReads: commit.reads };
       return {
         kind: "committed",
@@ -95,10 +104,36 @@ export function firestoreRollupStore(db: Firestore, options: FirestoreRollupStor
   };
 }
 
+/**
+ * The midnight commit's query (midnight.ts): counters whose `rollup.windowsMoveAt` is at or before a time,
+ * in (windowsMoveAt, name) order, paged by the last document of the page before. Its single-field index is
+ * declared in firestore.indexes.json (the rest of `rollup` is not indexed).
+ */
+export function findMovedWindows(db: Firestore): FindMovedWindows {
+  return async (atMs, limit, after) => {
+    let query = db.collection(COUNTERS).where(WINDOWS_MOVE_AT, "<=", Timestamp.fromMillis(atMs)).orderBy(WINDOWS_MOVE_AT).limit(limit);
+    if (after !== undefined) query = query.startAfter(after as QueryDocumentSnapshot);
+    const snap = await query.get();
+    return {
+      counters: snap.docs.map((doc) => ({ counterId: doc.id, parent: parentReadOf(doc) })),
+      reads: Math.max(1, snap.size),
+      next: snap.size < limit ? null : snap.docs[snap.size - 1]!,
+    };
+  };
+}
+
+/** When a windowed counter's windows next move by themselves (midnight.ts). */
+const WINDOWS_MOVE_AT = "rollup.windowsMoveAt";
+
 function commitExtras(fields: CommitFields): Record<string, unknown> {
   const extras: Record<string, unknown> = { "rollup.intervalMs": fields.intervalMs };
   if (fields.load !== undefined) extras["rollup.load"] = storedLoad(fields.load);
   if (fields.grow !== undefined) extras.numShards = fields.grow.to;
+  if (fields.windows !== undefined) {
+    extras.windows = fields.windows.windows;
+    extras["rollup.days"] = fields.windows.days;
+    extras[WINDOWS_MOVE_AT] = fields.windows.moveAtMs === null ? null : Timestamp.fromMillis(fields.windows.moveAtMs);
+  }
   return extras;
 }
 
@@ -148,9 +183,47 @@ function parentReadOf(parent: DocumentSnapshot): ParentRead {
       recordedIntervalMs: recordedIntervalMs(parent),
       numShards: numShardsOf(parent),
       load: loadOf(parent),
+      days: daysOf(parent),
     },
     version: parent.exists ? versionOf(parent.updateTime!) : null,
   };
+}
+
+/**
+ * A windowed parent's days (counters/windows.ts): `rollup.days`, exact at `rollup.readTime` (before the first
+ * rollup: at the reset, or at the creation). Days that cannot be read are summed again: every day of the
+ * last 30 is open then. Null for a counter that is not windowed.
+ */
+function daysOf(parent: DocumentSnapshot): DaysRead | null {
+  if (!parent.exists || parent.get("windowed") !== true) return null;
+  const days = dayCountsOf(parent.get("rollup.days"));
+  const since = coveredUntilUs(parent) ?? timeFieldUs(parent, "resetAt") ?? (parent.createTime === undefined ? null : microsFloor(parent.createTime));
+  if (days === null || since === null) return { days: {}, sinceUs: 0 };
+  return { days, sinceUs: since };
+}
+
+/**
+ * The shards' sums of `days` at `readTime`, in one read-only transaction pinned to that time (the read time
+ * of the total they are committed with): one aggregation query per day, as a query that sums several day
+ * fields would need a composite index naming them. Null if a sum is not a safe integer (logged).
+ */
+async function sumDaysAt(db: Firestore, counterId: string, days: readonly string[], readTime: Timestamp, cost: { aggregations: number }): Promise<DayCounts | null> {
+  const shards = shardsRef(db, counterId);
+  const sums = await db.runTransaction(
+    (tx) => Promise.all(days.map((day) => tx.get(shards.aggregate({ count: AggregateField.sum(dayField(day)) })))),
+    { readOnly: true, readTime },
+  );
+  cost.aggregations += days.length;
+  const counts: DayCounts = {};
+  for (const [i, snap] of sums.entries()) {
+    const count = snap.data().count;
+    if (!Number.isSafeInteger(count)) {
+      logger.error("a day's sum over the shards is not a safe integer; the windows are left at their last exact values", { counterId, day: days[i] });
+      return null;
+    }
+    counts[days[i]!] = count;
+  }
+  return counts;
 }
 
 /** `rollup.intervalMs` if it holds a valid interval; anything else counts as none recorded. */
@@ -215,7 +288,7 @@ export async function commitTotal(
   const { readTime } = sum;
   // Stored to the microsecond, rounded down: a covered write is never claimed too early.
   const readTimeUs = new Timestamp(readTime.seconds, Math.floor(readTime.nanoseconds / 1000) * 1000);
-  const commit = await commitTotalAt(parent.ref, parent.updateTime!, sum.total, readTimeUs, extra, mirrors);
+  const commit = await commitTotalAt(parent.ref, parent.updateTime!, { total: sum.total, windows: null }, readTimeUs, extra, mirrors);
   return { kind: commit.kind, reads: commit.reads };
 }
 
@@ -229,7 +302,7 @@ export type MirrorStep = "commit" | "read";
 async function commitTotalAt(
   ref: DocumentReference,
   lastUpdateTime: Timestamp,
-  total: number,
+  values: MirrorValues,
   readTime: Timestamp,
   extra: Record<string, unknown>,
   mirrors: readonly MirrorTarget[] = [],
@@ -238,7 +311,7 @@ async function commitTotalAt(
 ): Promise<MirroredCommit<WriteResult>> {
   const db = ref.firestore;
   const fields = {
-    total,
+    total: values.total,
     "rollup.readTime": readTime,
     "rollup.commits": FieldValue.increment(1),
     "rollup.committedAt": FieldValue.serverTimestamp(),
@@ -256,7 +329,7 @@ async function commitTotalAt(
           batch.set(shardRef(db, ref.id, i), newShardMerge(), { merge: true });
         }
       }
-      writeTargets(batch, db, present, absent, total);
+      writeTargets(batch, db, present, absent, values);
       const [result] = await batch.commit();
       return result!;
     },

@@ -3,6 +3,7 @@
 // runs over Firestore in production and in the emulator tests (firestore-store.ts), and over an in-memory store with the same
 // semantics in the model check (functions/test/unit/model). Times are microseconds (plan.ts); versions
 // are opaque tokens that a store turns back into its own preconditions.
+import type { DayCounts, Windows } from "../counters/windows";
 import type { Load } from "./growth";
 import type { Claim, ParentView } from "./plan";
 
@@ -31,7 +32,9 @@ export interface ClaimData extends Claim {
  * The shards' sum at one consistent read time; `overflow` when no exact JS number holds it. `writes`: the
  * shards' applied writes at that read time (growth.ts), null when they could not be summed with it.
  */
-export type ShardSum = { overflow: false; total: number; writes: number | null; readUs: number } | { overflow: true; readUs: number };
+export type ShardSum =
+  | { overflow: false; total: number; writes: number | null; readUs: number; days?: DayCounts }
+  | { overflow: true; readUs: number };
 
 /** A sum and what reading it cost. */
 export interface SumRead {
@@ -87,9 +90,10 @@ export interface RollupStore {
   deleteClaim(counterId: string, version: string): Promise<boolean>;
   /**
    * The shards' sum at one read time (sum.ts over Firestore). `numShards`: the parent's, when known; the
-   * applied writes are summed with the counts only then.
+   * applied writes are summed with the counts only then. `days`: a windowed counter's open days
+   * (counters/windows.ts), each summed at the same read time into `sum.days`.
    */
-  sum(counterId: string, numShards: number | null): Promise<SumRead>;
+  sum(counterId: string, numShards: number | null, days?: readonly string[]): Promise<SumRead>;
   /**
    * The one atomic write of a rollup: `total` = the sum and `rollup.readTime` = its read time (plus the
    * bookkeeping in `fields`), on condition that the parent is still at `parent.version`. Never creates it.
@@ -115,4 +119,9 @@ export interface CommitFields {
    * can pick exists from the moment it can be picked. `writesPerSecond`: the applied rate it sized for (logged).
    */
   grow?: { from: number; to: number; writesPerSecond: number | null };
+  /**
+   * A windowed counter's `windows` for the commit's day, `rollup.days` after the sum, and
+   * `rollup.windowsMoveAt`, when the windows next move by themselves (null: they do not).
+   */
+  windows?: { windows: Windows; days: DayCounts; moveAtMs: number | null };
 }

@@ -54,6 +54,11 @@ export interface RollupDeps {
   intervalMs: number;
   staleAfterMs: number;
   nowMs: () => number;
+  /**
+   * The clock whose UTC day a windowed counter's windows are for (counters/windows.ts); nowMs when absent.
+   * Tests set it ahead of the real clock to cross midnight at any hour (never behind it: see windows.ts).
+   */
+  dayClockMs?: () => number;
   sleep: (ms: number) => Promise<void>;
   /** This instance's held claims (see ClaimMemo); without it every event reads. */
   claims?: ClaimMemo;

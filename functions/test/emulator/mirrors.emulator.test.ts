@@ -115,7 +115,7 @@ describe("mirrors in the rollup", () => {
     await post(id);
     const counterId = `mirror-${id}-likes`;
     await create(counterId);
-    const targets = [{ path: `mposts/${id}`, field: "likeCount" }, { path: `mposts/${id}-missing`, field: "likeCount" }];
+    const targets = [{ path: `mposts/${id}`, field: "likeCount", value: "total" as const }, { path: `mposts/${id}-missing`, field: "likeCount", value: "total" as const }];
     const store = rollupFirestore.firestoreRollupStore(db, { mirrors: () => targets });
     const outcome = await rollupShardWrite(shardWriteOf(await writeShard(counterId, 0, 2)), rollupDeps({ store }));
     expect(outcome).toMatchObject({ kind: "committed", total: 2 });
@@ -264,7 +264,7 @@ describe("mirror targets that appear and disappear while a total is committed", 
     const id = uniqueId("p");
     const counterId = `mirror-${id}-likes`;
     await create(counterId);
-    const store = storeWith(counterId, [{ path: `mposts/${id}`, field: "likeCount" }], atStep("read", 1, () => post(id, { title: "late" })));
+    const store = storeWith(counterId, [{ path: `mposts/${id}`, field: "likeCount", value: "total" as const }], atStep("read", 1, () => post(id, { title: "late" })));
     const outcome = await rollupShardWrite(shardWriteOf(await writeShard(counterId, 0, 1)), rollupDeps({ store }));
     expect(outcome).toMatchObject({ kind: "committed", total: 1 });
     expect((await readCounter(counterId)).total).toBe(1);
@@ -277,7 +277,7 @@ describe("mirror targets that appear and disappear while a total is committed", 
     const counterId = `mirror-${id}-likes`;
     await create(counterId);
     // The app creates its post with its own idea of the count, after the commit found it missing.
-    const store = storeWith(counterId, [{ path: `mposts/${id}`, field: "likeCount" }], atStep("commit", 2, () => post(id, { likeCount: 99 })));
+    const store = storeWith(counterId, [{ path: `mposts/${id}`, field: "likeCount", value: "total" as const }], atStep("commit", 2, () => post(id, { likeCount: 99 })));
     const outcome = await rollupShardWrite(shardWriteOf(await writeShard(counterId, 0, 3)), rollupDeps({ store }));
     expect(outcome).toMatchObject({ kind: "committed", total: 3 });
     expect(await postData(id)).toEqual({ likeCount: 3 });
@@ -288,7 +288,7 @@ describe("mirror targets that appear and disappear while a total is committed", 
     const counterId = `mirror-${id}-both`;
     await create(counterId);
     await post(id); // mposts/{id} exists, mcopies/{id} does not
-    const targets = [{ path: `mposts/${id}`, field: "a" }, { path: `mcopies/${id}`, field: "b" }];
+    const targets = [{ path: `mposts/${id}`, field: "a", value: "total" as const }, { path: `mcopies/${id}`, field: "b", value: "total" as const }];
     const store = storeWith(counterId, targets, atStep("commit", 2, () => db.doc(`mposts/${id}`).delete()));
     const outcome = await rollupShardWrite(shardWriteOf(await writeShard(counterId, 1, 4)), rollupDeps({ store }));
     expect(outcome).toMatchObject({ kind: "committed", total: 4 });
@@ -301,7 +301,7 @@ describe("mirror targets that appear and disappear while a total is committed", 
     const id = uniqueId("p");
     const counterId = `mirror-${id}-likes`;
     await create(counterId);
-    const store = storeWith(counterId, [{ path: `mposts/${id}`, field: "likeCount" }], atStep("read", 1, () => call(functions.deleteCounter, { counterId }, ADMIN)));
+    const store = storeWith(counterId, [{ path: `mposts/${id}`, field: "likeCount", value: "total" as const }], atStep("read", 1, () => call(functions.deleteCounter, { counterId }, ADMIN)));
     const outcome = await rollupShardWrite(shardWriteOf(await writeShard(counterId, 0, 2)), rollupDeps({ store }));
     expect(outcome).toMatchObject({ kind: "gone" });
     expect((await readCounter(counterId)).exists).toBe(false);
@@ -323,14 +323,14 @@ describe("mirror targets that appear and disappear while a total is committed", 
       if ((await target.get()).exists) await target.delete();
       else await target.set({ title: "flapping" });
     };
-    const flapping = storeWith(counterId, [{ path: target.path, field: "likeCount" }], flip);
+    const flapping = storeWith(counterId, [{ path: target.path, field: "likeCount", value: "total" as const }], flip);
     const failed = await sweepStaleClaims(rollupDeps({ store: flapping }));
     expect(failed.outcomes.failed).toBeGreaterThanOrEqual(1);
     expect((await readCounter(counterId)).total).toBe(0);
     expect((await leaseRef(db, counterId).get()).exists).toBe(true); // not dropped: the next run has it
 
     await post(id, { title: "settled" });
-    const settled = await sweepStaleClaims(rollupDeps({ store: storeWith(counterId, [{ path: target.path, field: "likeCount" }], () => Promise.resolve()) }));
+    const settled = await sweepStaleClaims(rollupDeps({ store: storeWith(counterId, [{ path: target.path, field: "likeCount", value: "total" as const }], () => Promise.resolve()) }));
     expect(settled.outcomes.committed).toBeGreaterThanOrEqual(1);
     expect((await readCounter(counterId)).total).toBe(7);
     expect(await postData(id)).toEqual({ title: "settled", likeCount: 7 });
@@ -348,7 +348,7 @@ describe("mirror targets that appear and disappear while a total is committed", 
       created = true;
       await post(id, { likeCount: 42 });
     };
-    await resetStore(db, counterId, { mirrors: [{ path: `mposts/${id}`, field: "likeCount" }], beforeCommit });
+    await resetStore(db, counterId, { mirrors: [{ path: `mposts/${id}`, field: "likeCount", value: "total" as const }], beforeCommit });
     expect((await readCounter(counterId)).total).toBe(0);
     expect(await postData(id)).toEqual({ likeCount: 0 });
   });

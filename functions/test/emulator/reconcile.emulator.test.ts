@@ -42,7 +42,7 @@ describe("reconcile", () => {
     await post.set({ title: "t" });
     await writeShard(drifted, 0, 4); // its event never delivered: total 0, field absent
     const r: Record<string, CounterReport> = {};
-    const mirrors = (counterId: string) => [{ path: `recposts/${counterId}`, field: "likeCount" }];
+    const mirrors = (counterId: string) => [{ path: `recposts/${counterId}`, field: "likeCount", value: "total" as const }];
     for await (const report of reconcile(db, { counterIds: [drifted], fix: true, mirrors })) r[report.counterId] = report;
     expect(r[drifted]).toMatchObject({ fixed: true, sum: 4 });
     expect((await readCounter(drifted)).total).toBe(4);

@@ -108,11 +108,11 @@ describe("mirrorTargets", () => {
 
   it("fills the placeholder into the document path", () => {
     expect(mirrorTargets(rules, "post-42-likes")).toEqual([
-      { path: "posts/42", field: "likeCount" },
-      { path: "feeds/42", field: "likes" },
+      { path: "posts/42", field: "likeCount", value: "total" },
+      { path: "feeds/42", field: "likes", value: "total" },
     ]);
-    expect(mirrorTargets(rules, "post-a_b-views")).toEqual([{ path: "posts/a_b", field: "stats.views" }]);
-    expect(mirrorTargets(rules, "site")).toEqual([{ path: "stats/site", field: "n" }]);
+    expect(mirrorTargets(rules, "post-a_b-views")).toEqual([{ path: "posts/a_b", field: "stats.views", value: "total" }]);
+    expect(mirrorTargets(rules, "site")).toEqual([{ path: "stats/site", field: "n", value: "total" }]);
   });
 
   it("matches nothing for other ids, and needs 1+ characters in the placeholder", () => {
@@ -122,6 +122,6 @@ describe("mirrorTargets", () => {
   });
 
   it("lists a target once even if two rules name it", () => {
-    expect(mirrorTargets(parse("a-{x}=p/{x}:n,a-{x}=p/{x}:n"), "a-1")).toEqual([{ path: "p/1", field: "n" }]);
+    expect(mirrorTargets(parse("a-{x}=p/{x}:n,a-{x}=p/{x}:n"), "a-1")).toEqual([{ path: "p/1", field: "n", value: "total" }]);
   });
 });

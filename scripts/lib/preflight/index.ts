@@ -9,7 +9,7 @@ import { context } from "./context";
 import { checkIndexes } from "./indexes";
 import { checkManifest, discover } from "./manifest";
 import { checkExposure, checkSettings, predeployParams, resolve } from "./params";
-import { checkCounterKinds, checkMirrors, checkUniqueCounters } from "./patterns";
+import { checkCounterKinds, checkMirrors, checkUniqueCounters, checkWindowedCounters } from "./patterns";
 import { checkPlacement } from "./placement";
 import { checkRules } from "./rules";
 import { checkFunctionsSdk, checkRuntime } from "./runtime";
@@ -40,6 +40,7 @@ export async function runPreflight(options: PreflightOptions): Promise<CheckResu
     }
   }
   results.push(checkUniqueCounters(ctx));
+  results.push(checkWindowedCounters(ctx));
   results.push(checkMirrors(ctx));
   results.push(checkCounterKinds(ctx));
   results.push(await checkRules(ctx), checkIndexes(ctx));
@@ -60,7 +61,7 @@ function runPredeploy(ctx: Context): CheckResult[] {
   const values = predeployParams(ctx);
   results.push(values.result);
   if (values.params !== undefined) results.push(checkSettings(ctx, values.params), checkExposure(ctx, values.params));
-  results.push(checkUniqueCounters(ctx), checkMirrors(ctx), checkCounterKinds(ctx), checkIndexes(ctx));
+  results.push(checkUniqueCounters(ctx), checkWindowedCounters(ctx), checkMirrors(ctx), checkCounterKinds(ctx), checkIndexes(ctx));
   results.push({
     check: "predeploy",
     status: "ok",

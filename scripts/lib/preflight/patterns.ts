@@ -1,4 +1,4 @@
-// The params that hold patterns and rules (UNIQUE_COUNTERS, MIRRORS, COUNTER_KINDS), parsed by the
+// The params that hold patterns and rules (UNIQUE_COUNTERS, WINDOWED_COUNTERS, MIRRORS, COUNTER_KINDS), parsed by the
 // functions' own parsers from the values a deploy would use: a bad one fails here, naming it.
 import { describeKind, parseCounterKinds, type KindLimits } from "../../../functions/src/counters/kinds";
 import { parseMirrorRules } from "../../../functions/src/counters/mirror-rules";
@@ -20,6 +20,15 @@ export function checkUniqueCounters(ctx: Context): CheckResult {
   });
 }
 
+/** WINDOWED_COUNTERS, parsed and reported as UNIQUE_COUNTERS is (above). */
+export function checkWindowedCounters(ctx: Context): CheckResult {
+  return checkPatternParam(ctx, "windowed counters", "WINDOWED_COUNTERS", (value) => {
+    const patterns = parseCounterIdPatterns("WINDOWED_COUNTERS", value);
+    if (patterns.length === 0) return "WINDOWED_COUNTERS is empty: a counter keeps counts per day when created with windowed: true";
+    return `WINDOWED_COUNTERS: ids matching ${patterns.map((p) => p.source).join(", ")} always keep counts per day`;
+  });
+}
+
 /**
  * MIRRORS, parsed by the functions' own parser (functions/src/counters/mirror-rules.ts): a bad rule fails here, naming it,
  * instead of the rollup committing totals without their mirrors (it logs an ERROR) and the admin
@@ -29,7 +38,7 @@ export function checkMirrors(ctx: Context): CheckResult {
   return checkPatternParam(ctx, "mirrors", "MIRRORS", (value) => {
     const rules = parseMirrorRules("MIRRORS", value);
     if (rules.length === 0) return "MIRRORS is empty: totals are written on counters/{id} only";
-    return `MIRRORS: ${rules.map((r) => `${r.counter.source} -> ${r.document.source}:${r.field}`).join(", ")}`;
+    return `MIRRORS: ${rules.map((r) => `${r.counter.source} -> ${r.document.source}:${r.field}${r.value === "total" ? "" : `@${r.value}`}`).join(", ")}`;
   });
 }
 

@@ -73,9 +73,9 @@ export interface Shape {
 }
 
 const MIRROR_SETS: MirrorTarget[][] = [
-  [{ path: "posts/p", field: "likeCount" }],
-  [{ path: "posts/p", field: "likeCount" }, { path: "posts/p", field: "stats.likes" }],
-  [{ path: "posts/p", field: "likeCount" }, { path: "feeds/p", field: "likes" }],
+  [{ path: "posts/p", field: "likeCount", value: "total" }],
+  [{ path: "posts/p", field: "likeCount", value: "total" }, { path: "posts/p", field: "stats.likes", value: "total" }],
+  [{ path: "posts/p", field: "likeCount", value: "total" }, { path: "feeds/p", field: "likes", value: "total" }],
 ];
 
 export interface ScheduleResult {

@@ -1,0 +1,109 @@
+// Counts over time (docs/windows.md): a windowed counter keeps, besides its total, the net count of each
+// UTC day, and shows `windows.today`, `windows.last7Days` and `windows.last30Days` for one day. Pure: the
+// rollup (commit.ts) and the midnight commit (midnight.ts) call these with their clock; the Firestore
+// store sums the days these name.
+//
+// WHERE THE DAYS ARE. An increment on a windowed counter adds its delta to `days.{day}` of the shard it
+// picks, in the same write as `count` (counters/shard-writes.ts): still one document written. `day` is the
+// UTC date of the incrementing instance's clock. The parent keeps `rollup.days`, the net count of every
+// day of the last 30 that is not 0, exact at `rollup.readTime`, and `windows`, the three sums for one day.
+//
+// WHY SUMMING A FEW DAYS IS EXACT. A rollup cannot sum 30 day fields in the one aggregation query that sums
+// `count` (a query holds at most 5 aggregations, and summing several fields in one query needs a composite
+// index, which cannot name fields that change with the date). It does not need to: a delta's write commits
+// within DAY_CLOSES_AFTER_MS of the clock reading that chose its day (the function that writes it times out
+// long before), so a day X is *closed* once a read time passes the end of X plus that bound: no write for X
+// commits after it. The invariant, after a commit whose sum was read at R on a rollup clock whose day is D:
+//   for every day X <= D (of the last 30), rollup.days[X] = Σ over shards of days.X at R.
+// The next sum, read at R' with clock day D', sums every day from dayOf(R - DAY_CLOSES_AFTER_MS) to D' at R'
+// (openDays) and keeps the others: a kept day X ended at or before R - DAY_CLOSES_AFTER_MS, so every write
+// for X committed at or before R, and its sum at R' is its sum at R. Days summed are recomputed, never
+// accumulated: a duplicated, late or reordered event changes nothing, exactly as for `total` (plan.ts).
+// A day after D (an instance whose clock is ahead by milliseconds) is not on the parent yet: the first sum
+// whose clock has reached it sums it, since R - DAY_CLOSES_AFTER_MS falls before it.
+// Usually one day is open (two in the first hour after midnight): one more aggregation query, read at the
+// same read time as the total in a read-only transaction (sum.ts).
+import { addDays, dayOf, dayStartMs, daysFrom, isDay, nextMidnightMs } from "./days";
+
+/** The windows a parent shows, and how many days each spans (ending with `windows.day`). */
+export const WINDOW_DAYS = { today: 1, last7Days: 7, last30Days: 30 } as const;
+export type WindowName = keyof typeof WINDOW_DAYS;
+export const WINDOW_NAMES = Object.keys(WINDOW_DAYS) as WindowName[];
+
+/** The days a parent keeps: the longest window. */
+export const KEPT_DAYS = WINDOW_DAYS.last30Days;
+
+/**
+ * A bound on the time from the clock reading that chose a delta's day to the commit of its write: every
+ * function that applies deltas times out well within it (at most 9 minutes for the callables).
+ */
+export const DAY_CLOSES_AFTER_MS = 3_600_000;
+
+/** `windows` on the parent: the day, and the three sums for it. */
+export interface Windows {
+  day: string;
+  today: number;
+  last7Days: number;
+  last30Days: number;
+}
+
+/** Net counts by day ("YYYY-MM-DD" → count); a day absent counts 0, and no day is stored at 0. */
+export type DayCounts = Record<string, number>;
+
+/** A windowed parent's days as the rollup reads them: `rollup.days`, exact at `sinceUs`. */
+export interface DaysRead {
+  days: DayCounts;
+  /** The read time the days are exact at: `rollup.readTime`, else the reset's or the creation's time. */
+  sinceUs: number;
+}
+
+/** The days a sum at clock `nowMs` must read (see the header), oldest first; today always among them. */
+export function openDays(sinceUs: number, nowMs: number): string[] {
+  const today = dayOf(nowMs);
+  const oldest = addDays(today, 1 - KEPT_DAYS);
+  let first = dayOf(Math.floor(sinceUs / 1000) - DAY_CLOSES_AFTER_MS);
+  if (first < oldest) first = oldest;
+  if (first > today) first = today;
+  return daysFrom(first, today);
+}
+
+/** The days after a sum: the open days as summed, the others as kept, within the last 30 days of `today`. */
+export function daysAfter(kept: DayCounts, summed: DayCounts, today: string): DayCounts {
+  const oldest = addDays(today, 1 - KEPT_DAYS);
+  const days: DayCounts = {};
+  for (const [day, count] of Object.entries({ ...kept, ...summed })) {
+    if (day >= oldest && day <= today && count !== 0) days[day] = count;
+  }
+  return days;
+}
+
+/** The windows of `day` from the net counts by day. */
+export function windowsOf(days: DayCounts, day: string): Windows {
+  const span = (n: number) => {
+    let sum = 0;
+    for (let i = 0; i < n; i++) sum += days[addDays(day, -i)] ?? 0;
+    return sum;
+  };
+  return { day, today: span(WINDOW_DAYS.today), last7Days: span(WINDOW_DAYS.last7Days), last30Days: span(WINDOW_DAYS.last30Days) };
+}
+
+/**
+ * When these windows next change by themselves: the next UTC midnight if any day they span is not 0
+ * (today's count leaves `today`, the oldest day leaves its window), else null. The midnight commit
+ * (midnight.ts) finds the counters to commit again by this time, `rollup.windowsMoveAt`.
+ */
+export function windowsMoveAtMs(days: DayCounts, day: string): number | null {
+  const oldest = addDays(day, 1 - KEPT_DAYS);
+  const moves = Object.entries(days).some(([d, count]) => d >= oldest && d <= day && count !== 0);
+  return moves ? nextMidnightMs(dayStartMs(day)) : null;
+}
+
+/** `rollup.days` as stored: only real days with safe integer counts (anything else is left out and summed again when open). */
+export function dayCountsOf(value: unknown): DayCounts | null {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
+  const days: DayCounts = {};
+  for (const [day, count] of Object.entries(value as Record<string, unknown>)) {
+    if (isDay(day) && typeof count === "number" && Number.isSafeInteger(count)) days[day] = count;
+  }
+  return days;
+}

@@ -1,0 +1,219 @@
+// Counts over time (docs/windows.md): a windowed counter's `windows` equal the sums of its deltas by UTC
+// day, under the same coverage rule and the same hostile delivery as `total`, with a clock that crosses
+// midnight at any hour the tests run. Against the Firestore emulator, through the store functions the
+// callables run and the rollup as the trigger runs it. The day clock runs ahead of the real one (the
+// read times the rollup records are real): counters/windows.ts says why ahead is safe.
+import { logger } from "../helpers/logger";
+import { createCounter } from "../../src/counters/create";
+import { incrementCounter, type IncrementResult } from "../../src/counters/increment";
+import { resetCounter } from "../../src/counters/reset";
+import { reshardCounter } from "../../src/counters/reshard";
+import { setMember } from "../../src/counters/members";
+import { counterRef, shardsRef } from "../../src/counters/paths";
+import { addDays, dayOf, nextMidnightMs } from "../../src/counters/days";
+import { windowsOf, type DayCounts } from "../../src/counters/windows";
+import { rollupShardWrite } from "../../src/rollup/index";
+import { commitMovedWindows } from "../../src/rollup/midnight";
+import { findMovedWindows } from "../../src/rollup/firestore-store";
+import type { RollupDeps, ShardWrite } from "../../src/rollup/types";
+import { rollupDeps, shardWriteOfIncrement } from "../helpers/rollup";
+import { requireEmulators } from "../helpers/emulators";
+import { db, uniqueId } from "../helpers/functions";
+
+beforeAll(requireEmulators);
+beforeEach(() => {
+  jest.spyOn(logger, "debug").mockImplementation(() => undefined);
+  jest.spyOn(logger, "info").mockImplementation(() => undefined);
+});
+afterEach(() => jest.restoreAllMocks());
+
+const TTL_MS = 3_600_000;
+
+/** A day clock `ahead` of the real one, which tests move forward; starts 2 s before a UTC midnight. */
+function dayClock(): { now: () => number; set: (ms: number) => void; midnight: number } {
+  const real = Date.now();
+  const midnight = nextMidnightMs(real + 60_000); // at least a minute ahead, whatever the hour
+  let ahead = midnight - 2_000 - real;
+  return {
+    now: () => Date.now() + ahead,
+    set: (ms) => {
+      ahead = ms - Date.now();
+    },
+    midnight,
+  };
+}
+
+interface Applied {
+  write: ShardWrite;
+  day: string;
+  delta: number;
+}
+
+async function increment(counterId: string, delta: number, clock: () => number): Promise<Applied> {
+  const before = clock();
+  const result: IncrementResult = await incrementCounter(db, counterId, delta, { requestTtlMs: TTL_MS, now: clock });
+  expect(result.applied).toBe(true);
+  return { write: shardWriteOfIncrement(counterId, result, delta), day: dayOf(before), delta };
+}
+
+/** What the shards say, day by day: the truth the windows must match once events settle. */
+async function shardDays(counterId: string): Promise<DayCounts> {
+  const days: DayCounts = {};
+  for (const doc of (await shardsRef(db, counterId).get()).docs) {
+    for (const [day, count] of Object.entries((doc.get("days") as Record<string, number> | undefined) ?? {})) {
+      days[day] = (days[day] ?? 0) + count;
+    }
+  }
+  for (const [day, count] of Object.entries(days)) if (count === 0) delete days[day];
+  return days;
+}
+
+async function parent(counterId: string): Promise<Record<string, unknown>> {
+  return (await counterRef(db, counterId).get()).data()!;
+}
+
+function deps(clock: () => number): RollupDeps {
+  return rollupDeps({ dayClockMs: clock });
+}
+
+describe("windows by UTC day", () => {
+  it("counts each delta for its day across midnight, exact after duplicated, late and reordered events", async () => {
+    const clock = dayClock();
+    const counterId = uniqueId("win");
+    await createCounter(db, counterId, 3, { windowed: true, now: clock.now });
+    const created = await parent(counterId);
+    expect(created.windowed).toBe(true);
+    expect(created.windows).toEqual({ day: dayOf(clock.now()), today: 0, last7Days: 0, last30Days: 0 });
+
+    const yesterday = dayOf(clock.now());
+    const late = [await increment(counterId, 2, clock.now), await increment(counterId, 3, clock.now)];
+    // One event is delivered now (its sum covers both writes); the other only after midnight.
+    await rollupShardWrite(late[0]!.write, deps(clock.now));
+    let p = await parent(counterId);
+    expect(p.windows).toEqual({ day: yesterday, today: 5, last7Days: 5, last30Days: 5 });
+
+    clock.set(clock.midnight + 1_000);
+    const today = dayOf(clock.now());
+    expect(today).toBe(addDays(yesterday, 1));
+    const after = [await increment(counterId, 5, clock.now), await increment(counterId, -1, clock.now)];
+    // Reordered, duplicated and late: the last of today's first, yesterday's late one twice.
+    for (const applied of [after[1]!, late[1]!, after[0]!, late[1]!, late[0]!, after[1]!]) {
+      await rollupShardWrite(applied.write, deps(clock.now));
+    }
+    p = await parent(counterId);
+    expect(p.total).toBe(9);
+    expect(p.windows).toEqual({ day: today, today: 4, last7Days: 9, last30Days: 9 });
+    expect((p.rollup as Record<string, unknown>).days).toEqual({ [yesterday]: 5, [today]: 4 });
+    expect(await shardDays(counterId)).toEqual({ [yesterday]: 5, [today]: 4 });
+  });
+
+  it("moves the windows of a counter nobody touches after midnight (the midnight commit), and skips counters at 0", async () => {
+    const clock = dayClock();
+    clock.set(clock.midnight + 3_600_000); // 01:00 on day 1
+    const counterId = uniqueId("win");
+    const quiet = uniqueId("win-quiet");
+    await createCounter(db, counterId, 2, { windowed: true, now: clock.now });
+    await createCounter(db, quiet, 2, { windowed: true, now: clock.now });
+    const day1 = dayOf(clock.now());
+    await rollupShardWrite((await increment(counterId, 7, clock.now)).write, deps(clock.now));
+    expect((await parent(counterId)).windows).toEqual({ day: day1, today: 7, last7Days: 7, last30Days: 7 });
+
+    // Day 4, 00:05: the midnight commit moves it; today is 0, the week still holds day 1.
+    clock.set(clock.midnight + 3 * 86_400_000 + 300_000);
+    const report = await commitMovedWindows(deps(clock.now), findMovedWindows(db));
+    expect(report.outcomes.committed).toBeGreaterThanOrEqual(1);
+    expect((await parent(counterId)).windows).toEqual({ day: addDays(day1, 3), today: 0, last7Days: 7, last30Days: 7 });
+    // The quiet counter has nothing to move: never committed, windows still for its creation day.
+    expect((await parent(quiet)).windows).toEqual({ day: day1, today: 0, last7Days: 0, last30Days: 0 });
+
+    // Day 8: day 1 has left the week; day 31: it has left the month, and the counter needs no more commits.
+    clock.set(clock.midnight + 7 * 86_400_000 + 300_000);
+    await commitMovedWindows(deps(clock.now), findMovedWindows(db));
+    expect((await parent(counterId)).windows).toEqual({ day: addDays(day1, 7), today: 0, last7Days: 0, last30Days: 7 });
+    clock.set(clock.midnight + 30 * 86_400_000 + 300_000);
+    await commitMovedWindows(deps(clock.now), findMovedWindows(db));
+    const last = await parent(counterId);
+    expect(last.windows).toEqual({ day: addDays(day1, 30), today: 0, last7Days: 0, last30Days: 0 });
+    expect((last.rollup as Record<string, unknown>).windowsMoveAt).toBeNull();
+    expect(last.total).toBe(7);
+  });
+
+  it("reset takes every window to 0 with the total; later deltas count from there", async () => {
+    const clock = dayClock();
+    const counterId = uniqueId("win");
+    await createCounter(db, counterId, 3, { windowed: true, now: clock.now });
+    for (const delta of [1, 2, 3]) await rollupShardWrite((await increment(counterId, delta, clock.now)).write, deps(clock.now));
+    clock.set(clock.midnight + 10_000);
+    await rollupShardWrite((await increment(counterId, 4, clock.now)).write, deps(clock.now));
+    await resetCounter(db, counterId, { now: clock.now });
+    let p = await parent(counterId);
+    expect(p.total).toBe(0);
+    expect(p.windows).toEqual({ day: dayOf(clock.now()), today: 0, last7Days: 0, last30Days: 0 });
+    const again = await increment(counterId, 6, clock.now);
+    await rollupShardWrite(again.write, deps(clock.now));
+    p = await parent(counterId);
+    expect(p.windows).toEqual({ day: dayOf(clock.now()), today: 6, last7Days: 6, last30Days: 6 });
+    expect(await shardDays(counterId)).toEqual({ [dayOf(clock.now())]: 6 });
+  });
+
+  it("reshard keeps every day's count", async () => {
+    const clock = dayClock();
+    const counterId = uniqueId("win");
+    await createCounter(db, counterId, 4, { windowed: true, now: clock.now });
+    const first = dayOf(clock.now());
+    for (let i = 0; i < 6; i++) await increment(counterId, 1, clock.now);
+    clock.set(clock.midnight + 10_000);
+    for (let i = 0; i < 6; i++) await increment(counterId, 2, clock.now);
+    await reshardCounter(db, counterId, 1);
+    expect(await shardDays(counterId)).toEqual({ [first]: 6, [dayOf(clock.now())]: 12 });
+    const last = await increment(counterId, 1, clock.now);
+    await rollupShardWrite(last.write, deps(clock.now));
+    expect((await parent(counterId)).windows).toEqual({ day: dayOf(clock.now()), today: 13, last7Days: 19, last30Days: 19 });
+  });
+
+  it("a unique windowed counter counts joins and leaves by day", async () => {
+    const clock = dayClock();
+    const counterId = uniqueId("win-likes");
+    await createCounter(db, counterId, 2, { unique: true, windowed: true, now: clock.now });
+    await setMember(db, counterId, "alice", true, { now: clock.now });
+    await setMember(db, counterId, "bob", true, { now: clock.now });
+    clock.set(clock.midnight + 10_000);
+    await setMember(db, counterId, "alice", false, { now: clock.now });
+    await setMember(db, counterId, "carol", true, { now: clock.now });
+    await setMember(db, counterId, "dave", true, { now: clock.now });
+    // One event is enough to sum everything written before it.
+    const probe = await increment(counterId, 1, clock.now).catch(() => null);
+    expect(probe).toBeNull(); // increments are refused on unique counters
+    const shards = await shardsRef(db, counterId).get();
+    const doc = shards.docs.find((d) => (d.get("count") as number) !== 0)!;
+    await rollupShardWrite(
+      { eventId: uniqueId("ev"), counterId, shardId: doc.id, writtenAtUs: doc.updateTime.toMillis() * 1000 + 1000, before: { count: 0 }, after: { count: 1 } },
+      deps(clock.now),
+    );
+    const p = await parent(counterId);
+    expect(p.total).toBe(3);
+    expect(p.windows).toEqual({ day: dayOf(clock.now()), today: 1, last7Days: 3, last30Days: 3 });
+  });
+});
+
+describe("windows next to the coverage rule", () => {
+  it("windows equal windowsOf(the shards' days) for the parent's day whenever events settle", async () => {
+    const clock = dayClock();
+    const counterId = uniqueId("win");
+    await createCounter(db, counterId, 5, { windowed: true, now: clock.now });
+    const writes: Applied[] = [];
+    for (let step = 0; step < 4; step++) {
+      for (let i = 0; i < 5; i++) writes.push(await increment(counterId, (i % 3) + 1, clock.now));
+      clock.set(clock.now() + 86_400_000 * (step + 1));
+    }
+    // Every event, newest first, each twice.
+    for (const applied of [...writes].reverse()) {
+      await rollupShardWrite(applied.write, deps(clock.now));
+      await rollupShardWrite(applied.write, deps(clock.now));
+    }
+    const p = await parent(counterId);
+    const windows = p.windows as { day: string };
+    expect(p.windows).toEqual(windowsOf(await shardDays(counterId), windows.day));
+    expect(windows.day).toBe(dayOf(clock.now()));
+  });
+});
