@@ -1,13 +1,17 @@
 // Reconcile: compares every counter's total with the sum of its shards and, with `fix`, writes the sum
 // (a regular rollup commit, conditioned on the parent being unchanged). For unique counters it also
 // compares the shard sum with the number of member documents and, with `fix`, repairs the shards from the
-// members first. Used by scripts/reconcile.ts.
+// members first. For windowed counters it compares the parent's windows with every day of the last 30
+// summed at the same read time and, with `fix`, commits them with the total. Used by scripts/reconcile.ts.
 import { AggregateField, FieldPath, FieldValue, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
 import { GRPC, grpcCode } from "../../functions/src/counters/errors";
 import type { MirrorTarget } from "../../functions/src/counters/mirror-rules";
 import { COUNTERS, counterRef, membersRef, shardRef, shardsRef } from "../../functions/src/counters/paths";
 import { microsCeil } from "../../functions/src/rollup/plan";
-import { commitTotal, coveredUntilUs } from "../../functions/src/rollup/firestore-store";
+import { isDeepStrictEqual } from "node:util";
+import { allDaysAt, commitTotal, coveredUntilUs } from "../../functions/src/rollup/firestore-store";
+import { dayStartMs, isDay } from "../../functions/src/counters/days";
+import { KEPT_DAYS, type Windows } from "../../functions/src/counters/windows";
 import { sumShards } from "../../functions/src/rollup/sum";
 import { shardIds } from "../../functions/src/counters/shards";
 
@@ -41,6 +45,11 @@ export interface CounterReport {
   sum: number | null;
   /** total − sum, or null when either is unknown. */
   drift: number | null;
+  /**
+   * Windowed counters: the parent's `windows` next to the windows of its own `windows.day` recomputed from
+   * every day of the shards at the sum's read time; null for a counter that is not windowed.
+   */
+  windows: { stored: unknown; summed: Windows } | null;
   numShards: number | null;
   /** Shard documents with ids outside 0 … numShards-1. */
   strayShards: string[];
@@ -140,6 +149,7 @@ export async function reconcileCounter(
     memberSum: null,
     memberDrift: null,
     missingForMs: null,
+    windows: null,
     fixed: false,
     reads: 1, // the parent (from its page, or read by id)
   };
@@ -176,7 +186,20 @@ export async function reconcileCounter(
     report.memberDrift = read.sum === null ? null : read.sum - read.members;
   }
   const memberDrift = report.memberDrift !== null && report.memberDrift !== 0;
-  if (report.drift === 0 && !memberDrift) {
+  let windowsDrift = false;
+  if (parent.get("windowed") === true) {
+    const stored = parent.get("windows") as unknown;
+    const day = (stored as { day?: unknown } | undefined)?.day;
+    const summed = await allDaysAt(db, counterId, sum.readTime, isDay(day) ? dayStartMs(day) : check.nowMs());
+    report.reads += KEPT_DAYS;
+    if (summed === "overflow") {
+      report.status = "overflow";
+      return report;
+    }
+    report.windows = { stored, summed: summed.windows };
+    windowsDrift = !isDeepStrictEqual(stored, summed.windows);
+  }
+  if (report.drift === 0 && !memberDrift && !windowsDrift) {
     report.status = "ok";
     return report;
   }
@@ -206,12 +229,12 @@ export async function reconcileCounter(
       const repaired = await sumShards(db, counterId, again);
       report.reads += 1 + again.reads + again.aggregations;
       if (!fresh.exists || repaired.overflow) return report;
-      const commit = await commitTotal(fresh, repaired, extra, mirrors);
-      report.reads += commit.reads;
+      const commit = await commitTotal(fresh, repaired, extra, mirrors, check.nowMs());
+      report.reads += commit.reads + commit.aggregations;
       report.fixed = commit.kind === "committed";
     } else {
-      const commit = await commitTotal(parent, sum, extra, mirrors);
-      report.reads += commit.reads;
+      const commit = await commitTotal(parent, sum, extra, mirrors, check.nowMs());
+      report.reads += commit.reads + commit.aggregations;
       report.fixed = commit.kind === "committed";
     }
   }

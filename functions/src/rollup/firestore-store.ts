@@ -16,7 +16,8 @@ import type { MirrorTarget } from "../counters/mirror-rules";
 import { logMissingMirror, writeTargets, type MirrorValues } from "../counters/mirror-writes";
 import { COUNTERS, counterRef, isUnderCounter, LEASE_ID, leaseRef, ROLLUP, shardRef, shardsRef } from "../counters/paths";
 import { dayField, newShardMerge } from "../counters/shard-writes";
-import { dayCountsOf, type DayCounts, type DaysRead } from "../counters/windows";
+import { addDays, dayOf, daysFrom } from "../counters/days";
+import { dayCountsOf, daysAfter, KEPT_DAYS, windowsMoveAtMs, windowsOf, type DayCounts, type DaysRead } from "../counters/windows";
 import * as logger from "firebase-functions/logger";
 import type { Load } from "./growth";
 import { MAX_INTERVAL_MS, microsFloor } from "./plan";
@@ -129,12 +130,16 @@ function commitExtras(fields: CommitFields): Record<string, unknown> {
   const extras: Record<string, unknown> = { "rollup.intervalMs": fields.intervalMs };
   if (fields.load !== undefined) extras["rollup.load"] = storedLoad(fields.load);
   if (fields.grow !== undefined) extras.numShards = fields.grow.to;
-  if (fields.windows !== undefined) {
-    extras.windows = fields.windows.windows;
-    extras["rollup.days"] = fields.windows.days;
-    extras[WINDOWS_MOVE_AT] = fields.windows.moveAtMs === null ? null : Timestamp.fromMillis(fields.windows.moveAtMs);
-  }
-  return extras;
+  return fields.windows === undefined ? extras : { ...extras, ...windowsFields(fields.windows) };
+}
+
+/** A windowed counter's commit fields: `windows`, `rollup.days` and `rollup.windowsMoveAt`. */
+function windowsFields(windows: NonNullable<CommitFields["windows"]>): Record<string, unknown> {
+  return {
+    windows: windows.windows,
+    "rollup.days": windows.days,
+    [WINDOWS_MOVE_AT]: windows.moveAtMs === null ? null : Timestamp.fromMillis(windows.moveAtMs),
+  };
 }
 
 /** `rollup.load` as stored: the measure's read time and writes, and the hot streak's and its last step's (null when none). */
@@ -284,12 +289,30 @@ export async function commitTotal(
   sum: { total: number; readTime: Timestamp },
   extra: Record<string, unknown> = {},
   mirrors: readonly MirrorTarget[] = [],
-): Promise<{ kind: "committed" | "changed" | "gone"; reads: number }> {
+  nowMs: number = Date.now(),
+): Promise<{ kind: "committed" | "changed" | "gone"; reads: number; aggregations: number }> {
   const { readTime } = sum;
   // Stored to the microsecond, rounded down: a covered write is never claimed too early.
   const readTimeUs = new Timestamp(readTime.seconds, Math.floor(readTime.nanoseconds / 1000) * 1000);
-  const commit = await commitTotalAt(parent.ref, parent.updateTime!, { total: sum.total, windows: null }, readTimeUs, extra, mirrors);
-  return { kind: commit.kind, reads: commit.reads };
+  // A windowed counter's days are all summed again at the same read time: the windows are repaired too.
+  const windowed = parent.exists && parent.get("windowed") === true ? await allDaysAt(parent.ref.firestore, parent.id, readTimeUs, nowMs) : null;
+  if (windowed === "overflow") return { kind: "changed", reads: 0, aggregations: KEPT_DAYS };
+  const fields = windowed === null ? {} : windowsFields(windowed);
+  const values = { total: sum.total, windows: windowed?.windows ?? null };
+  const commit = await commitTotalAt(parent.ref, parent.updateTime!, values, readTimeUs, { ...fields, ...extra }, mirrors);
+  return { kind: commit.kind, reads: commit.reads, aggregations: windowed === null ? 0 : KEPT_DAYS };
+}
+
+/**
+ * Every day of the last 30 (of `nowMs`) summed at `readTime`, and the windows and bookkeeping they give: what
+ * reconcile checks a windowed counter's windows against, and commits when it repairs them.
+ */
+export async function allDaysAt(db: Firestore, counterId: string, readTime: Timestamp, nowMs: number): Promise<NonNullable<CommitFields["windows"]> | "overflow"> {
+  const today = dayOf(nowMs);
+  const sums = await sumDaysAt(db, counterId, daysFrom(addDays(today, 1 - KEPT_DAYS), today), readTime, { aggregations: 0 });
+  if (sums === null) return "overflow";
+  const days = daysAfter({}, sums, today);
+  return { windows: windowsOf(days, today), days, moveAtMs: windowsMoveAtMs(days, today) };
 }
 
 /** The steps of a mirrored commit, for tests: "commit" before each write, "read" before each read of the targets. */

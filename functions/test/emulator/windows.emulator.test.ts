@@ -18,7 +18,10 @@ import { findMovedWindows } from "../../src/rollup/firestore-store";
 import type { RollupDeps, ShardWrite } from "../../src/rollup/types";
 import { rollupDeps, shardWriteOfIncrement } from "../helpers/rollup";
 import { requireEmulators } from "../helpers/emulators";
-import { db, uniqueId } from "../helpers/functions";
+import { ADMIN, call, db, functions, httpsErrorOf, uniqueId, withParam } from "../helpers/functions";
+import { firestoreRollupStore } from "../../src/rollup/firestore-store";
+import { rollupMirrorTargets } from "../../src/config/read";
+import { reconcile, type CounterReport } from "../../../scripts/lib/reconcile";
 
 beforeAll(requireEmulators);
 beforeEach(() => {
@@ -215,5 +218,78 @@ describe("windows next to the coverage rule", () => {
     const windows = p.windows as { day: string };
     expect(p.windows).toEqual(windowsOf(await shardDays(counterId), windows.day));
     expect(windows.day).toBe(dayOf(clock.now()));
+  });
+});
+
+describe("windowed counters through createCounter", () => {
+  withParam("WINDOWED_COUNTERS", "wv-{id}-views");
+
+  it("answers windowed, stores it, and keeps ids WINDOWED_COUNTERS reserves windowed", async () => {
+    const asked = uniqueId("wasked");
+    await expect(call(functions.createCounter, { counterId: asked, windowed: true }, ADMIN)).resolves.toMatchObject({ counterId: asked, windowed: true });
+    expect((await parent(asked)).windowed).toBe(true);
+    const plain = uniqueId("wplain");
+    await expect(call(functions.createCounter, { counterId: plain }, ADMIN)).resolves.toMatchObject({ windowed: false });
+    expect((await parent(plain)).windows).toBeUndefined();
+
+    const reserved = `wv-${uniqueId("p")}-views`;
+    await expect(call(functions.createCounter, { counterId: reserved }, ADMIN)).resolves.toMatchObject({ windowed: true });
+    const refused = await httpsErrorOf(call(functions.createCounter, { counterId: `wv-${uniqueId("q")}-views`, windowed: false }, ADMIN));
+    expect(refused.code).toBe("invalid-argument");
+    expect(refused.message).toBe("windowed must be true or omitted: this counter id is reserved for windowed counters (WINDOWED_COUNTERS)");
+    const typo = await httpsErrorOf(call(functions.createCounter, { counterId: uniqueId("w"), windowed: "yes" }, ADMIN));
+    expect(typo.message).toBe("windowed must be a boolean");
+  });
+});
+
+describe("trending: a window mirrored onto the app's posts", () => {
+  withParam("MIRRORS", "trend-{id}-views=tposts/{id}:views7d@last7Days,trend-{id}-views=tposts/{id}:viewsToday@today,trend-{id}-views=tposts/{id}:views");
+
+  it("orderBy on the mirrored week ranks the posts by this week, not by all time", async () => {
+    const clock = dayClock();
+    const run = uniqueId("t");
+    const mirrored = (): RollupDeps => rollupDeps({ dayClockMs: clock.now, store: firestoreRollupStore(db, { mirrors: rollupMirrorTargets }) });
+    // Post a: 9 views 10 days ago, 1 this week. Post b: 4 this week. Post c: 2 today.
+    const views: Record<string, number[]> = { a: [9, 1], b: [0, 4], c: [0, 2] };
+    for (const post of Object.keys(views)) {
+      await db.doc(`tposts/${run}-${post}`).set({ title: post, run });
+      await createCounter(db, `trend-${run}-${post}-views`, 2, { windowed: true, now: clock.now, mirrors: [] });
+    }
+    for (const [step, offsetDays] of [[0, 0], [1, 10]] as const) {
+      clock.set(clock.midnight + offsetDays * 86_400_000 + 3_600_000);
+      for (const [post, counts] of Object.entries(views)) {
+        const id = `trend-${run}-${post}-views`;
+        for (let i = 0; i < counts[step]!; i++) await rollupShardWrite((await increment(id, 1, clock.now)).write, mirrored());
+      }
+    }
+    const ranked = await db.collection("tposts").where("run", "==", run).orderBy("views7d", "desc").get();
+    expect(ranked.docs.map((d) => [d.get("title"), d.get("views7d"), d.get("viewsToday"), d.get("views")])).toEqual([
+      ["b", 4, 4, 4],
+      ["c", 2, 2, 2],
+      ["a", 1, 1, 10],
+    ]);
+  });
+});
+
+describe("reconcile of a windowed counter", () => {
+  it("finds windows that differ from the shards' days and repairs them with --fix", async () => {
+    const clock = dayClock();
+    const counterId = uniqueId("win-rec");
+    await createCounter(db, counterId, 2, { windowed: true, now: clock.now });
+    for (const delta of [2, 3]) await rollupShardWrite((await increment(counterId, delta, clock.now)).write, deps(clock.now));
+    const check = async (fix: boolean): Promise<CounterReport> => {
+      const reports: CounterReport[] = [];
+      for await (const report of reconcile(db, { counterIds: [counterId], fix, nowMs: clock.now })) reports.push(report);
+      return reports[0]!;
+    };
+    expect(await check(false)).toMatchObject({ status: "ok", drift: 0 });
+    const day = dayOf(clock.now());
+    await counterRef(db, counterId).update({ "windows.today": 99, "rollup.days": { [day]: 99 } });
+    expect(await check(false)).toMatchObject({ status: "drift", drift: 0, windows: { summed: { day, today: 5, last7Days: 5, last30Days: 5 } } });
+    expect(await check(true)).toMatchObject({ fixed: true });
+    const p = await parent(counterId);
+    expect(p.windows).toEqual({ day, today: 5, last7Days: 5, last30Days: 5 });
+    expect((p.rollup as Record<string, unknown>).days).toEqual({ [day]: 5 });
+    expect(await check(false)).toMatchObject({ status: "ok" });
   });
 });
