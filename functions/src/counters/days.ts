@@ -32,5 +32,7 @@ export function daysFrom(first: string, last: string): string[] {
 
 /** A "YYYY-MM-DD" string that names a real UTC day. */
 export function isDay(value: unknown): value is string {
-  return typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value) && dayOf(dayStartMs(value)) === value;
+  if (typeof value !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const start = dayStartMs(value);
+  return Number.isFinite(start) && dayOf(start) === value;
 }

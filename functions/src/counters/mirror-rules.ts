@@ -154,7 +154,7 @@ function documentsCanCoincide(a: Template, b: Template): boolean {
 
 /** The same rule written twice (spaces aside): it maps every counter to the same target, harmlessly. */
 function sameRule(a: MirrorRule, b: MirrorRule): boolean {
-  return a.counter.source === b.counter.source && a.document.source === b.document.source && a.field === b.field;
+  return a.counter.source === b.counter.source && a.document.source === b.document.source && a.field === b.field && a.value === b.value;
 }
 
 /** Whether writing one field path can change the other: the same field, or one is a map holding the other. */

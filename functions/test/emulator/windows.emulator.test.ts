@@ -263,7 +263,7 @@ describe("trending: a window mirrored onto the app's posts", () => {
       }
     }
     const ranked = await db.collection("tposts").where("run", "==", run).orderBy("views7d", "desc").get();
-    expect(ranked.docs.map((d) => [d.get("title"), d.get("views7d"), d.get("viewsToday"), d.get("views")])).toEqual([
+    expect(ranked.docs.map((d): unknown[] => [d.get("title"), d.get("views7d"), d.get("viewsToday"), d.get("views")])).toEqual([
       ["b", 4, 4, 4],
       ["c", 2, 2, 2],
       ["a", 1, 1, 10],

@@ -125,3 +125,19 @@ describe("mirrorTargets", () => {
     expect(mirrorTargets(parse("a-{x}=p/{x}:n,a-{x}=p/{x}:n"), "a-1")).toEqual([{ path: "p/1", field: "n", value: "total" }]);
   });
 });
+
+describe("mirrors of a window", () => {
+  it("reads the suffix @today, @last7Days or @last30Days as the value the field holds", () => {
+    const rules = parseMirrorRules("MIRRORS", "post-{id}-views=posts/{id}:views7d@last7Days,post-{id}-views=posts/{id}:stats.today @today,post-{id}-views=posts/{id}:views");
+    expect(mirrorTargets(rules, "post-1-views")).toEqual([
+      { path: "posts/1", field: "views7d", value: "last7Days" },
+      { path: "posts/1", field: "stats.today", value: "today" },
+      { path: "posts/1", field: "views", value: "total" },
+    ]);
+  });
+
+  it("refuses any other suffix, naming the rule", () => {
+    expect(() => parseMirrorRules("MIRRORS", "a-{x}=p/{x}:n@week")).toThrow('MIRRORS: rule 1 "a-{x}=p/{x}:n@week" has the suffix "@week": a window is @today, @last7Days, @last30Days (or no suffix for the total)');
+    expect(() => parseMirrorRules("MIRRORS", "a-{x}=p/{x}:n@today,a-{x}=p/{x}:n@last7Days")).toThrow(/the field n/);
+  });
+});

@@ -1,0 +1,99 @@
+// The pure arithmetic of windowed counters (counters/days.ts, counters/windows.ts): UTC days, which days a
+// sum must read, the windows of a day, when they next move, and the shard update that carries a day.
+import { addDays, dayOf, daysFrom, isDay, nextMidnightMs } from "../../src/counters/days";
+import { dayCountsOf, daysAfter, DAY_CLOSES_AFTER_MS, openDays, windowsMoveAtMs, windowsOf } from "../../src/counters/windows";
+import { PRUNED_DAYS, shardIncrement } from "../../src/counters/shard-writes";
+
+const at = (iso: string) => Date.parse(iso);
+const us = (iso: string) => at(iso) * 1000;
+
+describe("UTC days", () => {
+  it("takes the UTC date, whatever the local time zone, to the last millisecond of the day", () => {
+    expect(dayOf(at("2026-11-26T23:59:59.999Z"))).toBe("2026-11-26");
+    expect(dayOf(at("2026-11-27T00:00:00.000Z"))).toBe("2026-11-27");
+    expect(nextMidnightMs(at("2026-11-26T23:59:59.999Z"))).toBe(at("2026-11-27T00:00:00.000Z"));
+  });
+
+  it("crosses months, years and leap days", () => {
+    expect(addDays("2026-12-31", 1)).toBe("2027-01-01");
+    expect(addDays("2028-03-01", -1)).toBe("2028-02-29");
+    expect(addDays("2027-03-01", -1)).toBe("2027-02-28");
+    expect(daysFrom("2026-12-30", "2027-01-02")).toEqual(["2026-12-30", "2026-12-31", "2027-01-01", "2027-01-02"]);
+    expect(daysFrom("2027-01-02", "2026-12-30")).toEqual([]);
+  });
+
+  it("accepts only real days", () => {
+    expect(isDay("2028-02-29")).toBe(true);
+    for (const bad of ["2027-02-29", "2026-13-01", "2026-1-01", "26-11-26", 20261126, null]) expect(isDay(bad)).toBe(false);
+  });
+});
+
+describe("the days a sum reads", () => {
+  it("reads only today once yesterday closed an hour after midnight", () => {
+    expect(openDays(us("2026-11-26T10:00:00Z"), at("2026-11-26T10:00:01Z"))).toEqual(["2026-11-26"]);
+    expect(openDays(us("2026-11-26T01:00:00.001Z"), at("2026-11-26T02:00:00Z"))).toEqual(["2026-11-26"]);
+  });
+
+  it("reads yesterday too while a write chosen for it can still commit", () => {
+    expect(DAY_CLOSES_AFTER_MS).toBe(3_600_000);
+    expect(openDays(us("2026-11-26T00:59:59Z"), at("2026-11-26T01:00:00Z"))).toEqual(["2026-11-25", "2026-11-26"]);
+    expect(openDays(us("2026-11-25T23:59:59Z"), at("2026-11-26T00:00:01Z"))).toEqual(["2026-11-25", "2026-11-26"]);
+  });
+
+  it("reads every day since the last sum after a quiet spell, never more than the 30 a window spans", () => {
+    expect(openDays(us("2026-11-20T12:00:00Z"), at("2026-11-23T12:00:00Z"))).toEqual(["2026-11-20", "2026-11-21", "2026-11-22", "2026-11-23"]);
+    const all = openDays(0, at("2026-11-26T12:00:00Z"));
+    expect(all).toHaveLength(30);
+    expect(all[0]).toBe("2026-10-28");
+    expect(all[29]).toBe("2026-11-26");
+  });
+
+  it("always reads today, even with a clock behind the last read time", () => {
+    expect(openDays(us("2026-11-27T03:00:00Z"), at("2026-11-26T23:59:59Z"))).toEqual(["2026-11-26"]);
+  });
+});
+
+describe("windows", () => {
+  const days = { "2026-11-26": 2, "2026-11-20": 3, "2026-11-19": 5, "2026-10-28": 7, "2026-10-27": 100 };
+
+  it("sums today, the 7 days and the 30 days that end with the day", () => {
+    expect(windowsOf(days, "2026-11-26")).toEqual({ day: "2026-11-26", today: 2, last7Days: 5, last30Days: 17 });
+    expect(windowsOf(days, "2026-11-27")).toEqual({ day: "2026-11-27", today: 0, last7Days: 2, last30Days: 10 });
+    expect(windowsOf({}, "2026-11-26")).toEqual({ day: "2026-11-26", today: 0, last7Days: 0, last30Days: 0 });
+  });
+
+  it("keeps the summed days over the kept ones, drops days at 0 and days out of the 30", () => {
+    expect(daysAfter(days, { "2026-11-26": 4, "2026-11-25": 0 }, "2026-11-26")).toEqual({ "2026-11-26": 4, "2026-11-20": 3, "2026-11-19": 5, "2026-10-28": 7 });
+    expect(daysAfter({ "2026-11-27": 1 }, {}, "2026-11-26")).toEqual({});
+  });
+
+  it("moves at the next midnight while any window holds a day that is not 0, never otherwise", () => {
+    expect(windowsMoveAtMs(days, "2026-11-26")).toBe(at("2026-11-27T00:00:00Z"));
+    expect(windowsMoveAtMs({ "2026-10-28": 1 }, "2026-11-26")).toBe(at("2026-11-27T00:00:00Z"));
+    expect(windowsMoveAtMs({ "2026-10-27": 1 }, "2026-11-26")).toBeNull();
+    expect(windowsMoveAtMs({}, "2026-11-26")).toBeNull();
+  });
+
+  it("reads rollup.days leaving out what is not a day with a safe integer", () => {
+    expect(dayCountsOf({ "2026-11-26": 3, "2026-02-30": 1, x: 2, "2026-11-25": 1.5, "2026-11-24": "4" })).toEqual({ "2026-11-26": 3 });
+    expect(dayCountsOf(null)).toBeNull();
+    expect(dayCountsOf([1])).toBeNull();
+  });
+});
+
+describe("a windowed shard increment", () => {
+  it("adds the delta to the day in the same update and deletes the days no window spans any more", () => {
+    const update = shardIncrement(3, "2026-11-26");
+    const fields = Object.keys(update).sort();
+    expect(fields).toContain("days.2026-11-26");
+    expect(fields).toContain("count");
+    expect(fields).toContain("writes");
+    const pruned = fields.filter((f) => f.startsWith("days.") && f !== "days.2026-11-26");
+    expect(pruned).toEqual(daysFrom(addDays("2026-11-26", -PRUNED_DAYS.to), addDays("2026-11-26", -PRUNED_DAYS.from)).map((d) => `days.${d}`));
+    expect(pruned).not.toContain(`days.${addDays("2026-11-26", -29)}`);
+  });
+
+  it("writes no day for a counter that is not windowed", () => {
+    expect(Object.keys(shardIncrement(1)).sort()).toEqual(["count", "writes"]);
+  });
+});
