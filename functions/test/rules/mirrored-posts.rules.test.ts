@@ -1,6 +1,6 @@
 // The rules docs/mirrors.md gives an app whose posts carry mirrored counts (examples/rules/
 // mirrored-posts.rules), against the Firestore emulator: owners edit their posts but no client can write
-// likeCount or stats.views, and the counters' own guarantees still hold in the merged file.
+// likeCount, stats.views or views7d (a mirrored window), and the counters' own guarantees still hold in the merged file.
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -37,6 +37,7 @@ beforeEach(async () => {
       title: "hello",
       likeCount: 3,
       stats: { views: 10, shares: 1 },
+      views7d: 4,
     });
   });
 });
@@ -58,6 +59,13 @@ describe("posts with mirrored counts", () => {
     await assertFails(updateDoc(doc(as("alice"), "posts/p1"), { "stats.views": 1_000_000 }));
     await assertFails(updateDoc(doc(as("alice"), "posts/p1"), { stats: { shares: 2 } })); // drops views
     await assertFails(setDoc(doc(as("alice"), "posts/p1"), { ownerId: "alice", title: "x" })); // drops likeCount
+  });
+
+  it("denies the owner a write of the mirrored week (views7d), which a trending feed orders by", async () => {
+    await assertFails(updateDoc(doc(as("alice"), "posts/p1"), { views7d: 1_000_000 }));
+    await assertFails(setDoc(doc(as("alice"), "posts/p1"), { ownerId: "alice", title: "x", likeCount: 3, stats: { views: 10, shares: 1 } })); // drops views7d
+    await assertFails(setDoc(doc(as("bob"), "posts/p6"), { ownerId: "bob", title: "new", views7d: 50 }));
+    await assertSucceeds(updateDoc(doc(as("alice"), "posts/p1"), { title: "still mine" }));
   });
 
   it("denies everyone else any write", async () => {
