@@ -4,9 +4,10 @@
 import { httpsCallable, type Functions } from "firebase/functions";
 import type { Firestore } from "firebase/firestore";
 import { counterIdProblem } from "./failure.js";
-import { createIncrements, randomRequestId, type CounterView, type IncrementOutcome, type IncrementRequest } from "./increments.js";
+import { createIncrements, randomRequestId, type CounterView, type IncrementOutcome, type IncrementRequest, type WatchOptions } from "./increments.js";
 import { createMembership, SetMemberError, type MemberView, type SetMemberOutcome, type SetMemberRequest } from "./membership.js";
 import { retryPolicy } from "./retry.js";
+import { isWindowName } from "./windows.js";
 
 export interface CounterClientOptions {
   /** Where `incrementCounter` is served: `getFunctions(app, REGION)`. */
@@ -31,6 +32,8 @@ export interface CounterClientOptions {
   random?: () => number;
   /** Makes a request id (default: 22 crypto-random characters of [A-Za-z0-9_-]). */
   newRequestId?: () => string;
+  /** The clock, in ms since the epoch (default Date.now): the UTC day a watched window ends at. */
+  now?: () => number;
 }
 
 export interface CounterClient {
@@ -43,12 +46,16 @@ export interface CounterClient {
   increment(counterId: string, delta?: number, options?: { requestId?: string }): Promise<IncrementOutcome>;
   /**
    * Calls `onValue` with the number to show: the server `total` plus this client's own increments not in
-   * it yet, never counting one twice or missing one. Returns the unsubscribe function.
+   * it yet, never counting one twice or missing one. With `options.window` ("today", "last7Days",
+   * "last30Days"; windowed counters only): that window for the client's current UTC day, exact the same
+   * way, re-evaluated at each UTC midnight; `view.window` and `view.day` say which. Returns the
+   * unsubscribe function.
    */
   watch(
     counterId: string,
     onValue: (value: number | null, view: CounterView) => void,
     onError?: (error: Error) => void,
+    options?: WatchOptions,
   ): () => void;
   /**
    * Unique counters (likes): makes the signed-in user a member (`true`) or not (`false`). Watchers of
@@ -82,6 +89,7 @@ export function createCounterClient(options: CounterClientOptions): CounterClien
     call: options.call ?? (async (request: IncrementRequest) => (await incrementCallable(request)).data),
     retry,
     newRequestId: options.newRequestId ?? randomRequestId,
+    now: options.now ?? (() => Date.now()),
   });
   const setMemberCallable = httpsCallable<SetMemberRequest, unknown>(options.functions, "setMember");
   const membership = createMembership({
@@ -90,9 +98,10 @@ export function createCounterClient(options: CounterClientOptions): CounterClien
     retry,
   });
 
-  const watch: CounterClient["watch"] = (counterId, onValue, onError) => {
+  const watch: CounterClient["watch"] = (counterId, onValue, onError, watchOptions) => {
     checkWatchArguments(counterId, onValue, onError);
-    return increments.watch(counterId, onValue, onError);
+    checkWatchOptions(watchOptions);
+    return increments.watch(counterId, onValue, onError, watchOptions);
   };
 
   async function setMember(counterId: string, member: boolean): Promise<SetMemberOutcome> {
@@ -121,4 +130,11 @@ function checkWatchArguments(counterId: unknown, onValue: unknown, onError: unkn
   if (problem !== undefined) throw new TypeError(problem);
   if (typeof onValue !== "function") throw new TypeError("onValue must be a function");
   if (onError !== undefined && typeof onError !== "function") throw new TypeError("onError must be a function or undefined");
+}
+
+function checkWatchOptions(options: unknown): void {
+  if (options === undefined) return;
+  if (typeof options !== "object" || options === null) throw new TypeError("options must be an object or undefined");
+  const { window } = options as { window?: unknown };
+  if (window !== undefined && !isWindowName(window)) throw new TypeError('options.window must be "today", "last7Days" or "last30Days"');
 }

@@ -1,11 +1,13 @@
 // Plain counters in the client: increment() with one idempotency key per call, retried by the client's
 // retry policy, and watch(), which shows `total` plus this client's own increments the total does not
-// contain yet, exactly (see coverage.ts for the rule and its argument).
+// contain yet, exactly (see coverage.ts for the rule and its argument), or, with a window, the same for
+// the counter's today / last 7 days / last 30 days (windows.ts), re-evaluated at each UTC midnight.
 import { doc, onSnapshot, type DocumentSnapshot, type Firestore } from "firebase/firestore";
 import { asTime, isCovered, uncoveredDelta, type CounterSnapshotState, type OwnIncrement, type Time } from "./coverage.js";
 import { counterIdProblem, failureMessage, reasonOf } from "./failure.js";
 import { createRegistry, tell, type Watcher } from "./registry.js";
 import { retrying, type RetryPolicy } from "./retry.js";
+import { dayOf, msUntilNextUtcMidnight, readServerWindows, windowToShow, type ServerWindows, type WindowName } from "./windows.js";
 
 /** The data `incrementCounter` receives. */
 export interface IncrementRequest {
@@ -34,8 +36,24 @@ export interface CounterView {
   total: number;
   /** Every increment committed at or before this time is in `total`: max(rollup.readTime, createdAt). */
   coveredUntil: Time | null;
-  /** value − total: this client's increments not in `total` yet. */
+  /** value − total (with a window: value − windowTotal): this client's increments not in it yet. */
   pending: number;
+  /** Only with a window: the window the value is for. */
+  window?: WindowName;
+  /** Only with a window: the UTC day ("YYYY-MM-DD") the window ends at, the client's current UTC day. */
+  day?: string;
+  /**
+   * Only with a window: the window's sum from the server's data (`rollup.days`), covering the same
+   * increments as `total`; null when the counter does not exist, is not windowed or its windows are
+   * unreadable (then `value` is null too).
+   */
+  windowTotal?: number | null;
+}
+
+/** The fourth argument of `watch`. */
+export interface WatchOptions {
+  /** Show this window of a windowed counter instead of its total. */
+  window?: WindowName;
 }
 
 /** An increment that did not succeed. */
@@ -64,9 +82,15 @@ export interface IncrementsDeps {
   call: (request: IncrementRequest) => Promise<unknown>;
   retry: RetryPolicy;
   newRequestId: () => string;
+  /** The client's clock in ms since the epoch: which UTC day it is for windows. */
+  now: () => number;
 }
 
-type CounterWatcher = Watcher<CounterView>;
+interface CounterWatcher extends Watcher<CounterView> {
+  window: WindowName | undefined;
+  /** The last problem told to onError, so that every snapshot does not repeat it. */
+  problem: string | undefined;
+}
 
 /** What the client knows about one counter. */
 interface CounterState {
@@ -74,20 +98,29 @@ interface CounterState {
   /** The newest coveredUntil of any snapshot received (the bound in-flight calls are sent after). */
   seenUntil: Time | null;
   latest: CounterSnapshotState | undefined;
+  /** The latest snapshot's windows (null: not windowed, or the counter does not exist). */
+  windows: ServerWindows | null;
   watchers: Set<CounterWatcher>;
   unsubscribe: (() => void) | undefined;
+  /** Republishes at the next UTC midnight while a watcher shows a window. */
+  midnight: ReturnType<typeof setTimeout> | undefined;
 }
 
 export interface Increments {
   increment: (counterId: string, delta?: number, options?: { requestId?: string }) => Promise<IncrementOutcome>;
   /** Arguments are checked by the caller. */
-  watch: (counterId: string, onValue: (value: number | null, view: CounterView) => void, onError?: (error: Error) => void) => () => void;
+  watch: (
+    counterId: string,
+    onValue: (value: number | null, view: CounterView) => void,
+    onError?: (error: Error) => void,
+    options?: WatchOptions,
+  ) => () => void;
   dispose: () => void;
 }
 
 export function createIncrements(deps: IncrementsDeps): Increments {
   const registry = createRegistry<CounterWatcher, CounterState>({
-    create: () => ({ own: new Map(), seenUntil: null, latest: undefined, watchers: new Set(), unsubscribe: undefined }),
+    create: () => ({ own: new Map(), seenUntil: null, latest: undefined, windows: null, watchers: new Set(), unsubscribe: undefined, midnight: undefined }),
     listen: (counterId, state): (() => void) =>
       onSnapshot(
         doc(deps.firestore, "counters", counterId),
@@ -98,6 +131,9 @@ export function createIncrements(deps: IncrementsDeps): Increments {
     // Keep seenUntil and own increments while calls are in flight; drop the rest.
     stopped: (state) => {
       state.latest = undefined;
+      state.windows = null;
+      clearTimeout(state.midnight);
+      state.midnight = undefined;
     },
     busy: (state) => state.own.size > 0,
   });
@@ -115,13 +151,60 @@ export function createIncrements(deps: IncrementsDeps): Increments {
       value = latest.total + uncovered;
     }
     const view: CounterView = { counterId, exists: latest.exists, total: latest.total, coveredUntil: latest.coveredUntil, pending };
-    for (const watcher of state.watchers) tell(watcher, value, view);
+    for (const watcher of state.watchers) {
+      if (watcher.window === undefined) tell(watcher, value, view);
+      else publishWindow(counterId, state, latest, watcher, watcher.window);
+    }
+  }
+
+  /**
+   * A window's value (windows.ts): the server's window for the client's current UTC day plus the own
+   * increments of its span the snapshot does not cover. A counter that is not windowed, or whose windows
+   * are unreadable, is shown as null and told to onError once.
+   */
+  function publishWindow(counterId: string, state: CounterState, latest: CounterSnapshotState, watcher: CounterWatcher, window: WindowName): void {
+    const base = { counterId, exists: latest.exists, total: latest.total, coveredUntil: latest.coveredUntil, window };
+    const now = deps.now();
+    if (!latest.exists) {
+      watcher.problem = undefined;
+      tell(watcher, null, { ...base, pending: 0, day: dayOf(now), windowTotal: null });
+      return;
+    }
+    const shown = state.windows === null ? null : windowToShow(state.windows, window, now, latest.coveredUntil, state.own.values());
+    if (shown === undefined) return; // an in-flight call may or may not be in this snapshot: wait for it
+    if (shown === null || shown.value === null) {
+      const problem =
+        shown === null
+          ? `counters/${counterId} is not a windowed counter (created without windowed: true): it has no window "${window}"`
+          : `counters/${counterId} has no readable window "${window}" for ${shown.day} (windows or rollup.days malformed)`;
+      if (watcher.problem !== problem) {
+        watcher.problem = problem;
+        watcher.onError?.(new Error(problem));
+      }
+      tell(watcher, null, { ...base, pending: 0, day: shown?.day ?? dayOf(now), windowTotal: null });
+      return;
+    }
+    watcher.problem = undefined;
+    tell(watcher, shown.value, { ...base, pending: shown.pending, day: shown.day, windowTotal: shown.windowTotal });
+  }
+
+  /** Republishes at the client's next UTC midnight (and again each midnight) while a watcher shows a window. */
+  function scheduleMidnight(counterId: string, state: CounterState): void {
+    if (state.midnight !== undefined || state.unsubscribe === undefined) return;
+    if (![...state.watchers].some((watcher) => watcher.window !== undefined)) return;
+    // A timer that fires early finds the old day, republishes nothing new and waits the rest.
+    state.midnight = setTimeout(() => {
+      state.midnight = undefined;
+      publish(counterId, state);
+      scheduleMidnight(counterId, state);
+    }, msUntilNextUtcMidnight(deps.now()));
   }
 
   function onCounterSnapshot(counterId: string, state: CounterState, snap: DocumentSnapshot): void {
     const counter = registry.readCounter(counterId, state, snap);
     if (counter === undefined) return;
     state.latest = counter;
+    state.windows = counter.exists ? readServerWindows(snap) : null;
     for (const [requestId, own] of state.own) {
       if (own.writeTime !== null && isCovered(counter.coveredUntil, own.writeTime)) state.own.delete(requestId);
     }
@@ -165,7 +248,11 @@ export function createIncrements(deps: IncrementsDeps): Increments {
     registry.forgetIfIdle(counterId, state);
   }
 
-  const watch: Increments["watch"] = (counterId, onValue, onError) => registry.watch(counterId, { onValue, onError, last: undefined });
+  const watch: Increments["watch"] = (counterId, onValue, onError, options) => {
+    const unwatch = registry.watch(counterId, { onValue, onError, last: undefined, window: options?.window, problem: undefined });
+    scheduleMidnight(counterId, registry.stateOf(counterId));
+    return unwatch;
+  };
 
   return { increment, watch, dispose: registry.dispose };
 }

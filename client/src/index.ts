@@ -7,7 +7,9 @@ export {
   type CounterView,
   type IncrementOutcome,
   type IncrementRequest,
+  type WatchOptions,
 } from "./increments.js";
+export { type WindowName } from "./windows.js";
 export { TRANSIENT_CODES } from "./retry.js";
 export {
   SetMemberError,
