@@ -1,9 +1,10 @@
-// The example page: signs in anonymously (Auth emulator), creates its counter as a unique counter (one
-// like per user) if it does not exist (and only then: a create of an existing counter is a 409 in the
+// The example page: signs in anonymously (Auth emulator), creates its counter as a unique, windowed counter
+// (one like per user, and "N today") if it does not exist (and only then: a create of an existing counter is a 409 in the
 // browser's console on every reload), and shows it with the client's watchMember(): the count and "you
 // like this" together; a tap likes or unlikes with setMember(). A plain counter (?counter=demo-likes after
 // `npm run seed`) is shown with watch() and a tap adds one with increment(); the text under the button
-// says which kind the page shows. A ?counter= that is no counter id is named as such. Served by
+// says which kind the page shows. A windowed counter also shows "N today" with watch()'s today window
+// (docs/windows.md). A ?counter= that is no counter id is named as such. Served by
 // `npm start` with the emulator hosts in /config.json (scripts/lib/example-web.ts).
 import { createCounterClient, IncrementError, SetMemberError } from "@firestore-exact-counter/client";
 import { initializeApp } from "firebase/app";
@@ -32,21 +33,32 @@ const ABOUT = {
     "(The page's own counter, without ?counter=, is a unique counter: one like per user.)",
 };
 
+/** What kind of counter the page shows. */
+interface Kind {
+  unique: boolean;
+  windowed: boolean;
+}
+
+function kindOf(snap: { get(field: string): unknown }): Kind {
+  return { unique: snap.get("unique") === true, windowed: snap.get("windowed") === true };
+}
+
 /**
- * Whether the counter is unique, creating it as a unique counter (a like counts once per user) if it does
- * not exist. Reads it first: creating an existing counter is refused (already-exists, HTTP 409), which the
- * browser logs as an error on every reload. Null when it cannot be created (said on the page).
+ * Whether the counter is unique and windowed, creating it as a unique, windowed counter (a like counts once
+ * per user; likes today) if it does not exist. Reads it first: creating an existing counter is refused
+ * (already-exists, HTTP 409), which the browser logs as an error on every reload. Null when it cannot be
+ * created (said on the page).
  */
-async function openCounter(functions: Functions, firestore: Firestore, counterId: string, ui: LikeButton): Promise<boolean | null> {
+async function openCounter(functions: Functions, firestore: Firestore, counterId: string, ui: LikeButton): Promise<Kind | null> {
   const existing = await getDoc(doc(firestore, "counters", counterId));
-  if (existing.exists()) return existing.get("unique") === true;
+  if (existing.exists()) return kindOf(existing);
   try {
-    await httpsCallable(functions, "createCounter")({ counterId, unique: true });
-    return true;
+    await httpsCallable(functions, "createCounter")({ counterId, unique: true, windowed: true });
+    return { unique: true, windowed: true };
   } catch (error) {
     // Created meanwhile (another tab): read what it is.
     if (error instanceof FunctionsError && error.code === "functions/already-exists") {
-      return (await getDoc(doc(firestore, "counters", counterId))).get("unique") === true;
+      return kindOf(await getDoc(doc(firestore, "counters", counterId)));
     }
     if (error instanceof FunctionsError && error.code === "functions/permission-denied") {
       ui.say(`This user may not create ${counterId}: create it with npm run seed, or make the user an admin.`, "error");
@@ -98,7 +110,7 @@ async function start(): Promise<void> {
     `Signed in anonymously as ${user.uid}. To try the admin callables as this user: npm run make-admin -- ${user.uid}`;
   const kind = await openCounter(functions, firestore, counterId, ui);
   if (kind === null) return;
-  unique = kind;
+  unique = kind.unique;
   document.getElementById("about")!.textContent = unique ? ABOUT.unique : ABOUT.plain;
   const cannotRead = (error: Error) => ui.say(`Cannot read ${counterId}: ${error.message}`, "error");
   if (unique) {
@@ -113,6 +125,11 @@ async function start(): Promise<void> {
     );
   } else {
     counters.watch(counterId, (count, view) => ui.render({ count, pending: view.pending, liked: null }), cannotRead);
+  }
+  if (kind.windowed) {
+    // "N today": the counter's today window (UTC), with this page's own taps not in it yet.
+    const today = document.getElementById("today")!;
+    counters.watch(counterId, (count) => (today.textContent = count === null ? "" : `${count} today`), cannotRead, { window: "today" });
   }
 }
 

@@ -83,6 +83,16 @@ async function recordedPage(): Promise<{ page: Page; errors: string[] }> {
   return { page, errors };
 }
 
+/**
+ * "N today" is on the real clock's UTC day (the functions emulator's and the browser's), which a test
+ * cannot move: a test never starts in the last 3 minutes before a UTC midnight (it waits past it), so the
+ * day cannot change under it, whatever the hour it runs.
+ */
+beforeEach(async () => {
+  const left = 86_400_000 - (Date.now() % 86_400_000);
+  if (left < 180_000) await new Promise((resolve) => setTimeout(resolve, left + 1_000));
+}, 200_000);
+
 describe("the example like button", () => {
   it("creates its counter as a unique counter; a tap likes (liked and count + 1 at once), the next unlikes, each settles exactly, and a reload shows both", async () => {
     const counterId = `web-unique-${randomUUID().slice(0, 8)}`;
@@ -115,6 +125,9 @@ describe("the example like button", () => {
     }
     // Never more than one like of this user, never below zero, no flicker back between taps.
     expect(changes(await rendered(page))).toEqual([0, 1, 0, 1]);
+    // The page's counter is windowed too: "1 today" (the like, the unlike and the like again, today).
+    expect((await db.doc(`counters/${counterId}`).get()).get("windowed")).toBe(true);
+    expect((await waitFor(async () => (await page.textContent("#today"))?.trim(), "1 today", 30_000)).value).toBe("1 today");
     expect(await page.textContent("#status")).toBe("");
 
     await page.reload(); // the same anonymous user (Auth keeps it in the browser)
