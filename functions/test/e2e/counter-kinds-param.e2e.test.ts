@@ -62,7 +62,7 @@ describe(`COUNTER_KINDS=${KINDS}`, () => {
 
   it("creates a matching id with the declared shards, whoever creates it", async () => {
     const counterId = viewsId();
-    await expect(user.call("createCounter", { counterId })).resolves.toEqual({ counterId, numShards: 7, unique: false });
+    await expect(user.call("createCounter", { counterId })).resolves.toEqual({ counterId, numShards: 7, unique: false, windowed: false });
     const shards = (await pathsUnderIn(db, counterId)).filter((path) => path.includes("/shards/"));
     expect(shards).toHaveLength(7);
   });

@@ -22,7 +22,7 @@ afterAll(async () => {
 describe("a signed-in app", () => {
   it("creates a counter, makes 100 mixed increments, and reads the exact total soon after", async () => {
     const counterId = `e2e-${Date.now()}`;
-    await expect(client.call("createCounter", { counterId, numShards: 5 })).resolves.toEqual({ counterId, numShards: 5, unique: false });
+    await expect(client.call("createCounter", { counterId, numShards: 5 })).resolves.toEqual({ counterId, numShards: 5, unique: false, windowed: false });
     expect(await client.readCounter(counterId)).toMatchObject({ numShards: 5, total: 0 });
 
     const deltas = Array.from({ length: 100 }, (_, i) => (i % 5 === 4 ? -3 : i % 7) || 2);

@@ -113,6 +113,6 @@ describe("CREATE_POLICY=admin", () => {
 
   it("lets a user with the custom claim admin: true create", async () => {
     const counterId = freshId();
-    await expect(admin.call("createCounter", { counterId, numShards: 2 })).resolves.toEqual({ counterId, numShards: 2, unique: false });
+    await expect(admin.call("createCounter", { counterId, numShards: 2 })).resolves.toEqual({ counterId, numShards: 2, unique: false, windowed: false });
   });
 });

@@ -42,7 +42,7 @@ function setMember(client: Client, counterId: string, member: boolean): Promise<
 
 async function newUniqueCounter(prefix: string, numShards: number): Promise<string> {
   const counterId = `${prefix}-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
-  await expect(users[0]!.call("createCounter", { counterId, numShards, unique: true })).resolves.toEqual({ counterId, numShards, unique: true });
+  await expect(users[0]!.call("createCounter", { counterId, numShards, unique: true })).resolves.toEqual({ counterId, numShards, unique: true, windowed: false });
   return counterId;
 }
 
@@ -172,7 +172,7 @@ describe("delete and create again through the JS SDK", () => {
     await expect(admin.call("deleteCounter", { counterId })).resolves.toEqual({ counterId });
     expect(await pathsUnderIn(db, counterId)).toEqual([]);
 
-    await expect(admin.call("createCounter", { counterId, numShards: 3, unique: true })).resolves.toEqual({ counterId, numShards: 3, unique: true });
+    await expect(admin.call("createCounter", { counterId, numShards: 3, unique: true })).resolves.toEqual({ counterId, numShards: 3, unique: true, windowed: false });
     expect(await memberCount(counterId)).toBe(0);
     expect((await users[0]!.readCounter(counterId))?.total).toBe(0);
     await expect(setMember(users[0]!, counterId, true)).resolves.toMatchObject({ changed: true });

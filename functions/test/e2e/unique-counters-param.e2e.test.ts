@@ -60,7 +60,7 @@ describe("UNIQUE_COUNTERS=e2e-reserved-{id}-likes", () => {
 
   it("makes a matching id unique when unique is omitted, and only setMember moves it", async () => {
     const counterId = reservedId();
-    await expect(user.call("createCounter", { counterId, numShards: 2 })).resolves.toEqual({ counterId, numShards: 2, unique: true });
+    await expect(user.call("createCounter", { counterId, numShards: 2 })).resolves.toEqual({ counterId, numShards: 2, unique: true, windowed: false });
     expect(await functionsErrorCode(user.call("incrementCounter", { counterId, delta: 1000 }))).toBe("functions/failed-precondition");
     await expect(user.call("setMember", { counterId, member: true })).resolves.toMatchObject({ changed: true });
   });

@@ -17,7 +17,7 @@ async function expectHttpsError(promise: Promise<unknown>, code: string, message
 describe("createCounter", () => {
   it("creates the parent with numShards and total 0, and numShards shards at count 0", async () => {
     const counterId = uniqueId("create");
-    await expect(call(createCounter, { counterId, numShards: 4 })).resolves.toEqual({ counterId, numShards: 4, unique: false });
+    await expect(call(createCounter, { counterId, numShards: 4 })).resolves.toEqual({ counterId, numShards: 4, unique: false, windowed: false });
     const parent = await counterRef(db, counterId).get();
     expect(parent.get("numShards")).toBe(4);
     expect(parent.get("total")).toBe(0);
@@ -32,7 +32,7 @@ describe("createCounter", () => {
 
   it("uses the DEFAULT_SHARDS param when numShards is omitted", async () => {
     const counterId = uniqueId("default");
-    await expect(call(createCounter, { counterId })).resolves.toEqual({ counterId, numShards: 1, unique: false });
+    await expect(call(createCounter, { counterId })).resolves.toEqual({ counterId, numShards: 1, unique: false, windowed: false });
     expect((await readCounter(counterId)).numShards).toBe(1);
   });
 

@@ -16,7 +16,7 @@ const GOOGLE: Caller = { uid: "google-1", provider: "google.com" };
 
 async function expectCreated(caller: Caller | null): Promise<void> {
   const counterId = uniqueId("policy-ok");
-  await expect(call(createCounter, { counterId, numShards: 1 }, caller)).resolves.toEqual({ counterId, numShards: 1, unique: false });
+  await expect(call(createCounter, { counterId, numShards: 1 }, caller)).resolves.toEqual({ counterId, numShards: 1, unique: false, windowed: false });
   expect(await readCounter(counterId)).toMatchObject({ exists: true, total: 0, numShards: 1 });
 }
 

@@ -60,14 +60,14 @@ describe("createCounter with COUNTER_KINDS", () => {
 
   it("gives a matching id exactly the declared shards when numShards is omitted, and creates them all", async () => {
     const counterId = `kind-${uniqueId("p")}-views`;
-    await expect(call(createCounter, { counterId })).resolves.toEqual({ counterId, numShards: 50, unique: false });
+    await expect(call(createCounter, { counterId })).resolves.toEqual({ counterId, numShards: 50, unique: false, windowed: false });
     expect(await readCounter(counterId)).toMatchObject({ exists: true, numShards: 50, total: 0 });
     expect(await shardIdsOf(counterId)).toEqual(range(50));
   });
 
   it("accepts numShards equal to the declared count", async () => {
     const counterId = `kind-${uniqueId("p")}-likes`;
-    await expect(call(createCounter, { counterId, numShards: 20 })).resolves.toEqual({ counterId, numShards: 20, unique: false });
+    await expect(call(createCounter, { counterId, numShards: 20 })).resolves.toEqual({ counterId, numShards: 20, unique: false, windowed: false });
     expect(await shardIdsOf(counterId)).toEqual(range(20));
   });
 
@@ -105,9 +105,9 @@ describe("createCounter with COUNTER_KINDS", () => {
 
   it("does not make a counter unique: uniqueness comes from UNIQUE_COUNTERS alone", async () => {
     const counterId = `kind-${uniqueId("p")}-likes`;
-    await expect(call(createCounter, { counterId, unique: true })).resolves.toEqual({ counterId, numShards: 20, unique: true });
+    await expect(call(createCounter, { counterId, unique: true })).resolves.toEqual({ counterId, numShards: 20, unique: true, windowed: false });
     const plain = `kind-${uniqueId("p")}-likes`;
-    await expect(call(createCounter, { counterId: plain })).resolves.toEqual({ counterId: plain, numShards: 20, unique: false });
+    await expect(call(createCounter, { counterId: plain })).resolves.toEqual({ counterId: plain, numShards: 20, unique: false, windowed: false });
   });
 
   describe("with UNIQUE_COUNTERS naming the same ids", () => {
@@ -115,7 +115,7 @@ describe("createCounter with COUNTER_KINDS", () => {
 
     it("creates a unique counter with the declared shards", async () => {
       const counterId = `kind-${uniqueId("p")}-likes`;
-      await expect(call(createCounter, { counterId })).resolves.toEqual({ counterId, numShards: 20, unique: true });
+      await expect(call(createCounter, { counterId })).resolves.toEqual({ counterId, numShards: 20, unique: true, windowed: false });
       await expect(call(setMember, { counterId, member: true })).resolves.toMatchObject({ changed: true });
     });
   });

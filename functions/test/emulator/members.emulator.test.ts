@@ -46,7 +46,7 @@ function like(counterId: string, caller: Caller, member = true): Promise<MemberA
 
 async function newUniqueCounter(prefix: string, numShards: number): Promise<string> {
   const counterId = uniqueId(prefix);
-  await expect(call(createCounter, { counterId, numShards, unique: true })).resolves.toEqual({ counterId, numShards, unique: true });
+  await expect(call(createCounter, { counterId, numShards, unique: true })).resolves.toEqual({ counterId, numShards, unique: true, windowed: false });
   return counterId;
 }
 
@@ -81,7 +81,7 @@ describe("createCounter with unique", () => {
   it("creates a plain counter when unique is omitted or false, and stores unique: false", async () => {
     for (const data of [{}, { unique: false }]) {
       const counterId = uniqueId("plain");
-      await expect(call(createCounter, { counterId, numShards: 2, ...data })).resolves.toEqual({ counterId, numShards: 2, unique: false });
+      await expect(call(createCounter, { counterId, numShards: 2, ...data })).resolves.toEqual({ counterId, numShards: 2, unique: false, windowed: false });
       expect((await counterRef(db, counterId).get()).get("unique")).toBe(false);
     }
   });
@@ -92,7 +92,7 @@ describe("createCounter with UNIQUE_COUNTERS", () => {
 
   it("makes a matching id unique when unique is omitted", async () => {
     const counterId = `post-${uniqueId("p")}-likes`;
-    await expect(call(createCounter, { counterId, numShards: 2 })).resolves.toEqual({ counterId, numShards: 2, unique: true });
+    await expect(call(createCounter, { counterId, numShards: 2 })).resolves.toEqual({ counterId, numShards: 2, unique: true, windowed: false });
     expect((await counterRef(db, counterId).get()).get("unique")).toBe(true);
   });
 
@@ -546,7 +546,7 @@ describe("deleteCounter and create again", () => {
     const counterId = await newUniqueCounter("recreate", 3);
     for (const n of [1, 2, 3]) await like(counterId, user(n));
     await call(deleteCounter, { counterId }, ADMIN);
-    await expect(call(createCounter, { counterId, numShards: 3, unique: true })).resolves.toEqual({ counterId, numShards: 3, unique: true });
+    await expect(call(createCounter, { counterId, numShards: 3, unique: true })).resolves.toEqual({ counterId, numShards: 3, unique: true, windowed: false });
     expect(await memberIds(counterId)).toEqual([]);
     expect(await shardSum(counterId)).toBe(0);
     await expect(like(counterId, user(1), false)).resolves.toMatchObject({ changed: false }); // no old membership to leave
