@@ -28,7 +28,7 @@ import {
 import type { ProbeResult } from "./helpers/existing-app-probe";
 import { run, runNode, stopAll, type Run } from "./helpers/run";
 
-const OUR_FUNCTIONS = CALLABLES.length + 3; // and rollupTotal, rollupSweep, cleanupDeletedCounter
+const OUR_FUNCTIONS = CALLABLES.length + 4; // and rollupTotal, rollupSweep, rollupWindows, cleanupDeletedCounter
 
 let app: string;
 let step1: Run[];

@@ -11,6 +11,8 @@ import type { CheckResult, Context } from "./types";
 export const CALLABLES = ["createCounter", "incrementCounter", "setMember", "resetCounter", "reshardCounter", "deleteCounter"];
 export const TRIGGER = "rollupTotal";
 export const SWEEP = "rollupSweep";
+/** The scheduled commit of windows that moved at midnight (functions/src/rollup/midnight.ts). */
+export const WINDOWS = "rollupWindows";
 /** Finishes deleting a counter whose cleanup outlasted deleteCounter's budget (functions/src/entry/cleanupDeletedCounter.ts). */
 const CLEANUP_TRIGGER = "cleanupDeletedCounter";
 const WRITTEN_EVENT = "google.cloud.firestore.document.v1.written";
@@ -35,7 +37,7 @@ export function checkManifest(ctx: Context, backend: Backend): CheckResult {
   const endpoints = endpointsOf(backend);
   const problems: string[] = [];
   const byId = new Map(endpoints.map((e) => [e.id, e]));
-  const expected = [...CALLABLES, TRIGGER, SWEEP, CLEANUP_TRIGGER];
+  const expected = [...CALLABLES, TRIGGER, SWEEP, WINDOWS, CLEANUP_TRIGGER];
   for (const name of expected) if (!byId.has(name)) problems.push(`${name} is not exported by ${envFiles(ctx).source}/src/index.ts`);
   for (const e of endpoints) {
     if (!expected.includes(e.id)) problems.push(`unexpected endpoint ${e.id}`);
@@ -58,6 +60,10 @@ export function checkManifest(ctx: Context, backend: Backend): CheckResult {
   }
   const sweep = byId.get(SWEEP);
   if (sweep !== undefined && sweep.scheduleTrigger === undefined) problems.push(`${SWEEP} is not a scheduled (onSchedule) function`);
+  const windows = byId.get(WINDOWS);
+  if (windows !== undefined && windows.scheduleTrigger === undefined) {
+    problems.push(`${WINDOWS} is not a scheduled (onSchedule) function: windowed counters' windows would not move at midnight`);
+  }
   const cleanup = byId.get(CLEANUP_TRIGGER)?.eventTrigger;
   if (byId.has(CLEANUP_TRIGGER)) {
     const document = cleanup?.eventFilterPathPatterns?.document ?? cleanup?.eventFilters?.document;
@@ -76,6 +82,6 @@ export function checkManifest(ctx: Context, backend: Backend): CheckResult {
     status: "ok",
     message:
       `${endpoints.length} v2 endpoints in ${regions}: ${CALLABLES.length} callables; ${TRIGGER} on ${WRITTEN_EVENT} ${SHARD_DOCUMENT_PATTERN}, retry on, ${sizing}; ` +
-      `${SWEEP} ${sweep!.scheduleTrigger!.schedule}; ${CLEANUP_TRIGGER} on ${UPDATED_EVENT} ${CLEANUP_DOCUMENT_PATTERN}, retry on`,
+      `${SWEEP} ${sweep!.scheduleTrigger!.schedule}; ${WINDOWS} ${windows!.scheduleTrigger!.schedule}; ${CLEANUP_TRIGGER} on ${UPDATED_EVENT} ${CLEANUP_DOCUMENT_PATTERN}, retry on`,
   };
 }
