@@ -19,10 +19,15 @@
 // (openDays) and keeps the others: a kept day X ended at or before R - DAY_CLOSES_AFTER_MS, so every write
 // for X committed at or before R, and its sum at R' is its sum at R. Days summed are recomputed, never
 // accumulated: a duplicated, late or reordered event changes nothing, exactly as for `total` (plan.ts).
-// A day after D (an instance whose clock is ahead by milliseconds) is not on the parent yet: the first sum
-// whose clock has reached it sums it, since R - DAY_CLOSES_AFTER_MS falls before it.
-// Usually one day is open (two in the first hour after midnight): one more aggregation query, read at the
-// same read time as the total in a read-only transaction (sum.ts).
+// The newest day a sum reads comes from its read time R', not only from its clock: a writer whose clock is
+// ahead (by up to CLOCK_AHEAD_MS) can commit a write for D' + 1 at or before R' while the rollup's clock still
+// says D', and R' covers that write, so no later event may come to sum it. Every write at or before R' chose
+// a day at most dayOf(R' + CLOCK_AHEAD_MS), so the sum reads up to max(D', that day) and keeps that day on
+// the parent; its windows move at the next midnight (windowsMoveAtMs), when the midnight commit shows it.
+// (Found by the model check: a write at 00:00:00.000 for the new day, rolled up 3 ms later by an instance
+// whose clock was a few ms behind, was covered and then never summed.)
+// Usually one day is open (two in the first hour after midnight, or in the last minute before it): one
+// more aggregation query, read at the same read time as the total in a read-only transaction (sum.ts).
 import { addDays, dayOf, dayStartMs, daysFrom, isDay, nextMidnightMs } from "./days";
 
 /** The windows a parent shows, and how many days each spans (ending with `windows.day`). */
@@ -38,6 +43,9 @@ export const KEPT_DAYS = WINDOW_DAYS.last30Days;
  * function that applies deltas times out well within it (at most 9 minutes for the callables).
  */
 export const DAY_CLOSES_AFTER_MS = 3_600_000;
+
+/** A bound on how far an instance's clock runs ahead of Firestore's commit times (NTP-synced: milliseconds). */
+export const CLOCK_AHEAD_MS = 60_000;
 
 /** `windows` on the parent: the day, and the three sums for it. */
 export interface Windows {
@@ -57,22 +65,31 @@ export interface DaysRead {
   sinceUs: number;
 }
 
-/** The days a sum at clock `nowMs` must read (see the header), oldest first; today always among them. */
-export function openDays(sinceUs: number, nowMs: number): string[] {
+/**
+ * The days a sum read at `readUs` on a clock at `nowMs` must read (see the header), oldest first: from the
+ * first day still open since `sinceUs` (at most 30 days back) to the newest day a write covered by the read
+ * can have chosen; today always among them.
+ */
+export function openDays(sinceUs: number, nowMs: number, readUs: number): string[] {
   const today = dayOf(nowMs);
   const oldest = addDays(today, 1 - KEPT_DAYS);
   let first = dayOf(Math.floor(sinceUs / 1000) - DAY_CLOSES_AFTER_MS);
   if (first < oldest) first = oldest;
   if (first > today) first = today;
-  return daysFrom(first, today);
+  const newest = dayOf(Math.max(nowMs, Math.floor(readUs / 1000)) + CLOCK_AHEAD_MS);
+  return daysFrom(first, newest > today ? newest : today);
 }
 
-/** The days after a sum: the open days as summed, the others as kept, within the last 30 days of `today`. */
+/**
+ * The days after a sum: the open days as summed, the others as kept, from the 30th day before `today` to the
+ * newest day summed (a day after `today` is kept for the windows of the days to come).
+ */
 export function daysAfter(kept: DayCounts, summed: DayCounts, today: string): DayCounts {
   const oldest = addDays(today, 1 - KEPT_DAYS);
+  const newest = Object.keys(summed).reduce((a, b) => (b > a ? b : a), today);
   const days: DayCounts = {};
   for (const [day, count] of Object.entries({ ...kept, ...summed })) {
-    if (day >= oldest && day <= today && count !== 0) days[day] = count;
+    if (day >= oldest && day <= newest && count !== 0) days[day] = count;
   }
   return days;
 }
@@ -88,13 +105,14 @@ export function windowsOf(days: DayCounts, day: string): Windows {
 }
 
 /**
- * When these windows next change by themselves: the next UTC midnight if any day they span is not 0
- * (today's count leaves `today`, the oldest day leaves its window), else null. The midnight commit
- * (midnight.ts) finds the counters to commit again by this time, `rollup.windowsMoveAt`.
+ * When these windows next change by themselves: the next UTC midnight if any day they span, or a later day
+ * already counted, is not 0 (today's count leaves `today`, the oldest day leaves its window, tomorrow's
+ * enters), else null. The midnight commit (rollup/midnight.ts) finds the counters to commit again by this
+ * time, `rollup.windowsMoveAt`.
  */
 export function windowsMoveAtMs(days: DayCounts, day: string): number | null {
   const oldest = addDays(day, 1 - KEPT_DAYS);
-  const moves = Object.entries(days).some(([d, count]) => d >= oldest && d <= day && count !== 0);
+  const moves = Object.entries(days).some(([d, count]) => d >= oldest && count !== 0);
   return moves ? nextMidnightMs(dayStartMs(day)) : null;
 }
 

@@ -44,7 +44,8 @@ export async function sumAndCommit(run: Run, target: CommitTarget): Promise<Comm
   const view = target.parent.view;
   // A windowed counter's days are for the rollup clock's day, read once before the sum (counters/windows.ts).
   const dayMs = (deps.dayClockMs ?? deps.nowMs)();
-  const open = view.days == null ? undefined : openDays(view.days.sinceUs, dayMs);
+  const since = view.days?.sinceUs;
+  const open = since === undefined ? undefined : (readUs: number) => openDays(since, dayMs, readUs);
   const read = await deps.store.sum(target.counterId, view.numShards, open);
   ops.aggregations += read.aggregations;
   ops.reads += read.reads;

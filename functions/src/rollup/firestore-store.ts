@@ -17,7 +17,7 @@ import { logMissingMirror, writeTargets, type MirrorValues } from "../counters/m
 import { COUNTERS, counterRef, isUnderCounter, LEASE_ID, leaseRef, ROLLUP, shardRef, shardsRef } from "../counters/paths";
 import { dayField, newShardMerge } from "../counters/shard-writes";
 import { addDays, dayOf, daysFrom } from "../counters/days";
-import { dayCountsOf, daysAfter, KEPT_DAYS, windowsMoveAtMs, windowsOf, type DayCounts, type DaysRead } from "../counters/windows";
+import { CLOCK_AHEAD_MS, dayCountsOf, daysAfter, KEPT_DAYS, windowsMoveAtMs, windowsOf, type DayCounts, type DaysRead } from "../counters/windows";
 import * as logger from "firebase-functions/logger";
 import type { Load } from "./growth";
 import { MAX_INTERVAL_MS, microsFloor } from "./plan";
@@ -64,7 +64,7 @@ export function firestoreRollupStore(db: Firestore, options: FirestoreRollupStor
       const readUs = microsFloor(sum.readTime);
       if (sum.overflow) return { sum: { overflow: true, readUs }, ...cost };
       if (days === undefined) return { sum: { overflow: false, total: sum.total, writes: sum.writes, readUs }, ...cost };
-      const counts = await sumDaysAt(db, counterId, days, timestampOfMicros(readUs), cost);
+      const counts = await sumDaysAt(db, counterId, days(readUs), timestampOfMicros(readUs), cost);
       if (counts === null) return { sum: { overflow: true, readUs }, ...cost };
       return { sum: { overflow: false, total: sum.total, writes: sum.writes, readUs, days: counts }, ...cost };
     },
@@ -309,7 +309,8 @@ export async function commitTotal(
  */
 export async function allDaysAt(db: Firestore, counterId: string, readTime: Timestamp, nowMs: number): Promise<NonNullable<CommitFields["windows"]> | "overflow"> {
   const today = dayOf(nowMs);
-  const sums = await sumDaysAt(db, counterId, daysFrom(addDays(today, 1 - KEPT_DAYS), today), readTime, { aggregations: 0 });
+  const newest = dayOf(Math.max(nowMs, readTime.toMillis()) + CLOCK_AHEAD_MS);
+  const sums = await sumDaysAt(db, counterId, daysFrom(addDays(today, 1 - KEPT_DAYS), newest > today ? newest : today), readTime, { aggregations: 0 });
   if (sums === null) return "overflow";
   const days = daysAfter({}, sums, today);
   return { windows: windowsOf(days, today), days, moveAtMs: windowsMoveAtMs(days, today) };

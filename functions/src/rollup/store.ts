@@ -90,10 +90,10 @@ export interface RollupStore {
   deleteClaim(counterId: string, version: string): Promise<boolean>;
   /**
    * The shards' sum at one read time (sum.ts over Firestore). `numShards`: the parent's, when known; the
-   * applied writes are summed with the counts only then. `days`: a windowed counter's open days
-   * (counters/windows.ts), each summed at the same read time into `sum.days`.
+   * applied writes are summed with the counts only then. `days`: for a windowed counter, its open days as
+   * of the sum's read time (counters/windows.ts), each summed at that same read time into `sum.days`.
    */
-  sum(counterId: string, numShards: number | null, days?: readonly string[]): Promise<SumRead>;
+  sum(counterId: string, numShards: number | null, days?: (readUs: number) => readonly string[]): Promise<SumRead>;
   /**
    * The one atomic write of a rollup: `total` = the sum and `rollup.readTime` = its read time (plus the
    * bookkeeping in `fields`), on condition that the parent is still at `parent.version`. Never creates it.

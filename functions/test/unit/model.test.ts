@@ -1,5 +1,6 @@
-// The model check (docs/rollup.md): the real rollup code — decisions, claim, commit, leading edge —
-// driven over an in-memory Firestore and a simulated clock by thousands of seeded random schedules.
+// The model check (docs/rollup.md): the real rollup code — decisions, claim, commit, leading edge, the
+// sweep and the midnight commit of windowed counters — driven over an in-memory Firestore and a simulated
+// clock by thousands of seeded random schedules.
 //   npm test runs MODEL_SCHEDULES (default 2000) seeds from MODEL_FIRST_SEED (default 1);
 //   MODEL_SCHEDULES=100000 npx jest functions/test/unit/model.test.ts runs more;
 //   MODEL_SEED=<seed> npx jest functions/test/unit/model.test.ts replays one and prints its trace.
@@ -31,7 +32,7 @@ function report(result: ScheduleResult, traceLines: number): string {
 }
 
 describe("the rollup under random schedules (model check)", () => {
-  it(single === undefined ? `keeps every write covered and the total exact over ${count} schedules, at most two parent writes per interval` : `replays seed ${single}`, async () => {
+  it(single === undefined ? `keeps every write covered, the total and the windows exact over ${count} schedules, at most two rollup writes per interval` : `replays seed ${single}`, async () => {
     const seeds = single === undefined ? Array.from({ length: count }, (_, i) => first + i) : [single];
     const failed: ScheduleResult[] = [];
     let deliveries = 0;
@@ -39,8 +40,17 @@ describe("the rollup under random schedules (model check)", () => {
     let dropped = 0;
     let grew = 0;
     let growths = 0;
+    const windowed = { counters: 0, crossed: 0, jumped: 0, slowWrites: 0, lateEvents: 0, midnightCommits: 0 };
     for (const seed of seeds) {
       const result = await runSchedule(seed);
+      if (result.windowed !== null) {
+        windowed.counters++;
+        if (result.windowed.crossedMidnight) windowed.crossed++;
+        if (result.shape.windowed?.jumpDays != null) windowed.jumped++;
+        windowed.slowWrites += result.windowed.slowWrites;
+        windowed.lateEvents += result.windowed.lateEvents;
+        windowed.midnightCommits += result.windowed.midnightCommits;
+      }
       deliveries += result.deliveries;
       crashes += result.crashes;
       dropped += result.dropped;
@@ -49,7 +59,8 @@ describe("the rollup under random schedules (model check)", () => {
       if (result.failures.length > 0) failed.push(result);
       if (single !== undefined) console.log(result.trace.join("\n"));
     }
-    console.log(`${seeds.length} schedules, ${deliveries} deliveries, ${crashes} crashed, ${dropped} events dropped for good, ${grew} counters grew (${growths} steps); ${failed.length} failed` +
+    console.log(`${seeds.length} schedules, ${deliveries} deliveries, ${crashes} crashed, ${dropped} events dropped for good, ${grew} counters grew (${growths} steps); ` +
+      `${windowed.counters} windowed (${windowed.crossed} crossed midnight, ${windowed.jumped} jumped days, ${windowed.slowWrites} slow writes, ${windowed.lateEvents} late events, ${windowed.midnightCommits} midnight commits); ${failed.length} failed` +
       (failed.length > 0 ? `: seeds ${failed.map((f) => f.shape.seed).slice(0, 50).join(", ")}` : ""));
     if (failed.length > 0) throw new Error(report(failed[0]!, single === undefined ? 80 : 0));
   });

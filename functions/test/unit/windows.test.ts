@@ -30,26 +30,33 @@ describe("UTC days", () => {
 
 describe("the days a sum reads", () => {
   it("reads only today once yesterday closed an hour after midnight", () => {
-    expect(openDays(us("2026-11-26T10:00:00Z"), at("2026-11-26T10:00:01Z"))).toEqual(["2026-11-26"]);
-    expect(openDays(us("2026-11-26T01:00:00.001Z"), at("2026-11-26T02:00:00Z"))).toEqual(["2026-11-26"]);
+    expect(openDays(us("2026-11-26T10:00:00Z"), at("2026-11-26T10:00:01Z"), us("2026-11-26T10:00:01Z"))).toEqual(["2026-11-26"]);
+    expect(openDays(us("2026-11-26T01:00:00.001Z"), at("2026-11-26T02:00:00Z"), us("2026-11-26T02:00:00Z"))).toEqual(["2026-11-26"]);
   });
 
   it("reads yesterday too while a write chosen for it can still commit", () => {
     expect(DAY_CLOSES_AFTER_MS).toBe(3_600_000);
-    expect(openDays(us("2026-11-26T00:59:59Z"), at("2026-11-26T01:00:00Z"))).toEqual(["2026-11-25", "2026-11-26"]);
-    expect(openDays(us("2026-11-25T23:59:59Z"), at("2026-11-26T00:00:01Z"))).toEqual(["2026-11-25", "2026-11-26"]);
+    expect(openDays(us("2026-11-26T00:59:59Z"), at("2026-11-26T01:00:00Z"), us("2026-11-26T01:00:00Z"))).toEqual(["2026-11-25", "2026-11-26"]);
+    expect(openDays(us("2026-11-25T23:59:59Z"), at("2026-11-26T00:00:01Z"), us("2026-11-26T00:00:01Z"))).toEqual(["2026-11-25", "2026-11-26"]);
   });
 
   it("reads every day since the last sum after a quiet spell, never more than the 30 a window spans", () => {
-    expect(openDays(us("2026-11-20T12:00:00Z"), at("2026-11-23T12:00:00Z"))).toEqual(["2026-11-20", "2026-11-21", "2026-11-22", "2026-11-23"]);
-    const all = openDays(0, at("2026-11-26T12:00:00Z"));
+    expect(openDays(us("2026-11-20T12:00:00Z"), at("2026-11-23T12:00:00Z"), us("2026-11-23T12:00:00Z"))).toEqual(["2026-11-20", "2026-11-21", "2026-11-22", "2026-11-23"]);
+    const all = openDays(0, at("2026-11-26T12:00:00Z"), us("2026-11-26T12:00:00Z"));
     expect(all).toHaveLength(30);
     expect(all[0]).toBe("2026-10-28");
     expect(all[29]).toBe("2026-11-26");
   });
 
+  it("reads the new day too when its read time (or a writer's clock up to a minute ahead) has reached it, though its own clock has not", () => {
+    // A write for the new day committed at 00:00:00.000 is covered by a read 3 ms later on a clock still before midnight.
+    expect(openDays(us("2026-11-26T23:00:00Z"), at("2026-11-26T23:59:59.998Z"), us("2026-11-27T00:00:00.003Z"))).toEqual(["2026-11-26", "2026-11-27"]);
+    expect(openDays(us("2026-11-26T23:00:00Z"), at("2026-11-26T23:59:30Z"), us("2026-11-26T23:59:30Z"))).toEqual(["2026-11-26", "2026-11-27"]);
+    expect(openDays(us("2026-11-26T23:00:00Z"), at("2026-11-26T23:58:59Z"), us("2026-11-26T23:58:59Z"))).toEqual(["2026-11-26"]);
+  });
+
   it("always reads today, even with a clock behind the last read time", () => {
-    expect(openDays(us("2026-11-27T03:00:00Z"), at("2026-11-26T23:59:59Z"))).toEqual(["2026-11-26"]);
+    expect(openDays(us("2026-11-27T03:00:00Z"), at("2026-11-26T23:00:00Z"), us("2026-11-26T23:00:00Z"))).toEqual(["2026-11-26"]);
   });
 });
 
@@ -65,6 +72,8 @@ describe("windows", () => {
   it("keeps the summed days over the kept ones, drops days at 0 and days out of the 30", () => {
     expect(daysAfter(days, { "2026-11-26": 4, "2026-11-25": 0 }, "2026-11-26")).toEqual({ "2026-11-26": 4, "2026-11-20": 3, "2026-11-19": 5, "2026-10-28": 7 });
     expect(daysAfter({ "2026-11-27": 1 }, {}, "2026-11-26")).toEqual({});
+    // A day after today that the sum read is kept for the windows to come.
+    expect(daysAfter({}, { "2026-11-26": 0, "2026-11-27": 2 }, "2026-11-26")).toEqual({ "2026-11-27": 2 });
   });
 
   it("moves at the next midnight while any window holds a day that is not 0, never otherwise", () => {
@@ -72,6 +81,8 @@ describe("windows", () => {
     expect(windowsMoveAtMs({ "2026-10-28": 1 }, "2026-11-26")).toBe(at("2026-11-27T00:00:00Z"));
     expect(windowsMoveAtMs({ "2026-10-27": 1 }, "2026-11-26")).toBeNull();
     expect(windowsMoveAtMs({}, "2026-11-26")).toBeNull();
+    // Tomorrow's count enters `today` at the next midnight: the windows move then.
+    expect(windowsMoveAtMs({ "2026-11-27": 2 }, "2026-11-26")).toBe(at("2026-11-27T00:00:00Z"));
   });
 
   it("reads rollup.days leaving out what is not a day with a safe integer", () => {

@@ -3,9 +3,10 @@
 // before or after its commit, or at any other call, before or after the call took effect. A crash is a
 // thrown error, as an instance dying or a Firestore call failing would end the invocation; the platform
 // (schedule.ts) then retries the event.
+import type { FindMovedWindows } from "../../../src/rollup/midnight";
 import type { ClaimData, CommitFields, LeaseRead, ParentRead, RollupStore } from "../../../src/rollup/store";
 import { between, type Rng, type Sim } from "./sim";
-import type { World } from "./world";
+import type { CommitSource, World } from "./world";
 
 /** Where an invocation crashes, if it does. */
 export type Fault =
@@ -31,10 +32,14 @@ export interface Network {
   maxLatencyMs: number;
 }
 
-/** `world` behind a network, for one invocation that crashes as `fault` says. */
-export function remoteStore(world: World, net: Network, fault: Fault): RollupStore {
+function hopOf(net: Network): () => Promise<void> {
+  return () => net.sim.sleep(between(net.rng, 0, net.maxLatencyMs * 1000) / 1000);
+}
+
+/** `world` behind a network, for one invocation (`source`: a rollup's or the midnight commit's) that crashes as `fault` says. */
+export function remoteStore(world: World, net: Network, fault: Fault, source: CommitSource = "rollup"): RollupStore {
   let calls = 0;
-  const hop = () => net.sim.sleep(between(net.rng, 0, net.maxLatencyMs * 1000) / 1000);
+  const hop = hopOf(net);
   async function call<T>(stage: "claim" | "sum" | "commit" | "other", op: () => Promise<T>): Promise<T> {
     const n = calls++;
     await hop();
@@ -53,9 +58,20 @@ export function remoteStore(world: World, net: Network, fault: Fault): RollupSto
     readLease: (counterId: string) => call("other", () => world.readLease(counterId)),
     writeClaim: (counterId: string, current: LeaseRead, claim: ClaimData) => call("claim", () => world.writeClaim(counterId, current, claim)),
     deleteClaim: (counterId: string, version: string) => call("other", () => world.deleteClaim(counterId, version)),
-    sum: (counterId: string, numShards: number | null) => call("sum", () => world.sum(counterId, numShards)),
+    sum: (counterId: string, numShards: number | null, days?: (readUs: number) => readonly string[]) => call("sum", () => world.sum(counterId, numShards, days)),
     commit: (counterId: string, parent: ParentRead, sum: { total: number; readUs: number }, fields: CommitFields) =>
-      call("commit", () => world.commit(counterId, parent, sum, fields)),
+      call("commit", () => world.commit(counterId, parent, sum, fields, source)),
     staleClaims: (dueBeforeMs: number, limit: number, after?: object) => call("other", () => world.staleClaims(dueBeforeMs, limit, after)),
+  };
+}
+
+/** The midnight commit's query over `world`, behind the network (it never fails: a failed run only waits for the next). */
+export function remoteFind(world: World, net: Network): FindMovedWindows {
+  const hop = hopOf(net);
+  return async (atMs, limit, after) => {
+    await hop();
+    const page = await world.findMovedWindows(atMs, limit, after);
+    await hop();
+    return page;
   };
 }

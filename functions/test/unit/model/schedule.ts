@@ -15,14 +15,21 @@
 //   ever said "gone" of a counter whose parent exists;
 // - the shards are exactly 0..numShards-1, a commit grows only from the numShards it read, at most x4 and
 //   never past MAX_GROWN_SHARDS, and a hot counter (sustained rate well above capacity, no faults) grew.
+// Some schedules' counter is windowed (windowed.ts): the schedule then starts just before a UTC midnight,
+// each write's day comes from its writer's clock, some writes commit up to an hour after that reading and
+// some events come an hour late, the workload may jump days ahead, and the midnight commit runs after each
+// midnight and at random times, racing the rollups; windowed.ts says what its windows are held to.
 import { rollupShardWrite } from "../../../src/rollup/index";
 import { GROW_CHUNK, MAX_STEP_FACTOR, type GrowthSettings } from "../../../src/rollup/growth";
 import { staleAfterMsFor } from "../../../src/rollup/plan";
 import { sweepStaleClaims } from "../../../src/rollup/sweep";
+import { commitMovedWindows } from "../../../src/rollup/midnight";
 import { type ClaimMemo, type LeadMemo, type ShardWrite } from "../../../src/rollup/types";
-import { remoteStore, SimulatedCrash, type Fault, type Network } from "./remote";
+import { dayOf, nextMidnightMs } from "../../../src/counters/days";
+import { remoteFind, remoteStore, SimulatedCrash, type Fault, type Network } from "./remote";
 import type { MirrorTarget } from "../../../src/counters/mirror-rules";
 import { between, chance, pick, rngOf, Sim, type Rng } from "./sim";
+import { DAY_MS, midnightsMs, movedFailures, settledFailures, slowLagUs, windowedStartUs, windowedTimes, windowShapeOf, type WindowShape } from "./windowed";
 import { World } from "./world";
 
 const START_US = 1_800_000_000_000_000; // 2027-01-15, a whole second
@@ -70,7 +77,12 @@ export interface Shape {
   targetFlips: number;
   /** Chance that the app creates or deletes a target right before each step of a mirrored commit. */
   targetChurn: number;
+  /** A windowed counter's schedule (windowed.ts); null for a plain counter. */
+  windowed: WindowShape | null;
 }
+
+/** The share of schedules whose counter is windowed. */
+const WINDOWED_SHARE = 0.3;
 
 const MIRROR_SETS: MirrorTarget[][] = [
   [{ path: "posts/p", field: "likeCount", value: "total" }],
@@ -78,8 +90,21 @@ const MIRROR_SETS: MirrorTarget[][] = [
   [{ path: "posts/p", field: "likeCount", value: "total" }, { path: "feeds/p", field: "likes", value: "total" }],
 ];
 
+/** What a windowed schedule went through (null for a plain one). */
+export interface WindowedRun {
+  /** The store's clock passed a UTC midnight while writes were still landing or being rolled up. */
+  crossedMidnight: boolean;
+  /** Writes committed more than a minute after the clock reading that chose their day. */
+  slowWrites: number;
+  /** Events first delivered a minute or more late. */
+  lateEvents: number;
+  /** Commits by the midnight commit. */
+  midnightCommits: number;
+}
+
 export interface ScheduleResult {
   shape: Shape;
+  windowed: WindowedRun | null;
   /** Property violations; empty when the schedule passed. */
   failures: string[];
   trace: string[];
@@ -102,7 +127,7 @@ function shapeOf(seed: number): Shape {
   const intervalMs = pick(rng, INTERVALS);
   const changes = chance(rng, 0.3);
   const arrivals = pick(rng, ["steady", "bursty", "sparse", "hot"] as const);
-  return {
+  const shape: Shape = {
     seed,
     intervalMs,
     newIntervalMs: changes ? pick(rng, INTERVALS.filter((i) => i !== intervalMs)) : null,
@@ -126,7 +151,16 @@ function shapeOf(seed: number): Shape {
     ...(chance(rng, 0.4)
       ? { mirrors: pick(rng, MIRROR_SETS), targetFlips: between(rng, 0, 6), targetChurn: pick(rng, [0, 0.1, 0.3, 0.6]) }
       : { mirrors: [], targetFlips: 0, targetChurn: 0 }),
+    windowed: null,
   };
+  // Drawn last, so that a plain schedule is the same as before windowed counters existed.
+  if (chance(rng, WINDOWED_SHARE)) {
+    const win = windowShapeOf(rng, shape.writes);
+    shape.windowed = win;
+    if (win.cluster !== null) shape.writes = win.cluster;
+    if (win.windowMirror !== null && shape.mirrors.length > 0) shape.mirrors = [...shape.mirrors, win.windowMirror];
+  }
+  return shape;
 }
 
 /** When each write lands, in ms after the start. */
@@ -161,7 +195,9 @@ function faultOf(rng: Rng): Fault {
 export async function runSchedule(seed: number): Promise<ScheduleResult> {
   const shape = shapeOf(seed);
   const rng = rngOf(seed ^ 0x5bd1e995);
-  const sim = new Sim(START_US);
+  const win = shape.windowed;
+  const startUs = win === null ? START_US : windowedStartUs(win);
+  const sim = new Sim(startUs);
   const world = new World(sim, { mirrors: shape.mirrors, rng });
   const net: Network = { sim, rng, maxLatencyMs: shape.maxLatencyMs };
   const counterId = `model-${seed}`;
@@ -171,7 +207,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
   let crashes = 0;
   const doomed = new Set<string>();
   const dropped = new Set<string>();
-  const ms = () => ((sim.now() - START_US) / 1000).toFixed(3);
+  const ms = () => ((sim.now() - startUs) / 1000).toFixed(3);
   const log = (line: string) => trace.push(`${ms().padStart(10)} ms  ${line}`);
 
   const instances: Instance[] = Array.from({ length: shape.instances }, (_, i) => ({
@@ -181,9 +217,12 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
     claims: new Map(),
     leads: new Map(),
   }));
-  world.createCounter(counterId, shape.numShards, shape.legacyShards);
+  // A windowed schedule's writers (and resetters) read clocks a few ms off the store's.
+  const writerClockMs = () => Math.floor(sim.now() / 1000) + pick(rng, win!.writerSkewsMs);
+  const run: WindowedRun | null = win === null ? null : { crossedMidnight: false, slowWrites: 0, lateEvents: 0, midnightCommits: 0 };
+  world.createCounter(counterId, shape.numShards, shape.legacyShards, win === null ? null : dayOf(writerClockMs()));
   // numShards over time, for instances whose cached shape is up to staleShapeMs old.
-  const shapes: { atUs: number; numShards: number }[] = [{ atUs: START_US, numShards: shape.numShards }];
+  const shapes: { atUs: number; numShards: number }[] = [{ atUs: startUs, numShards: shape.numShards }];
   const knownShards = (): number => {
     const asOfUs = sim.now() - between(rng, 0, shape.staleShapeMs * 1000);
     const current = world.state(counterId).numShards;
@@ -199,7 +238,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
     const fault: Fault = crashing ? faultOf(rng) : { at: "none" };
     const intervalMs = instance.intervalMs;
     deliveries++;
-    const label = `${event.eventId} (write ${((event.writtenAtUs - START_US) / 1000).toFixed(3)}) #${attempt} on ${instance.name} [${intervalMs} ms${fault.at === "none" ? "" : `, crash ${JSON.stringify(fault)}`}]`;
+    const label = `${event.eventId} (write ${((event.writtenAtUs - startUs) / 1000).toFixed(3)}) #${attempt} on ${instance.name} [${intervalMs} ms${fault.at === "none" ? "" : `, crash ${JSON.stringify(fault)}`}]`;
     log(`deliver ${label}`);
     rollupShardWrite(event, {
       store: remoteStore(world, net, fault),
@@ -235,12 +274,17 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
   const publish = (events: ShardWrite[]) => {
     for (const event of events) {
       if (chance(rng, shape.dropChance)) doomed.add(event.eventId);
-      sim.at(sim.now() + between(rng, 0, shape.maxDelayMs * 1000), () => deliver(event, 0));
+      if (win !== null && chance(rng, win.lateChance)) {
+        // Late: yesterday's writes delivered after midnight, and after rollups that covered later writes.
+        run!.lateEvents++;
+        sim.at(sim.now() + between(rng, 60_000_000, 4_200_000_000), () => deliver(event, 0));
+      } else sim.at(sim.now() + between(rng, 0, shape.maxDelayMs * 1000), () => deliver(event, 0));
       if (chance(rng, shape.duplicateChance)) sim.at(sim.now() + between(rng, 0, 3_000_000), () => deliver(event, 0));
     }
   };
 
-  const times = arrivalTimes(rng, shape);
+  const drawn = arrivalTimes(rng, shape);
+  const times = win === null ? drawn : windowedTimes(rng, drawn, win);
   const endMs = times[times.length - 1]!;
   // The app's documents: each target exists or not from the start, and the app creates and deletes them
   // while the workload runs, also between the steps of a commit (until a little after the last write, so
@@ -251,28 +295,41 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
     log(`app ${path} flipped`);
   };
   for (const path of world.targetPaths()) if (chance(rng, 0.5)) world.flipTarget(path);
-  for (let i = 0; i < shape.targetFlips; i++) sim.at(START_US + between(rng, 0, endMs) * 1000, flip);
-  const churnUntilUs = START_US + (endMs + 10_000) * 1000;
+  for (let i = 0; i < shape.targetFlips; i++) sim.at(startUs + between(rng, 0, endMs) * 1000, flip);
+  const churnUntilUs = startUs + (endMs + 10_000) * 1000;
   world.mirrorStep = async () => {
     await sim.sleep(between(rng, 0, shape.maxLatencyMs * 1000) / 1000);
     if (sim.now() < churnUntilUs && chance(rng, shape.targetChurn)) flip();
   };
+  const increment = (delta: number, day?: { day: string; clockMs: number }) => {
+    const event = world.increment(counterId, between(rng, 0, 9999), delta, knownShards(), day);
+    log(`write   ${event.eventId} shard ${event.shardId} ${delta > 0 ? "+" : ""}${delta}${day === undefined ? "" : ` on ${day.day}`}`);
+    publish([event]);
+  };
   for (const t of times) {
-    sim.at(START_US + t * 1000, () => {
+    sim.at(startUs + t * 1000, () => {
       const delta = chance(rng, 0.2) ? -between(rng, 1, 3) : between(rng, 1, 5);
-      const event = world.increment(counterId, between(rng, 0, 9999), delta, knownShards());
-      log(`write   ${event.eventId} shard ${event.shardId} ${delta > 0 ? "+" : ""}${delta}`);
-      publish([event]);
+      if (win === null) return increment(delta);
+      // The day is the writer's clock's; the write commits now, or (slow) up to DAY_CLOSES_AFTER_MS after that reading.
+      const clockMs = writerClockMs();
+      const day = { day: dayOf(clockMs), clockMs };
+      const lagUs = chance(rng, win.slowChance) ? slowLagUs(rng, sim.now(), clockMs) : 0;
+      if (lagUs === 0) return increment(delta, day);
+      if (lagUs < 60_000_000) return void sim.at(sim.now() + lagUs, () => increment(delta, day));
+      run!.slowWrites++;
+      log(`slow    write ${delta > 0 ? "+" : ""}${delta} on ${day.day} (clock ${new Date(clockMs).toISOString()}) commits in ${(lagUs / 1000).toFixed(3)} ms`);
+      sim.at(sim.now() + lagUs, () => increment(delta, day));
     });
   }
   for (let i = 0; i < shape.resets; i++) {
-    sim.at(START_US + between(rng, 0, endMs) * 1000, () => {
-      log("reset");
-      publish(world.reset(counterId));
+    sim.at(startUs + between(rng, 0, endMs) * 1000, () => {
+      const clockMs = win === null ? undefined : writerClockMs();
+      log(clockMs === undefined ? "reset" : `reset on ${dayOf(clockMs)}`);
+      publish(world.reset(counterId, clockMs));
     });
   }
   for (let i = 0; i < shape.reshards; i++) {
-    sim.at(START_US + between(rng, 0, endMs) * 1000, () => {
+    sim.at(startUs + between(rng, 0, endMs) * 1000, () => {
       const to = between(rng, 1, 6);
       log(`reshard to ${to}`);
       publish(world.reshard(counterId, to));
@@ -280,7 +337,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
   }
   if (shape.newIntervalMs !== null) {
     for (const instance of instances) {
-      sim.at(START_US + (shape.changeAtMs! + between(rng, 0, 2000)) * 1000, () => {
+      sim.at(startUs + (shape.changeAtMs! + between(rng, 0, 2000)) * 1000, () => {
         instance.intervalMs = shape.newIntervalMs!;
         log(`${instance.name} now runs with ROLLUP_INTERVAL_MS=${shape.newIntervalMs}`);
       });
@@ -302,8 +359,49 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
       (error: unknown) => failures.push(`the sweep threw: ${String(error)}`),
     );
   };
-  if (shape.dropChance > 0) {
-    for (let t = SWEEP_EVERY_MS; t < endMs + 4 * SWEEP_EVERY_MS; t += SWEEP_EVERY_MS) sim.at(START_US + t * 1000, sweep);
+  if (shape.dropChance > 0 && win === null) {
+    for (let t = SWEEP_EVERY_MS; t < endMs + 4 * SWEEP_EVERY_MS; t += SWEEP_EVERY_MS) sim.at(startUs + t * 1000, sweep);
+  } else if (shape.dropChance > 0) {
+    // Every 5 minutes while anything else is to come, the days-long quiet of a jump skipped (nothing happens in it).
+    const periodUs = SWEEP_EVERY_MS * 1000;
+    const tick = () => {
+      const nextUs = sim.nextAtUs();
+      sweep();
+      if (nextUs !== undefined) sim.at(sim.now() + periodUs * Math.max(1, Math.ceil((nextUs - sim.now()) / periodUs)), tick);
+    };
+    sim.at(startUs + periodUs, tick);
+  }
+
+  // The midnight commit (rollupWindows), crashing as often as the invocations, over a network of its own
+  // latency: a slow one finds a counter, and rollups commit onto it before it does.
+  const midnightNet: Network = { sim, rng, maxLatencyMs: win?.midnightLatencyMs ?? shape.maxLatencyMs };
+  const midnight = (fault?: Fault) => {
+    const instance = pick(rng, instances);
+    const f: Fault = fault ?? (chance(rng, shape.crashChance) ? faultOf(rng) : { at: "none" });
+    log(`midnight commit on ${instance.name}${f.at === "none" ? "" : ` [crash ${JSON.stringify(f)}]`}`);
+    commitMovedWindows(
+      {
+        store: remoteStore(world, midnightNet, f, "midnight"),
+        intervalMs: instance.intervalMs,
+        staleAfterMs: staleAfterMsFor(instance.intervalMs),
+        nowMs: () => Math.floor(sim.now() / 1000) + instance.skewMs,
+        sleep: (waitMs) => sim.sleep(waitMs),
+        growth: shape.growth,
+      },
+      remoteFind(world, midnightNet),
+    ).then(
+      (report) => log(`moved:  ${JSON.stringify({ found: report.found, outcomes: report.outcomes })}`),
+      (error: unknown) => failures.push(`the midnight commit threw: ${String(error)}`),
+    );
+  };
+  if (win !== null) {
+    // After every midnight the workload spans (the scheduled run comes within 10 minutes; one may come at
+    // once, racing the rollups of writes at midnight), and at random times while writes land.
+    for (const m of midnightsMs(win.lastDay, startUs / 1000 + endMs + 2 * 3_600_000)) {
+      if (chance(rng, 0.9)) sim.at((m + between(rng, 0, 600_000)) * 1000, () => midnight());
+      for (let i = between(rng, 0, 2); i > 0; i--) sim.at((m + between(rng, 0, 400)) * 1000, () => midnight());
+    }
+    for (let i = 0; i < win.racingRuns; i++) sim.at(startUs + between(rng, 0, endMs + 3_600_000) * 1000, () => midnight());
   }
 
   await sim.run();
@@ -320,13 +418,13 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
   const lost = uncovered.filter((w) => !excused.includes(w));
   if (lost.length > 0) {
     failures.push(
-      `${lost.length} write(s) not covered: rollup.readTime ${state.coveredUntilUs === null ? "absent" : ((state.coveredUntilUs - START_US) / 1000).toFixed(3)} ms, ` +
-        `uncovered writes at ${lost.map((w) => `${((w.atUs - START_US) / 1000).toFixed(3)} (${w.eventId}${dropped.has(w.eventId) ? ", dropped after its claim" : ""})`).join(", ")} ms`,
+      `${lost.length} write(s) not covered: rollup.readTime ${state.coveredUntilUs === null ? "absent" : ((state.coveredUntilUs - startUs) / 1000).toFixed(3)} ms, ` +
+        `uncovered writes at ${lost.map((w) => `${((w.atUs - startUs) / 1000).toFixed(3)} (${w.eventId}${dropped.has(w.eventId) ? ", dropped after its claim" : ""})`).join(", ")} ms`,
     );
   }
   if (uncovered.length === 0 && state.total !== state.shardSum) failures.push(`total ${state.total} != sum of the shards ${state.shardSum}`);
   if (state.lease !== null && state.lease.data.dueMs * 1000 > (state.coveredUntilUs ?? 0) && dropped.size === 0) {
-    failures.push(`a claim due at ${((state.lease.data.dueMs * 1000 - START_US) / 1000).toFixed(3)} ms is still pending after every event completed`);
+    failures.push(`a claim due at ${((state.lease.data.dueMs * 1000 - startUs) / 1000).toFixed(3)} ms is still pending after every event completed`);
   }
   failures.push(...world.violations);
   if (state.staleMirrors.length > 0) failures.push(`mirror targets not holding the total: ${state.staleMirrors.join(", ")}`);
@@ -336,19 +434,38 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
       failures.push(`grew ${g.from} -> ${g.to} in one step (at most x${MAX_STEP_FACTOR}, +${GROW_CHUNK}, ${shape.growth.maxShards} shards)`);
     }
   }
-  if (state.growths.length > 0) log(`grew: ${state.growths.map((g) => `${g.from}->${g.to} at ${((g.atUs - START_US) / 1000).toFixed(0)} ms`).join(", ")}`);
+  if (state.growths.length > 0) log(`grew: ${state.growths.map((g) => `${g.from}->${g.to} at ${((g.atUs - startUs) / 1000).toFixed(0)} ms`).join(", ")}`);
   const hotEnough = shape.hotRate !== null && shape.hotRate >= 4 * shape.numShards * shape.growth.shardWritesPerSecond && shape.growth.maxShards > shape.numShards;
-  const undisturbed = !shape.legacyShards && shape.crashChance === 0 && shape.dropChance === 0 && shape.reshards === 0 && shape.resets === 0;
+  const undisturbed = !shape.legacyShards && shape.crashChance === 0 && shape.dropChance === 0 && shape.reshards === 0 && shape.resets === 0 &&
+    (win === null || (win.cluster === null && win.jumpDays === null && win.slowChance === 0));
   if (hotEnough && undisturbed && endMs > 3 * shape.growth.hotForMs && state.growths.length === 0) {
     failures.push(`a counter at ${shape.hotRate} writes/s for ${endMs} ms on ${shape.numShards} shards never grew`);
   }
   if (shape.newIntervalMs === null) {
-    const busiest = mostWithin(state.commits.map((c) => c.readUs), shape.intervalMs * 1000);
+    // The rollup's own writes: the midnight commit adds one a day on top (midnight.ts).
+    const busiest = mostWithin(state.commits.filter((c) => c.source === "rollup").map((c) => c.readUs), shape.intervalMs * 1000);
     if (busiest.count > 2) {
-      failures.push(`${busiest.count} parent writes read within one interval (${shape.intervalMs} ms), from ${((busiest.fromUs - START_US) / 1000).toFixed(3)} ms`);
+      failures.push(`${busiest.count} parent writes read within one interval (${shape.intervalMs} ms), from ${((busiest.fromUs - startUs) / 1000).toFixed(3)} ms`);
     }
   }
-  return { shape, failures, trace, deliveries, crashes, dropped: dropped.size, growths: state.growths.length };
+  if (win !== null && run !== null) {
+    const settled = state.windowed!;
+    const lastUs = Math.max(startUs, ...state.writes.map((w) => w.atUs), ...state.commits.filter((c) => c.source === "rollup").map((c) => c.readUs));
+    run.crossedMidnight = dayOf(startUs / 1000) !== dayOf(lastUs / 1000);
+    failures.push(...settledFailures(settled, world.trueDays(counterId, settled.sinceUs)));
+    // A later day: the midnight commit moves the windows of a counter no one touches any more.
+    const atMs = nextMidnightMs(sim.now() / 1000) + (win.finalDays - 1) * DAY_MS + between(rng, 1000, 600_000);
+    const seen = world.violations.length;
+    sim.at(atMs * 1000, () => midnight({ at: "none" }));
+    await sim.run();
+    failures.push(...world.violations.slice(seen));
+    const moved = world.state(counterId);
+    failures.push(...movedFailures(moved.windowed!, world.trueDays(counterId, moved.windowed!.sinceUs), atMs));
+    if (moved.staleMirrors.length > 0) failures.push(`after the midnight commit, mirror targets not holding their values: ${moved.staleMirrors.join(", ")}`);
+    run.midnightCommits = moved.commits.filter((c) => c.source === "midnight").length;
+    log(`windows ${JSON.stringify(moved.windowed)}`);
+  }
+  return { shape, windowed: run, failures, trace, deliveries, crashes, dropped: dropped.size, growths: state.growths.length };
 }
 
 /** The most of `timesUs` within any half-open window of `windowUs`, and where that window starts. */

@@ -56,6 +56,11 @@ export class Sim {
     return new Promise((resolve) => this.at(this.nowUs + Math.max(0, Math.round(ms * 1000)), resolve));
   }
 
+  /** When the next timer is due (microseconds); undefined when none is queued. */
+  nextAtUs(): number | undefined {
+    return this.queue[0]?.atUs;
+  }
+
   /** Runs `fire` at virtual time `atUs` (never in the past). */
   at(atUs: number, fire: () => void): void {
     const timer = { atUs: Math.max(atUs, this.nowUs), seq: this.seq++, fire };

@@ -7,6 +7,9 @@
 // Mirror targets (MIRRORS) are the app's documents: the schedule creates and deletes them at any time,
 // also between the steps of a commit (`mirrorStep`), and a commit runs the functions' own mirrored
 // commit (rollup/mirrored.ts) over this store's atomic write and consistent read.
+// A windowed counter (counters/windows.ts) also keeps each shard's `days`, the parent's `windows`,
+// `rollup.days`, `rollup.windowsMoveAt` and `resetAt` as firestore-store.ts reads and writes them, and a
+// ledger of every delta by day with its commit time: the truth the properties hold the windows to.
 import { GRPC } from "../../../src/counters/errors";
 import type { MirrorTarget } from "../../../src/counters/mirror-rules";
 import type { Load } from "../../../src/rollup/growth";
@@ -14,6 +17,10 @@ import type { ParentView } from "../../../src/rollup/plan";
 import { commitMirrored, type MirrorPort } from "../../../src/rollup/mirrored";
 import type { ClaimCursor, ClaimData, CommitFields, CommitResult, LeaseRead, ParentRead, RollupStore, StaleClaims, SumRead } from "../../../src/rollup/store";
 import type { ShardWrite } from "../../../src/rollup/types";
+import type { MovedWindowsPage } from "../../../src/rollup/midnight";
+import { addDays, dayOf, daysFrom } from "../../../src/counters/days";
+import { PRUNED_DAYS } from "../../../src/counters/shard-writes";
+import { CLOCK_AHEAD_MS, DAY_CLOSES_AFTER_MS, KEPT_DAYS, windowsOf, type DayCounts, type Windows } from "../../../src/counters/windows";
 import { pick, type Rng, type Sim } from "./sim";
 
 interface Parent {
@@ -24,6 +31,18 @@ interface Parent {
   recordedIntervalMs: number | null;
   load: Load | null;
   updateUs: number;
+  /** When the parent was created (its createTime). */
+  createUs: number;
+  /** A windowed counter's fields; null for a plain one. */
+  windowed: WindowedFields | null;
+}
+
+/** What a windowed parent holds besides the total: `windows`, `rollup.days`, `rollup.windowsMoveAt`, `resetAt`. */
+interface WindowedFields {
+  windows: Windows;
+  days: DayCounts;
+  moveAtMs: number | null;
+  resetUs: number | null;
 }
 
 interface Lease {
@@ -35,6 +54,8 @@ interface Shard {
   count: number;
   /** Applied writes (rollup/growth.ts); null on a shard written before shards counted them (an upgrade). */
   writes: number | null;
+  /** `days.{day}`: the net count of each day (a windowed counter's; always empty on a plain one). */
+  days: DayCounts;
   updateUs: number;
 }
 
@@ -51,6 +72,26 @@ export interface CommitRecord {
   readUs: number;
   total: number;
   intervalMs: number;
+  source: CommitSource;
+}
+
+/** Who committed: a rollup (an event's invocation or the sweep) or the midnight commit (rollup/midnight.ts). */
+export type CommitSource = "rollup" | "midnight";
+
+/** A delta applied to a windowed counter: its write's commit time and its day. */
+interface DayDelta {
+  atUs: number;
+  day: string;
+  delta: number;
+}
+
+/** A windowed counter as the properties look at it. */
+export interface WindowedState {
+  windows: Windows;
+  days: DayCounts;
+  moveAtMs: number | null;
+  /** What the windows must be exact at: `rollup.readTime`, else the reset's or the creation's time. */
+  sinceUs: number;
 }
 
 /** An app document a counter's total is mirrored to: its fields, and when it was last created. */
@@ -69,6 +110,9 @@ interface Counter {
   growths: GrowthRecord[];
   /** Every shard write that changed a count, with its event: the properties check each is covered. */
   writes: { atUs: number; eventId: string }[];
+  /** A windowed counter's deltas by day, and the read times of its resets (each erases what came before). */
+  ledger: DayDelta[];
+  resetsUs: number[];
 }
 
 let eventSeq = 0;
@@ -87,6 +131,8 @@ export interface WorldOptions {
 
 export class World implements RollupStore {
   private lastCommitUs = 0;
+  /** The latest read time a sum was given: a write after that read commits after it, as in Firestore. */
+  private lastReadUs = 0;
   private readonly counters = new Map<string, Counter>();
   private readonly targets = new Map<string, TargetDoc>();
   private readonly mirrors: MirrorTarget[];
@@ -108,19 +154,20 @@ export class World implements RollupStore {
 
   /** The commit time of a new write: now, or just after the last commit if that is not earlier. */
   private commitTime(): number {
-    this.lastCommitUs = Math.max(this.sim.now(), this.lastCommitUs + 1);
+    this.lastCommitUs = Math.max(this.sim.now(), this.lastCommitUs + 1, this.lastReadUs + 1);
     return this.lastCommitUs;
   }
 
-  /** A read time at or after every commit a read at this moment sees. */
+  /** A read time at or after every commit a read at this moment sees; later commits come after it. */
   private readTime(): number {
-    return Math.max(this.sim.now(), this.lastCommitUs);
+    this.lastReadUs = Math.max(this.sim.now(), this.lastCommitUs);
+    return this.lastReadUs;
   }
 
   private counter(counterId: string): Counter {
     let c = this.counters.get(counterId);
     if (c === undefined) {
-      c = { parent: null, totalWrittenUs: 0, shards: new Map(), lease: null, commits: [], growths: [], writes: [] };
+      c = { parent: null, totalWrittenUs: 0, shards: new Map(), lease: null, commits: [], growths: [], writes: [], ledger: [], resetsUs: [] };
       this.counters.set(counterId, c);
     }
     return c;
@@ -128,12 +175,16 @@ export class World implements RollupStore {
 
   // --- the callables' writes ------------------------------------------------------------------------
 
-  /** `legacy`: shards without `writes`, as a counter created before shards counted them. */
-  createCounter(counterId: string, numShards: number, legacy = false): void {
+  /**
+   * `legacy`: shards without `writes`, as a counter created before shards counted them. `windowedDay`: a
+   * windowed counter's, the UTC day of the creating instance's clock (its windows start at 0 for it).
+   */
+  createCounter(counterId: string, numShards: number, legacy = false, windowedDay: string | null = null): void {
     const c = this.counter(counterId);
     const at = this.commitTime();
-    c.parent = { total: 0, numShards, readUs: null, committedUs: null, recordedIntervalMs: null, load: null, updateUs: at };
-    for (let i = 0; i < numShards; i++) c.shards.set(String(i), { count: 0, writes: legacy ? null : 0, updateUs: at });
+    const windowed = windowedDay === null ? null : { windows: windowsOf({}, windowedDay), days: {}, moveAtMs: null, resetUs: null };
+    c.parent = { total: 0, numShards, readUs: null, committedUs: null, recordedIntervalMs: null, load: null, updateUs: at, createUs: at, windowed };
+    for (let i = 0; i < numShards; i++) c.shards.set(String(i), { count: 0, writes: legacy ? null : 0, days: {}, updateUs: at });
     this.writeTotal(c, 0, at);
   }
 
@@ -144,6 +195,12 @@ export class World implements RollupStore {
       const doc = this.targets.get(target.path);
       if (doc !== undefined) doc.fields[target.field] = total;
     }
+  }
+
+  /** What a target holds after a commit of `total` (and, on a windowed counter, `windows`): mirror-writes.ts. */
+  private static mirrored(target: MirrorTarget, total: number, windows: Windows | null): number | undefined {
+    if (target.value === "total") return total;
+    return windows === null ? undefined : windows[target.value];
   }
 
   // --- the app's documents --------------------------------------------------------------------------
@@ -163,8 +220,11 @@ export class World implements RollupStore {
    * Adds `delta` to a shard (as incrementCounter's batch does) and returns its event. `knownShards`: the
    * numShards the caller's instance knows (its cache may be stale); a shard that does not exist fails the
    * write (update() on a missing document) and the caller picks again with the parent's numShards.
+   * `day`: on a windowed counter, the UTC day of the writer's clock reading `clockMs` (shard-writes.ts:
+   * the day's count moves with the count, and days 31 to 37 before it are dropped). The write must commit
+   * within DAY_CLOSES_AFTER_MS of that reading (the schedule keeps to it; this records any slip).
    */
-  increment(counterId: string, random: number, delta: number, knownShards?: number): ShardWrite {
+  increment(counterId: string, random: number, delta: number, knownShards?: number, day?: { day: string; clockMs: number }): ShardWrite {
     const c = this.counter(counterId);
     const numShards = c.parent!.numShards;
     let shardId = String(random % (knownShards ?? numShards));
@@ -175,6 +235,14 @@ export class World implements RollupStore {
     s.count += delta;
     s.writes = (s.writes ?? 0) + 1;
     s.updateUs = at;
+    if (day !== undefined) {
+      s.days[day.day] = (s.days[day.day] ?? 0) + delta;
+      for (let back = PRUNED_DAYS.from; back <= PRUNED_DAYS.to; back++) delete s.days[addDays(day.day, -back)];
+      c.ledger.push({ atUs: at, day: day.day, delta });
+      if (at - day.clockMs * 1000 > DAY_CLOSES_AFTER_MS * 1000) {
+        this.violations.push(`model: a write committed ${at - day.clockMs * 1000} us after its clock reading (at most ${DAY_CLOSES_AFTER_MS} ms)`);
+      }
+    }
     return this.changed(c, this.event(counterId, shardId, at, before, { count: s.count }));
   }
 
@@ -185,23 +253,38 @@ export class World implements RollupStore {
    * one step, so nothing lands between them; the emulator tests land increments, rollup commits and
    * reshards there (lifecycle.emulator.test.ts).
    */
-  reset(counterId: string): ShardWrite[] {
+  reset(counterId: string, clockMs?: number): ShardWrite[] {
     const c = this.counter(counterId);
     const p = c.parent!;
     const readUs = this.readTime();
-    this.lastCommitUs = readUs; // the batch commits after the read
-    const at = this.commitTime();
+    const at = this.commitTime(); // the batch commits after the read
     const events: ShardWrite[] = [];
+    // A windowed counter's days go back to 0 with the counts: those of the windows around the resetting
+    // clock's day (and the day after), as reset.ts erases them; older ones are left to the pruning.
+    const today = p.windowed === null ? null : dayOf(clockMs ?? Math.floor(readUs / 1000));
     for (const [id, s] of c.shards) {
-      if (s.count === 0) continue;
+      let daysErased = false;
+      if (today !== null) {
+        for (const day of daysFrom(addDays(today, 1 - KEPT_DAYS), addDays(today, 1))) {
+          if ((s.days[day] ?? 0) === 0) continue;
+          s.days[day] = 0;
+          daysErased = true;
+        }
+      }
+      if (s.count === 0 && !daysErased) continue;
       const before = { count: s.count };
       s.count -= before.count;
       s.updateUs = at;
-      events.push(this.changed(c, this.event(counterId, id, at, before, { count: s.count })));
+      const event = this.event(counterId, id, at, before, { count: s.count });
+      events.push(before.count !== 0 ? this.changed(c, event) : event);
     }
     p.total = 0;
     p.readUs = readUs;
     p.updateUs = at;
+    if (p.windowed !== null) {
+      p.windowed = { windows: windowsOf({}, today!), days: {}, moveAtMs: null, resetUs: readUs };
+      c.resetsUs.push(readUs);
+    }
     this.writeTotal(c, 0, at);
     return events;
   }
@@ -215,7 +298,7 @@ export class World implements RollupStore {
     const events: ShardWrite[] = [];
     if (numShards > p.numShards) {
       for (let i = p.numShards; i < numShards; i++) {
-        c.shards.set(String(i), { count: 0, writes: 0, updateUs: at });
+        c.shards.set(String(i), { count: 0, writes: 0, days: {}, updateUs: at });
         events.push(this.event(counterId, String(i), at, undefined, { count: 0 }));
       }
     } else {
@@ -225,6 +308,9 @@ export class World implements RollupStore {
         const s = c.shards.get(String(i))!;
         folded += s.count;
         foldedWrites += s.writes ?? 0;
+        // A windowed counter's day counts move with the counts, to the first kept shard (reshard.ts).
+        const kept = c.shards.get("0")!;
+        for (const [day, count] of Object.entries(s.days)) if (count !== 0) kept.days[day] = (kept.days[day] ?? 0) + count;
         c.shards.delete(String(i));
         const event = this.event(counterId, String(i), at, { count: s.count }, undefined);
         events.push(s.count !== 0 ? this.changed(c, event) : event);
@@ -274,16 +360,20 @@ export class World implements RollupStore {
     /** Shard ids that exist beyond 0..numShards-1, and ids in that range that are missing. */
     misplacedShards: string[];
     lease: Lease | null;
-    /** Targets that existed when `total` was last written but do not hold it now. */
+    /** Targets that existed when `total` was last written but do not hold it (or the window they mirror) now. */
     staleMirrors: string[];
+    /** A windowed counter's windows and days as on the parent; null for a plain one. */
+    windowed: WindowedState | null;
   } {
     const c = this.counter(counterId);
+    const p = c.parent;
     const staleMirrors: string[] = [];
     for (const target of this.mirrors) {
       const doc = this.targets.get(target.path);
       if (doc === undefined || doc.createdUs > c.totalWrittenUs) continue; // created since: the next commit fills it
       const value = doc.fields[target.field];
-      if (value !== c.parent?.total) staleMirrors.push(`${target.path}:${target.field} = ${value} (total ${c.parent?.total})`);
+      const expected = p === null ? undefined : World.mirrored(target, p.total, p.windowed?.windows ?? null);
+      if (value !== expected) staleMirrors.push(`${target.path}:${target.field} = ${value} (${target.value} ${expected})`);
     }
     let shardSum = 0;
     for (const s of c.shards.values()) shardSum += s.count;
@@ -298,7 +388,22 @@ export class World implements RollupStore {
       misplacedShards: this.misplacedShards(c),
       lease: c.lease,
       staleMirrors,
+      windowed: p?.windowed == null ? null : { ...p.windowed, sinceUs: p.readUs ?? p.windowed.resetUs ?? p.createUs },
     };
+  }
+
+  /**
+   * The truth a windowed counter's days are held to, under the coverage rule: the net count of each day of
+   * the deltas whose writes committed at or before `atUs` and after the last reset read at or before it
+   * (days at 0 left out).
+   */
+  trueDays(counterId: string, atUs: number): DayCounts {
+    const c = this.counter(counterId);
+    const resetUs = c.resetsUs.filter((r) => r <= atUs).reduce((a, b) => Math.max(a, b), -Infinity);
+    const days: DayCounts = {};
+    for (const e of c.ledger) if (e.atUs > resetUs && e.atUs <= atUs) days[e.day] = (days[e.day] ?? 0) + e.delta;
+    for (const [day, count] of Object.entries(days)) if (count === 0) delete days[day];
+    return days;
   }
 
   // --- RollupStore ----------------------------------------------------------------------------------
@@ -316,6 +421,8 @@ export class World implements RollupStore {
       recordedIntervalMs: p?.recordedIntervalMs ?? null,
       numShards: p?.numShards ?? null,
       load: p?.load ?? null,
+      // As firestore-store.ts's daysOf: `rollup.days`, exact at `rollup.readTime`, else at the reset or the creation.
+      days: p?.windowed == null ? null : { days: { ...p.windowed.days }, sinceUs: p.readUs ?? p.windowed.resetUs ?? p.createUs },
     };
     return { view, version: p === null ? null : String(p.updateUs) };
   }
@@ -346,8 +453,12 @@ export class World implements RollupStore {
     return Promise.resolve(true);
   }
 
-  /** As sum.ts: the writes only when every one of `numShards` shards holds them (else the counts alone, in a second query). */
-  sum(counterId: string, numShards: number | null): Promise<SumRead> {
+  /**
+   * As sum.ts: the writes only when every one of `numShards` shards holds them (else the counts alone, in a
+   * second query). `days`: each summed over the shards at the same read time (firestore-store.ts, one
+   * aggregation query per day in a transaction pinned to it).
+   */
+  sum(counterId: string, numShards: number | null, open?: (readUs: number) => readonly string[]): Promise<SumRead> {
     const c = this.counter(counterId);
     let total = 0;
     let writes: number | null = 0;
@@ -356,8 +467,17 @@ export class World implements RollupStore {
       writes = writes === null || s.writes === null ? null : writes + s.writes;
     }
     if (numShards === null || numShards !== c.shards.size) writes = null;
-    const aggregations = numShards !== null && writes === null ? 2 : 1;
-    return Promise.resolve({ sum: { overflow: false, total, writes, readUs: this.readTime() }, aggregations, reads: 0 });
+    let aggregations = numShards !== null && writes === null ? 2 : 1;
+    const readUs = this.readTime();
+    const days = open?.(readUs);
+    if (days === undefined) return Promise.resolve({ sum: { overflow: false, total, writes, readUs }, aggregations, reads: 0 });
+    const counts: DayCounts = {};
+    for (const day of days) {
+      counts[day] = 0;
+      for (const s of c.shards.values()) counts[day] += s.days[day] ?? 0;
+    }
+    aggregations += days.length;
+    return Promise.resolve({ sum: { overflow: false, total, writes, readUs, days: counts }, aggregations, reads: 0 });
   }
 
   private misplacedShards(c: Counter): string[] {
@@ -367,7 +487,8 @@ export class World implements RollupStore {
     return wrong;
   }
 
-  async commit(counterId: string, parent: ParentRead, sum: { total: number; readUs: number }, fields: CommitFields): Promise<CommitResult> {
+  /** `source`: who commits (the properties count the rollup's parent writes per interval apart from the midnight commit's). */
+  async commit(counterId: string, parent: ParentRead, sum: { total: number; readUs: number }, fields: CommitFields, source: CommitSource = "rollup"): Promise<CommitResult> {
     const c = this.counter(counterId);
     const port: MirrorPort<number> = {
       commit: async (present, absent) => {
@@ -394,15 +515,25 @@ export class World implements RollupStore {
             this.violations.push(`a commit grew ${fields.grow.from} -> ${fields.grow.to} on a parent with ${p!.numShards} shards`);
           }
           for (let i = fields.grow.from; i < fields.grow.to; i++) {
-            if (!c.shards.has(String(i))) c.shards.set(String(i), { count: 0, writes: 0, updateUs: at });
+            if (!c.shards.has(String(i))) c.shards.set(String(i), { count: 0, writes: 0, days: {}, updateUs: at });
           }
           p!.numShards = fields.grow.to;
           c.growths.push({ atUs: at, from: fields.grow.from, to: fields.grow.to });
         }
+        if (fields.windows !== undefined) {
+          if (p!.windowed === null) this.violations.push("a commit wrote windows onto a counter that is not windowed");
+          else {
+            this.checkDays(counterId, sum.readUs, fields.windows.windows.day, fields.windows.days);
+            p!.windowed = { ...p!.windowed, windows: { ...fields.windows.windows }, days: { ...fields.windows.days }, moveAtMs: fields.windows.moveAtMs };
+          }
+        } else if (p!.windowed !== null) this.violations.push("a commit of a windowed counter left its windows as they were");
         p!.updateUs = at;
         c.totalWrittenUs = at;
-        for (const target of present) this.targets.get(target.path)!.fields[target.field] = sum.total;
-        c.commits.push({ atUs: at, readUs: sum.readUs, total: sum.total, intervalMs: fields.intervalMs });
+        for (const target of present) {
+          const value = World.mirrored(target, sum.total, p!.windowed?.windows ?? null);
+          if (value !== undefined) this.targets.get(target.path)!.fields[target.field] = value;
+        }
+        c.commits.push({ atUs: at, readUs: sum.readUs, total: sum.total, intervalMs: fields.intervalMs, source });
         return at;
       },
       read: async (paths) => {
@@ -418,6 +549,39 @@ export class World implements RollupStore {
     if (commit.kind === "gone" && c.parent !== null) this.violations.push(`a commit said "gone" of a counter whose parent exists`);
     if (commit.kind !== "committed") return { kind: commit.kind };
     return { kind: "committed", version: String(commit.result), commitUs: commit.result };
+  }
+
+  /**
+   * The invariant of counters/windows.ts, checked at every commit: `rollup.days` read at `readUs` for `day`
+   * holds, for each day from the 30th before `day` to the newest day a write covered by `readUs` can have
+   * chosen (and any later day it holds), exactly the true count at `readUs`, and no other day.
+   */
+  private checkDays(counterId: string, readUs: number, day: string, days: DayCounts): void {
+    const truth = this.trueDays(counterId, readUs);
+    const oldest = addDays(day, 1 - KEPT_DAYS);
+    const reachable = dayOf(Math.floor(readUs / 1000) + CLOCK_AHEAD_MS);
+    const newest = [day, reachable, ...Object.keys(days)].reduce((a, b) => (b > a ? b : a));
+    const wrong: string[] = [];
+    for (const d of daysFrom(oldest, newest)) if ((days[d] ?? 0) !== (truth[d] ?? 0)) wrong.push(`${d}: ${days[d] ?? 0} (true ${truth[d] ?? 0})`);
+    for (const [d, count] of Object.entries(days)) if (d < oldest || count === 0) wrong.push(`${d}: ${count} (not kept for ${day})`);
+    if (wrong.length > 0) this.violations.push(`a commit for ${day} of a sum read at ${readUs} us wrote rollup.days ${wrong.join(", ")}`);
+  }
+
+  /** The midnight commit's query (firestore-store.ts, findMovedWindows): windowed counters whose windows move by `atMs`, in (windowsMoveAt, id) order. */
+  findMovedWindows(atMs: number, limit: number, after?: object): Promise<MovedWindowsPage> {
+    const from = after as { moveAtMs: number; counterId: string } | undefined;
+    const found = [...this.counters.entries()]
+      .filter(([, c]) => c.parent?.windowed != null && c.parent.windowed.moveAtMs !== null && c.parent.windowed.moveAtMs <= atMs)
+      .map(([counterId, c]) => ({ counterId, moveAtMs: c.parent!.windowed!.moveAtMs! }))
+      .sort((a, b) => a.moveAtMs - b.moveAtMs || (a.counterId < b.counterId ? -1 : a.counterId > b.counterId ? 1 : 0))
+      .filter((f) => from === undefined || f.moveAtMs > from.moveAtMs || (f.moveAtMs === from.moveAtMs && f.counterId > from.counterId))
+      .slice(0, limit);
+    const last = found[found.length - 1];
+    return Promise.resolve({
+      counters: found.map((f) => ({ counterId: f.counterId, parent: this.parentRead(f.counterId) })),
+      reads: Math.max(1, found.length),
+      next: found.length < limit || last === undefined ? null : { moveAtMs: last.moveAtMs, counterId: last.counterId },
+    });
   }
 
   staleClaims(dueBeforeMs: number, limit: number, after?: ClaimCursor): Promise<StaleClaims> {
