@@ -4,11 +4,12 @@
 // so it is unit-tested on its own (client/test/windows.test.ts).
 //
 // The backend (docs/api.md) writes `windows` ({ day, today, last7Days, last30Days }) and `rollup.days`
-// (the non-zero per-UTC-day sums for [windows.day − 29, windows.day]) with every rollup commit, exact as
-// of `rollup.readTime`, the same coverage rule as `total`. Windows move at UTC midnight without a write,
+// (the non-zero per-UTC-day sums from windows.day − 29 on; near midnight also the next day, which a
+// writer whose clock ran ahead already counted for) with every rollup commit, exact as of
+// `rollup.readTime`, the same coverage rule as `total`. Windows move at UTC midnight without a write,
 // so the parent may still hold an older day's values: the client sums `rollup.days` over the span ending
 // at its own current UTC day D instead, which is exact whatever `windows.day` is as long as D >=
-// windows.day (days after windows.day had no covered deltas). A client clock behind windows.day (seconds
+// windows.day (rollup.days holds every later day a covered delta counted for). A client clock behind windows.day (seconds
 // of skew) shows windows.day's values as they are.
 import { uncoveredDelta, type OwnIncrement, type Time } from "./coverage.js";
 
