@@ -1,7 +1,8 @@
 // The two kinds of counter the benchmark drives, behind one handle: ours (counters/{id}, created by the
 // product's store.createCounter, rolled up by rollupTotal) and naive (naiveCounters/{id}, rolled up by
 // the naive trigger). Increments are made exactly as incrementCounter makes them: one batch with
-// `update(count: increment(delta))` on a random pre-created shard.
+// `update(count: increment(delta))` on a random pre-created shard (on a windowed counter, with the day's
+// count in the same write).
 import {
   FieldValue,
   type CollectionReference,
@@ -16,6 +17,7 @@ import { coveredUntilUs } from "../../functions/src/rollup/firestore-store";
 import { shardIncrement } from "../../functions/src/counters/shard-writes";
 import { pickShard, readCount, shardIds } from "../../functions/src/counters/shards";
 import { createCounter } from "../../functions/src/counters/create";
+import { dayOf } from "../../functions/src/counters/days";
 import { naiveCounterRef, naiveShardsRef } from "./naive/src/paths";
 
 export type Rollup = "ours" | "naive";
@@ -27,6 +29,8 @@ export interface Counter {
   numShards: number;
   parent: DocumentReference;
   shards: CollectionReference;
+  /** Ours only: created windowed (counts per UTC day: functions/src/counters/windows.ts). */
+  windowed?: boolean;
   /**
    * How a recorded write on one of its shards is made (delivery/events.ts), when not as incrementCounter
    * makes it: workload 6 makes setMember's batch (member document + shard).
@@ -43,12 +47,17 @@ export function counterOf(db: Firestore, rollup: Rollup, id: string, numShards: 
     : { rollup, id, numShards, parent: naiveCounterRef(db, id), shards: naiveShardsRef(db, id) };
 }
 
-/** Creates the parent at total 0 and every shard at count 0 in one batch (ours: the product's own code). */
-export async function createBenchCounter(db: Firestore, rollup: Rollup, id: string, numShards: number): Promise<Counter> {
+/**
+ * Creates the parent at total 0 and every shard at count 0 in one batch (ours: the product's own code,
+ * windowed if asked; the naive trigger has no windows).
+ */
+export async function createBenchCounter(db: Firestore, rollup: Rollup, id: string, numShards: number, { windowed = false } = {}): Promise<Counter> {
   const counter = counterOf(db, rollup, id, numShards);
   if (rollup === "ours") {
-    await createCounter(db, id, numShards);
+    await createCounter(db, id, numShards, { windowed });
+    if (windowed) counter.windowed = true;
   } else {
+    if (windowed) throw new Error(`the naive rollup has no windowed counters (${id})`);
     const batch = db.batch();
     batch.create(counter.parent, { numShards, total: 0, writes: 0 });
     for (const shardId of shardIds(numShards)) batch.set(counter.shards.doc(shardId), { count: 0 });
@@ -65,11 +74,17 @@ export interface ShardWriteRecord {
   writtenAtUs: number;
 }
 
-/** One increment as incrementCounter makes it (the naive counter's: `count` alone); resolves with the write's commit time. */
+/** The update incrementCounter makes on a shard of `counter` (the naive counter's: `count` alone). */
+export function shardUpdateOf(counter: Counter, delta: number): Record<string, FieldValue> {
+  if (counter.rollup === "naive") return { count: FieldValue.increment(delta) };
+  return shardIncrement(delta, counter.windowed === true ? dayOf(Date.now()) : null);
+}
+
+/** One increment as incrementCounter makes it; resolves with the write's commit time. */
 export async function incrementShard(db: Firestore, counter: Counter, delta = 1): Promise<ShardWriteRecord> {
   const shard = pickShard(counter.numShards);
   const batch = db.batch();
-  batch.update(counter.shards.doc(String(shard)), counter.rollup === "ours" ? shardIncrement(delta) : { count: FieldValue.increment(delta) });
+  batch.update(counter.shards.doc(String(shard)), shardUpdateOf(counter, delta));
   const [result] = await batch.commit();
   return { counterId: counter.id, shard, delta, writtenAtUs: microsCeil(result!.writeTime) };
 }

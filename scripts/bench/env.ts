@@ -15,6 +15,11 @@ export const BENCH_PROJECT = "demo-counter-bench";
  * so no event runs twice.
  */
 export const WRAPPED_PROJECT = "demo-counter-bench-wrapped";
+/**
+ * Where workload 10 runs the midnight commit (workloads/windows.ts): a project of its own, so the commit's
+ * query finds exactly the workload's windowed counters, and no trigger runs on their writes.
+ */
+export const MIDNIGHT_PROJECT = "demo-counter-bench-midnight";
 
 /**
  * Puts the functions' params into process.env as the functions emulator does (functions/.env, then

@@ -144,7 +144,11 @@ export interface CostPerMillion {
  * an upper bound of what production would bill).
  */
 export function perMillion(ops: Ops, increments: number, instanceMs: number): CostPerMillion {
-  const scale = increments === 0 ? 0 : 1_000_000 / increments;
+  return priced(ops, instanceMs, increments === 0 ? 0 : 1_000_000 / increments);
+}
+
+/** What `ops` and `instanceMs` of instance time (at ROLLUP_SIZE) cost at the list prices, every figure times `scale`. */
+export function priced(ops: Ops, instanceMs: number, scale: number): CostPerMillion {
   const invocations = ops.invocations * scale;
   const reads = ops.reads * scale;
   const writes = ops.writes * scale;

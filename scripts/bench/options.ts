@@ -49,6 +49,11 @@ export interface BenchOptions {
   hotRate: number;
   hotSeconds: number;
   hotFixedShards: number;
+  /** Workload 10 (windowed counters): idle counters per kind, increments on each, ms between two of one counter; windowed counters the midnight commit moves. */
+  windowsCounters: number;
+  windowsIncrements: number;
+  windowsGapMs: number;
+  midnightCounters: number;
   /** Production-like delivery (delivery/deliverer.ts): the model's numbers. */
   deliveryDelayMs: number;
   deliveryDuplicatesPercent: number;
@@ -102,6 +107,10 @@ const FLAGS: Flag[] = [
   { key: "hotRate", flag: "--hot-rate", full: 1000, quick: 60, min: 1, help: "workload 9: increments per second on one hot counter" },
   { key: "hotSeconds", flag: "--hot-seconds", full: 60, quick: 45, min: 1, help: "workload 9: duration, per counter" },
   { key: "hotFixedShards", flag: "--hot-fixed-shards", full: 10, quick: 10, min: 1, max: HARD_MAX_SHARDS, help: "workload 9: shards of the fixed counters (ours that cannot grow, and naive)" },
+  { key: "windowsCounters", flag: "--windows-counters", full: 40, quick: 6, min: 1, help: "workload 10: idle counters (10 shards each), plain and again windowed" },
+  { key: "windowsIncrements", flag: "--windows-increments", full: 5, quick: 2, min: 1, help: "workload 10: isolated increments per counter" },
+  { key: "windowsGapMs", flag: "--windows-gap-ms", full: 2500, quick: 2500, min: 1, help: "workload 10: ms between two increments of one counter" },
+  { key: "midnightCounters", flag: "--midnight-counters", full: 1000, quick: 100, min: 1, help: "workload 10: windowed counters with a window to move, committed by the midnight commit" },
   { key: "capacityEvents", flag: "--capacity-events", full: 2000, quick: 150, min: 1, help: "no-op events that measure the emulator's delivery capacity" },
   { key: "deliveryDelayMs", flag: "--delivery-delay-ms", full: 1000, quick: 1000, min: 0, help: "production-like delivery: each delivery a uniform random 0..n ms after its write" },
   { key: "deliveryDuplicatesPercent", flag: "--delivery-duplicates", full: 1, quick: 10, min: 0, max: 100, help: "production-like delivery: % of events delivered twice" },
@@ -135,8 +144,8 @@ emulator's delivery and under production-like delivery), prints tables, writes <
 ${rows.join("\n")}
   -h, --help                    this text
 
-Exit code: 0 when every workload completed and our rollup's drift is 0 everywhere; 1 otherwise; 2 on
-bad arguments.`;
+Exit code: 0 when every workload completed, our rollup's drift is 0 everywhere and workload 10's midnight
+commit moved every windowed counter; 1 otherwise; 2 on bad arguments.`;
 }
 
 /** Parses argv; throws UsageError (scripts/lib/cli.ts) on anything it does not understand. */

@@ -2,9 +2,9 @@
 // emulator's delivery capacity next to them, the targets (targets.ts), and the JSON written next to the plot.
 import { execFileSync } from "node:child_process";
 import { cpus, totalmem } from "node:os";
-import { dollars, fixed, int, markdownTable, ms } from "./format";
+import { dollars, fixed, int, markdownTable, ms, smallDollars } from "./format";
 import type { BenchOptions } from "./options";
-import { PRICES, ROLLUP_SIZE, type CostPerMillion, type Ops } from "./ops";
+import { priced, PRICES, ROLLUP_SIZE, type CostPerMillion, type Ops } from "./ops";
 import type { DeliveryLabel, PhaseResult } from "./recorder";
 import { targetsTable, type Target } from "./targets";
 import type { CapacityResult } from "./workloads/capacity";
@@ -15,6 +15,7 @@ import type { LikesResult } from "./workloads/likes";
 import type { MirrorResult } from "./workloads/mirrored";
 import type { ResetsResult } from "./workloads/resets";
 import type { TimelinePoint } from "./workloads/sustained";
+import type { MidnightRun, WindowsResult } from "./workloads/windows";
 
 export interface Machine {
   cores: number;
@@ -48,6 +49,8 @@ export interface BenchResults {
   resets: ResetsResult;
   /** Workload 9: one hot counter, growing against fixed shapes. */
   hot: HotResult;
+  /** Workload 10: windowed counters against plain ones, and the midnight commit. */
+  windows: WindowsResult;
   targets: Target[];
   sustainedTimeline: TimelinePoint[];
   /** Operations and list-price cost per 1,000,000 increments, per workload, delivery and rollup (ops.ts). */
@@ -253,6 +256,8 @@ export function reportBody(r: BenchResults): string {
     "",
     ...hotLines(r.hot),
     "",
+    ...windowsLines(r),
+    "",
     `Workload 4, latency per call at ${r.endToEnd.concurrency} in flight:`,
     "",
     endToEndTable(r.endToEnd),
@@ -432,5 +437,89 @@ export function outcomeLines(row: CostRow | undefined): string[] {
     "",
     table,
     "",
+  ];
+}
+
+/**
+ * Workload 10: the same idle load on plain and windowed counters (what windows add per million increments,
+ * from the two rows of the cost table), then the midnight commit's runs, scaled to 1,000 counters.
+ */
+export function windowsLines(r: BenchResults): string[] {
+  const w = r.windows;
+  const o = r.options;
+  const kinds = [w.phases.plain, w.phases.windowed];
+  const costOf = (p: PhaseResult) => r.costs.find((c) => c.workload === p.workload && c.rollup === p.rollup && c.delivery === p.delivery);
+  const load = markdownTable(
+    ["counters", "delivery", "increments", "deliveries (duplicates)", "parent writes", "drift", "windows − total", "aggregations per commit", "lag p50 / p99 ms", "total $ per 1M increments"],
+    kinds.map((p) => {
+      const cost = costOf(p);
+      const aggregations = cost === undefined ? null : (cost.perMillion.aggregations * p.increments) / 1_000_000;
+      return [
+        p === w.phases.plain ? "plain" : "windowed",
+        p.delivery,
+        int(p.increments),
+        p.deliveries === null ? "–" : `${int(p.deliveries.deliveries)} (${int(p.deliveries.duplicates)})`,
+        int(p.parentWrites),
+        int(p.drift),
+        p === w.phases.plain ? "–" : int(w.windowsDrift),
+        aggregations === null || p.parentWrites === 0 ? "–" : fixed(aggregations / p.parentWrites, 2),
+        `${ms(p.lagMs.p50)} / ${ms(p.lagMs.p99)}`,
+        cost === undefined ? "–" : dollars(cost.perMillion.dollars.total),
+      ];
+    }),
+    2,
+  );
+  const [plain, windowed] = kinds.map((p) => costOf(p)?.perMillion);
+  const duplicates = kinds.map((p) => p.deliveries?.duplicates ?? 0);
+  // The delivery model duplicates its own choice of events per phase: a difference in duplicates is not windows'.
+  const duplicatesNote =
+    duplicates[0] === duplicates[1] ? "" : ` The model delivered ${int(duplicates[0]!)} of the plain row's events twice and ${int(duplicates[1]!)} of the windowed row's: a duplicate costs an invocation and a read or two, windowed or not.`;
+  const added =
+    plain === undefined || windowed === undefined
+      ? []
+      : [
+          `Per 1,000,000 increments on idle counters: plain ${dollars(plain.dollars.total)}, windowed ${dollars(windowed.dollars.total)}: windows add ${dollars(windowed.dollars.total - plain.dollars.total)} ` +
+            `(${int(Math.round(windowed.aggregations - plain.aggregations))} aggregations, ${int(Math.round(windowed.reads - plain.reads))} reads, ${int(Math.round(windowed.writes - plain.writes))} writes, ${int(Math.round(windowed.instanceSeconds - plain.instanceSeconds))} instance-s; rows "${w.phases.plain.workload}" and "${w.phases.windowed.workload}" of the cost table). The shard write of an increment is one write either way.${duplicatesNote}`,
+          "",
+        ];
+  const m = w.midnight;
+  // A scaled row keeps a decimal: the run's one read of its last (empty) page is scaled with the rest.
+  const count = (value: number) => value.toLocaleString("en-US", { maximumFractionDigits: 1 });
+  const row = (label: string, run: MidnightRun, scale: number) => {
+    const cost = priced(run.ops, run.ops.durationMs, scale);
+    return [
+      label,
+      count(run.found * scale),
+      scale !== 1 ? "(the row above, scaled)" : Object.entries(run.outcomes).map(([outcome, n]) => `${outcome} ${int(n)}`).join(", ") || "–",
+      count(cost.reads),
+      count(cost.writes),
+      count(cost.aggregations),
+      ms(run.ops.durationMs * scale),
+      smallDollars(cost.dollars.firestore),
+      smallDollars(cost.dollars.invocations + cost.dollars.instances),
+      smallDollars(cost.dollars.total),
+    ];
+  };
+  const midnight = markdownTable(
+    ["midnight commit", "counters found", "outcomes", "doc reads", "doc writes", "aggregations", "ms", "Firestore $", "invocation + instance $", "total $"],
+    [
+      row(`after midnight, ${int(m.counters)} counters`, m.first, 1),
+      row("the same, per 1,000 counters", m.first, 1000 / m.counters),
+      row("again right after (nothing to move)", m.second, 1),
+    ],
+    3,
+  );
+  const per = (value: number) => fixed(value / m.counters, 3);
+  return [
+    `Workload 10, windowed counters: workload 0's load (${int(o.windowsCounters)} idle counters of 10 shards, ${int(o.windowsIncrements)} increments each, ${fixed(o.windowsGapMs / 1000)} s apart), ours only, on plain counters and then on windowed ones; "windows − total": Σ over the windowed counters of |windows.last7Days − total| + |windows.last30Days − total| once settled:`,
+    "",
+    load,
+    "",
+    ...added,
+    `The midnight commit (the scheduled rollupWindows' commitMovedWindows, run directly) on ${int(m.counters)} windowed counters of ${int(m.shards)} shard${m.shards === 1 ? "" : "s"}, each with one increment of ${m.fromDay} rolled up, its day clock a day ahead: the windows move to ${m.toDay}. ` +
+      `${int(m.moved)} of ${int(m.counters)} counters moved (today 0, the increment still in the week and the month); per counter ${per(m.first.ops.reads)} reads, ${per(m.first.ops.writes)} writes, ${per(m.first.ops.aggregations)} aggregations. ` +
+      `Instance time: the run's duration in this process, one invocation, priced as the cost table prices an instance-second:`,
+    "",
+    midnight,
   ];
 }

@@ -15,7 +15,7 @@ import { hotSpec, renderPng, sustainedSpec } from "./plot";
 import { emulatorLogPath, opsByOutcome, opsOf, perMillion } from "./ops";
 import type { PhaseResult } from "./recorder";
 import { coldStartLine, machine, machineLine, renderReport, type BenchResults, type CostRow } from "./report";
-import { targets } from "./targets";
+import { targets, windowsTargets } from "./targets";
 import { sleep } from "./pace";
 import { OPTIONS_ENV, say } from "./say";
 import { burst } from "./workloads/burst";
@@ -32,6 +32,7 @@ import { redelivery } from "./workloads/redelivery";
 import { sparse } from "./workloads/sparse";
 import { sustained } from "./workloads/sustained";
 import { warmUp } from "./workloads/warmup";
+import { windows } from "./workloads/windows";
 
 function optionsFromEnv(): BenchOptions {
   const json = process.env[OPTIONS_ENV];
@@ -92,7 +93,8 @@ async function main(): Promise<number> {
 
   const loads = [...onEmulator.sustained, ...direct.sustained, ...onEmulator.burst, ...direct.burst];
   const hotPhases = direct.hot.runs.map((r) => r.phase);
-  const phases = [...w0, ...loads, ...direct.redelivery, direct.mirrors.phase, direct.likes.phase, ...hotPhases, w4.rollup];
+  const windowsPhases = [direct.windows.phases.plain, direct.windows.phases.windowed];
+  const phases = [...w0, ...loads, ...direct.redelivery, direct.mirrors.phase, direct.likes.phase, ...hotPhases, ...windowsPhases, w4.rollup];
   // Workload 4's naive side is the naive callable; its increments ran the naive trigger like any other.
   const naiveE2e = { ...w4.rollup, rollup: "naive" as const, opsPrefix: w4.naiveOpsPrefix, increments: w4.naiveIncrements };
   const costs = await step("operations per workload, from the functions' \"rollup ops\" log lines", () =>
@@ -115,7 +117,8 @@ async function main(): Promise<number> {
     coldStart: cold,
     resets: w8,
     hot: direct.hot,
-    targets: targets([...w0, ...loads, ...direct.redelivery, ...hotPhases], w4, ctx.intervalMs, direct.mirrors, direct.hot),
+    windows: direct.windows,
+    targets: targets([...w0, ...loads, ...direct.redelivery, ...hotPhases, ...windowsPhases], w4, ctx.intervalMs, direct.mirrors, direct.hot, direct.windows),
     sustainedTimeline: [...onEmulator.timeline, ...direct.timeline],
     costs,
   };
@@ -159,6 +162,11 @@ async function main(): Promise<number> {
     say(`FAIL: the mirrored field differs from the total on ${direct.mirrors.countersWithMirrorDrift} counter(s) of workload 5`);
     return 1;
   }
+  const unmet = windowsTargets(direct.windows).filter((t) => t.met === false);
+  if (unmet.length > 0) {
+    say(`FAIL: ${unmet.map((t) => `${t.target} (${t.measured})`).join("; ")}`);
+    return 1;
+  }
   return 0;
 }
 
@@ -187,7 +195,8 @@ async function loadWorkloads(ctx: BenchContext, delivery: Delivery, rates: reado
 /**
  * The workloads whose events the benchmark delivers itself, to handlers in this process
  * (delivery/wrapped.ts): workloads 1 and 2 under production-like delivery (workload 1 also at the high
- * rate, which the emulator's one-at-a-time delivery could only queue), and workload 3.
+ * rate, which the emulator's one-at-a-time delivery could only queue), workload 3, and workloads 5, 6, 9
+ * and 10 (whose midnight commit runs in this process too).
  */
 async function directWorkloads(ctx: BenchContext) {
   const { options } = ctx;
@@ -213,7 +222,13 @@ async function directWorkloads(ctx: BenchContext) {
       `workload 9, a hot counter, production-like delivery: ${options.hotRate}/s for ${options.hotSeconds} s on one counter: ours from the default shape (it grows), ours fixed at ${options.hotFixedShards} shards, naive on ${options.hotFixedShards} shards`,
       () => hot(ctx, productionLike),
     );
-    return { ...loads, redelivery: redeliveryResults, mirrors, likes: likesResult, hot: hotResult, description: productionLike.description };
+    const windowsResult = await step(
+      `workload 10, windowed counters, production-like delivery: ${options.windowsCounters} idle counters, ${options.windowsIncrements} increments each, ${options.windowsGapMs} ms apart, plain then windowed, ours only; then the midnight commit on ${options.midnightCounters} windowed counters, and once more`,
+      () => windows(ctx, productionLike),
+    );
+    const moved = windowsResult.midnight;
+    say(`  midnight commit: ${moved.moved} of ${moved.counters} counters moved in ${(moved.first.ops.durationMs / 1000).toFixed(1)} s; again right after: ${moved.second.found} found, ${moved.second.ops.reads} read(s)`);
+    return { ...loads, redelivery: redeliveryResults, mirrors, likes: likesResult, hot: hotResult, windows: windowsResult, description: productionLike.description };
   } finally {
     // Restores the environment firebase-functions-test changed, before workload 4's callables.
     wrapped.cleanup();

@@ -7,6 +7,7 @@ import type { PhaseResult } from "./recorder";
 import type { EndToEndResult } from "./workloads/endToEnd";
 import { lastWindow, SUSTAINED_WINDOW_S, type HotResult } from "./workloads/hot";
 import type { MirrorResult } from "./workloads/mirrored";
+import type { WindowsResult } from "./workloads/windows";
 
 export interface Target {
   target: string;
@@ -32,10 +33,12 @@ export function targets(
   intervalMs: number,
   mirrors?: MirrorResult,
   hot?: HotResult,
+  windows?: WindowsResult,
 ): Target[] {
   const out: Target[] = [];
   const all = [...phases, ...(mirrors === undefined ? [] : [mirrors.phase]), e2e.rollup];
-  const of = (rollup: string, prefix?: string) => phases.filter((p) => p.rollup === rollup && (prefix === undefined || p.workload.startsWith(prefix)));
+  // By the workload's number: "1" is "1 sustained …", not "10 windows, …".
+  const of = (rollup: string, prefix?: string) => phases.filter((p) => p.rollup === rollup && (prefix === undefined || p.workload.startsWith(`${prefix} `)));
   const sparseOurs = of("ours", "0")[0];
   const sparseNaive = of("naive", "0")[0];
   if (sparseOurs !== undefined && sparseNaive !== undefined) {
@@ -123,6 +126,7 @@ export function targets(
     });
   }
   if (hot !== undefined) out.push(...hotTargets(hot));
+  if (windows !== undefined) out.push(...windowsTargets(windows));
   out.push({
     target: "workload 4: incrementCounter p50 ≤ 1.3× a callable doing one raw increment",
     measured: `latency p50 ×${fixed(e2e.ratio.p50, 2)}, p99 ×${fixed(e2e.ratio.p99, 2)}, mean ×${fixed(e2e.ratio.mean, 2)} (interleaved calls)`,
@@ -151,6 +155,33 @@ function hotTargets(hot: HotResult): Target[] {
         `${grows.calmFromSecond === null ? "never" : `from second ${grows.calmFromSecond}`}; ${grows.startShards} → ${grows.endShards} shards; over the last ${SUSTAINED_WINDOW_S} s ${late(grows)}/s; ` +
         `beside it ${others.join(", ")}`,
       met: grows.calmFromSecond !== null && grows.calmFromSecond <= CALM_WITHIN_S,
+    },
+  ];
+}
+
+/**
+ * Workload 10: windowed counters as exact as plain ones (drift 0, windows = total); the midnight commit moves
+ * every counter with a window to move, and a run right after finds none and costs one read.
+ */
+export function windowsTargets(w: WindowsResult): Target[] {
+  const { plain, windowed } = w.phases;
+  const m = w.midnight;
+  const committed = m.first.outcomes.committed ?? 0;
+  return [
+    {
+      target: "workload 10: drift 0 on plain and on windowed counters, and each windowed counter's week and month = its total",
+      measured: `drift plain ${int(plain.drift)}, windowed ${int(windowed.drift)}; windows − total ${int(w.windowsDrift)} over ${windowed.counters} counters`,
+      met: plain.drift === 0 && windowed.drift === 0 && w.windowsDrift === 0,
+    },
+    {
+      target: `workload 10: the midnight commit moves every windowed counter (${int(m.counters)}): windows.day → ${m.toDay}, today 0`,
+      measured: `found ${int(m.first.found)}, committed ${int(committed)}, moved ${int(m.moved)}`,
+      met: m.first.found === m.counters && committed === m.counters && m.moved === m.counters,
+    },
+    {
+      target: "workload 10: the midnight commit again right after finds none, and costs one read",
+      measured: `found ${int(m.second.found)}; ${int(m.second.ops.reads)} read(s), ${int(m.second.ops.writes)} writes, ${int(m.second.ops.aggregations)} aggregations`,
+      met: m.second.found === 0 && m.second.ops.reads === 1 && m.second.ops.writes === 0 && m.second.ops.aggregations === 0,
     },
   ];
 }

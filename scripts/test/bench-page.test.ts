@@ -1,7 +1,8 @@
 // The benchmark's results page (scripts/bench/page.ts), written from a recorded run: the results.json of a
 // `--quick` run (fixtures/bench-results.json; its plot time series cut to a few points, which the page
 // does not read). The page is what docs/benchmark.md links for every number, so it must carry the run's
-// header and every table, and npm test's --quick run must never replace the committed copy.
+// header and every table, and npm test's --quick run must never replace the committed copy. Also the
+// judging of workload 10's targets, which run.ts fails the run on.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,7 +10,9 @@ import { linksIn } from "../lib/doc-links";
 import { REPO_ROOT } from "../lib/firebase-cli";
 import { HOT_PLOT_FILE, parseOptions, PLOT_FILE, RESULTS_PAGE } from "../bench/options";
 import { writeResultsPage } from "../bench/page";
+import { smallDollars } from "../bench/format";
 import { machineLine, type BenchResults } from "../bench/report";
+import { targets, windowsTargets } from "../bench/targets";
 
 const RECORDED = JSON.parse(readFileSync(join(__dirname, "fixtures", "bench-results.json"), "utf8")) as BenchResults;
 const PLOTS = { sustained: Buffer.from("a plot"), hot: Buffer.from("another plot") };
@@ -49,7 +52,7 @@ describe("the benchmark's results page", () => {
     expect(full).toContain("A full run");
   });
 
-  it("holds every table of the run: capacity, one row per phase, deliveries, workloads 4 to 9, costs, targets", () => {
+  it("holds every table of the run: capacity, one row per phase, deliveries, workloads 4 to 10, costs, targets", () => {
     const page = write(RECORDED);
     expect(page).toContain(`Emulator delivery capacity: ${RECORDED.capacity.eventsPerSecond.toFixed(0)} events/s`);
     for (const phase of RECORDED.phases) expect(page).toContain(`| ${phase.workload} | ${phase.rollup} | ${phase.delivery} | ${phase.counters} |`);
@@ -66,6 +69,39 @@ describe("the benchmark's results page", () => {
     expect(page).toMatch(/Workload 8, resets under load/);
     expect(page).toMatch(/Workload 9, a hot counter/);
     for (const run of RECORDED.hot.runs) expect(page).toContain(`| ${run.phase.workload} | ${run.rollup} | `);
+    expect(page).toMatch(/Workload 10, windowed counters/);
+    expect(page).toMatch(/^\| plain \| production-like \| /m);
+    expect(page).toMatch(/^\| windowed \| production-like \| /m);
+    expect(page).toMatch(/Per 1,000,000 increments on idle counters: plain \$[\d.]+, windowed \$[\d.]+: windows add/);
+    const m = RECORDED.windows.midnight;
+    expect(page).toContain(`| after midnight, ${m.counters.toLocaleString("en-US")} counters | ${m.first.found.toLocaleString("en-US")} | committed `);
+    expect(page).toContain("| the same, per 1,000 counters | 1,000 | (the row above, scaled) |");
+    expect(page).toContain("| again right after (nothing to move) | 0 | – | 1 | 0 | 0 |");
+  });
+
+  it("judges workload 10: drift and windows exact, every counter moved at midnight, nothing found right after", () => {
+    const w = RECORDED.windows;
+    expect(windowsTargets(w).map((t) => t.met)).toEqual([true, true, true]);
+    const missed = { ...w, midnight: { ...w.midnight, moved: w.midnight.counters - 1 } };
+    expect(windowsTargets(missed).map((t) => t.met)).toEqual([true, false, true]);
+    const foundAgain = { ...w, midnight: { ...w.midnight, second: { ...w.midnight.second, found: 1, ops: { ...w.midnight.second.ops, reads: 1, writes: 1 } } } };
+    expect(windowsTargets(foundAgain).map((t) => t.met)).toEqual([true, true, false]);
+    expect(windowsTargets({ ...w, windowsDrift: 1 })[0]!.met).toBe(false);
+    expect(windowsTargets({ ...w, phases: { ...w.phases, windowed: { ...w.phases.windowed, drift: 1 } } })[0]!.met).toBe(false);
+  });
+
+  it("judges workload 1's targets on workload 1 only, not on workload 10's rows", () => {
+    const judged = targets(RECORDED.phases, RECORDED.endToEnd, RECORDED.intervalMs);
+    expect(RECORDED.phases.some((p) => p.workload.startsWith("10 "))).toBe(true);
+    expect(judged.filter((t) => t.target.startsWith("10 "))).toEqual([]);
+    expect(judged.some((t) => t.target.startsWith("1 sustained"))).toBe(true);
+  });
+
+  it("prices a run of the midnight commit in fractions of a cent, with two significant digits", () => {
+    expect(smallDollars(0.0042)).toBe("$0.0042");
+    expect(smallDollars(0.0000006)).toBe("$0.00000060");
+    expect(smallDollars(0.046)).toBe("$0.05");
+    expect(smallDollars(0)).toBe("$0.00");
   });
 
   it("links only files that exist beside it in docs/ (the plot, the prose page)", () => {

@@ -4,11 +4,10 @@
 // delivers events itself (workload 3, production-like delivery), on a project whose writes the
 // emulator's own triggers do not serve, so no event runs twice.
 import { randomUUID } from "node:crypto";
-import { FieldValue, type DocumentSnapshot, type Timestamp } from "firebase-admin/firestore";
+import type { DocumentSnapshot, Timestamp } from "firebase-admin/firestore";
 import { microsCeil } from "../../../functions/src/rollup/plan";
-import { shardIncrement } from "../../../functions/src/counters/shard-writes";
 import { pickShard } from "../../../functions/src/counters/shards";
-import type { Counter, ShardWriteRecord, ShardWriter } from "../counters";
+import { shardUpdateOf, type Counter, type ShardWriteRecord, type ShardWriter } from "../counters";
 
 export interface RecordedEvent {
   record: ShardWriteRecord;
@@ -59,10 +58,10 @@ export async function eventRecorder(counters: readonly Counter[]): Promise<Recor
   };
 }
 
-/** An increment of 1 as incrementCounter makes it: one batch, `increment(1)` on the shard (ours: and on its `writes`). */
+/** An increment of 1 as incrementCounter makes it: one batch, `increment(1)` on the shard (ours: and on its `writes`, and a windowed counter's day). */
 const incrementWrite: ShardWriter = async (counter, shard) => {
   const batch = counter.parent.firestore.batch();
-  batch.update(counter.shards.doc(String(shard)), counter.rollup === "ours" ? shardIncrement(1) : { count: FieldValue.increment(1) });
+  batch.update(counter.shards.doc(String(shard)), shardUpdateOf(counter, 1));
   const [result] = await batch.commit();
   return { writeTime: result!.writeTime, delta: 1 };
 };

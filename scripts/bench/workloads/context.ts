@@ -22,17 +22,17 @@ export function phasePrefixOf(counterId: string): string {
   return counterId.slice(0, counterId.lastIndexOf("-") + 1);
 }
 
-/** Creates `count` counters of `shards` shards for one phase (ids from `first` on), 8 at a time. */
+/** Creates `count` counters of `shards` shards for one phase (ids from `first` on; windowed if asked), 8 at a time. */
 export function createBenchCounters(
   ctx: BenchContext,
   key: string,
   rollup: Rollup,
   count: number,
   shards: number,
-  { db = ctx.db, first = 0 }: { db?: Firestore; first?: number } = {},
+  { db = ctx.db, first = 0, windowed = false }: { db?: Firestore; first?: number; windowed?: boolean } = {},
 ): Promise<Counter[]> {
   return withConcurrency(
     8,
-    Array.from({ length: count }, (_, i) => () => createBenchCounter(db, rollup, counterIdFor(ctx, key, rollup, first + i), shards)),
+    Array.from({ length: count }, (_, i) => () => createBenchCounter(db, rollup, counterIdFor(ctx, key, rollup, first + i), shards, { windowed })),
   );
 }

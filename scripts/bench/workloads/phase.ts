@@ -29,8 +29,8 @@ export interface Delivery {
   label: DeliveryLabel;
   /** A one-line statement of the delivery, for the run's log. */
   description: string;
-  /** Creates the phase's counters where this delivery's events come from (`key` names the phase). */
-  createCounters(key: string, rollup: Rollup, count: number, shards: number): Promise<Counter[]>;
+  /** Creates the phase's counters where this delivery's events come from (`key` names the phase; ours may be windowed). */
+  createCounters(key: string, rollup: Rollup, count: number, shards: number, options?: { windowed?: boolean }): Promise<Counter[]>;
   /** Runs `drive` with this delivery's increment, lets every event reach the rollup, measures. */
   run(workload: string, counters: readonly Counter[], drive: (increment: Increment) => Promise<DriveResult>): Promise<PhaseRun>;
 }
@@ -40,7 +40,7 @@ export function emulatorDelivery(ctx: BenchContext): Delivery {
   return {
     label: "emulator",
     description: "the emulator's own delivery (one event at a time, across every trigger)",
-    createCounters: (key, rollup, count, shards) => createBenchCounters(ctx, key, rollup, count, shards),
+    createCounters: (key, rollup, count, shards, options) => createBenchCounters(ctx, key, rollup, count, shards, options),
     run: (workload, counters, drive) => emulatorPhase(ctx, workload, counters, () => drive((counter) => incrementShard(ctx.db, counter))),
   };
 }
