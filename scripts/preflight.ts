@@ -31,7 +31,7 @@ Checks, offline, what \`firebase deploy --only functions:counters,firestore\` ch
                  (warns when it would); no other codebase has a function of the same name
   unique counters  UNIQUE_COUNTERS parses: comma-separated counter-id patterns, each with at most one
                  {name} placeholder (the message names a bad pattern)
-  windowed counters  WINDOWED_COUNTERS parses, as UNIQUE_COUNTERS
+  windows        WINDOWED_COUNTERS parses, as UNIQUE_COUNTERS
   mirrors        MIRRORS parses: rules COUNTER_ID_PATTERN=DOCUMENT_PATH_PATTERN:FIELD_PATH, the same
                  placeholder on both sides, a document path (even segments, not in counters/), a
                  valid field path (the message names a bad rule)

@@ -8,8 +8,8 @@ import { doc, onSnapshot } from "firebase/firestore";
 import { FunctionsError, httpsCallable } from "firebase/functions";
 import { createCounterClient, IncrementError, type CounterClient, type CounterView, type IncrementRequest, type Time } from "../src";
 import { asTime, compareTimes, laterOf } from "../src/coverage";
-import { signedInClient, type Client } from "../../functions/test/helpers/client";
 import { e2eAdminDb } from "../../functions/test/helpers/admin";
+import { pause, threeUsers, until } from "./emulator-helpers";
 import { shardSumIn } from "../../functions/test/helpers/documents";
 import { counterRef } from "../../functions/src/counters/paths";
 // The model check's seeded PRNG (mulberry32), so a failing schedule can be replayed.
@@ -18,24 +18,7 @@ import { rngOf } from "../../functions/test/unit/model/sim";
 jest.setTimeout(240_000);
 
 const db = e2eAdminDb();
-let admin: Client;
-let user: Client;
-let other: Client;
-
-beforeAll(async () => {
-  [admin, user, other] = await Promise.all([signedInClient({ admin: true }), signedInClient(), signedInClient()]);
-});
-
-afterAll(async () => {
-  await Promise.all([admin?.close(), user?.close(), other?.close()]);
-});
-
-const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Waits (polling every 20 ms) until `done()`; jest's timeout bounds the wait. */
-async function until(done: () => boolean): Promise<void> {
-  while (!done()) await pause(20);
-}
+const users = threeUsers();
 const later = (a: Time, b: Time) => compareTimes(a, b) > 0;
 
 type Mode = "normal" | "lose" | "refuse" | "slow";
@@ -69,13 +52,13 @@ class Harness {
   readonly applied: { delta: number; writeTime: Time }[] = [];
   readonly client: CounterClient;
   private readonly modes = new Map<string, Mode>();
-  private readonly callable = httpsCallable<IncrementRequest, { applied: boolean; writeTime: Time }>(user.functions, "incrementCounter");
+  private readonly callable = httpsCallable<IncrementRequest, { applied: boolean; writeTime: Time }>(users.user.functions, "incrementCounter");
   private waiters: (() => void)[] = [];
 
   constructor(readonly counterId: string) {
     this.client = createCounterClient({
-      functions: user.functions,
-      firestore: user.firestore,
+      functions: users.user.functions,
+      firestore: users.user.firestore,
       sleep: () => pause(20),
       call: (request) => this.transport(request),
     });
@@ -149,7 +132,7 @@ class Harness {
   }
 
   async otherIncrement(delta: number): Promise<void> {
-    const result = await other.call<{ writeTime: Time }>("incrementCounter", { counterId: this.counterId, delta, requestId: `o-${++this.seq}` });
+    const result = await users.other.call<{ writeTime: Time }>("incrementCounter", { counterId: this.counterId, delta, requestId: `o-${++this.seq}` });
     this.applied.push({ delta, writeTime: result.writeTime });
   }
 
@@ -197,7 +180,7 @@ async function withSeed(name: string, body: (random: () => number) => Promise<vo
 /** A new counter of 2 shards, watched through a Harness until the watch has shown it exists. */
 async function watchedNewCounter(prefix: string): Promise<{ counterId: string; h: Harness; unwatch: () => void }> {
   const counterId = `${prefix}-${Date.now()}`;
-  await user.call("createCounter", { counterId, numShards: 2 });
+  await users.user.call("createCounter", { counterId, numShards: 2 });
   const h = new Harness(counterId);
   const unwatch = h.watch();
   await h.until((e) => e.view.exists);
@@ -208,7 +191,7 @@ describe("the client against the emulators", () => {
   it("shows exactly total + own increments not in it on every emission, across lost answers, refusals and resets", async () => {
     await withSeed("randomized schedule", async (random) => {
       const counterId = `client-${Date.now()}-${Math.floor(random() * 1e6)}`;
-      await user.call("createCounter", { counterId, numShards: 4 });
+      await users.user.call("createCounter", { counterId, numShards: 4 });
       const h = new Harness(counterId);
       const running: Promise<void>[] = [];
       const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!;
@@ -216,7 +199,7 @@ describe("the client against the emulators", () => {
 
       // Every state the listener delivers, to count those the client held back (coverage unknown).
       const states = new Set<string>();
-      const stopRaw = onSnapshot(doc(user.firestore, "counters", counterId), (s) =>
+      const stopRaw = onSnapshot(doc(users.user.firestore, "counters", counterId), (s) =>
         states.add(JSON.stringify([s.get("total"), laterOf(asTime(s.get("rollup.readTime")), asTime(s.get("createdAt")))])),
       );
       // Two increments before anything is watched: their coverage is unknown until they are answered.
@@ -229,14 +212,14 @@ describe("the client against the emulators", () => {
         else if (r < 0.8) running.push(h.otherIncrement(delta()));
         else if (r < 0.84 && resets < 3) {
           resets++;
-          running.push(admin.call("resetCounter", { counterId }).then(() => undefined));
+          running.push(users.admin.call("resetCounter", { counterId }).then(() => undefined));
         } else await pause(Math.floor(random() * 300));
         if (running.length >= 4) await Promise.all(running.splice(0, 2));
       }
       await Promise.all(running.splice(0));
 
       // A reset at a quiet point, then more increments: the shards then hold exactly those after it.
-      await admin.call("resetCounter", { counterId });
+      await users.admin.call("resetCounter", { counterId });
       const resetReadTime = (await counterRef(db, counterId).get()).get("rollup.readTime") as Time;
       const appliedBefore = h.applied.length;
       for (let i = 0; i < 12; i++) running.push(i % 3 === 0 ? h.otherIncrement(delta()) : h.increment(delta(), pick<Mode>(["normal", "lose"])));
@@ -306,13 +289,13 @@ describe("the client against the emulators", () => {
 
   it("holds back a snapshot newer than an in-flight call until the call is answered, then shows it exactly", async () => {
     const counterId = `client-hold-${Date.now()}`;
-    await user.call("createCounter", { counterId, numShards: 2 });
+    await users.user.call("createCounter", { counterId, numShards: 2 });
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const callable = httpsCallable(user.functions, "incrementCounter");
+    const callable = httpsCallable(users.user.functions, "incrementCounter");
     const client = createCounterClient({
-      functions: user.functions,
-      firestore: user.firestore,
+      functions: users.user.functions,
+      firestore: users.user.firestore,
       call: async (request) => {
         await gate; // the call is in flight until the test lets it through
         return (await callable(request)).data;
@@ -322,13 +305,13 @@ describe("the client against the emulators", () => {
     const unwatch = client.watch(counterId, (value, view) => views.push([value, view]));
     let rolledUp!: () => void;
     const otherRolledUp = new Promise<void>((resolve) => (rolledUp = resolve));
-    const stopRaw = onSnapshot(doc(user.firestore, "counters", counterId), (s) => {
+    const stopRaw = onSnapshot(doc(users.user.firestore, "counters", counterId), (s) => {
       if (s.get("total") === 10) rolledUp();
     });
     await until(() => views.length > 0);
     const mine = client.increment(counterId, 3);
     await until(() => views.some(([value]) => value === 3)); // shown at once: the snapshot it was sent after
-    await other.call("incrementCounter", { counterId, delta: 10 });
+    await users.other.call("incrementCounter", { counterId, delta: 10 });
     await otherRolledUp; // the listener has a total (10) whose coverage of our call is unknown
     expect(views.map(([value]) => value)).toEqual([0, 3]); // so the client has not shown it
     release();
@@ -344,8 +327,8 @@ describe("the client against the emulators", () => {
   it("does not carry own increments over when the counter is deleted and created again", async () => {
     const { counterId, h, unwatch } = await watchedNewCounter("client-recreate");
     await h.increment(3, "normal");
-    await admin.call("deleteCounter", { counterId });
-    await user.call("createCounter", { counterId, numShards: 2 });
+    await users.admin.call("deleteCounter", { counterId });
+    await users.user.call("createCounter", { counterId, numShards: 2 });
     await h.until((e) => e.view.exists && e.view.total === 0 && e.value === 0);
     await h.increment(2, "lose");
     const final = await h.until((e) => e.view.total === 2 && e.view.pending === 0);
@@ -360,7 +343,7 @@ describe("the client against the emulators", () => {
 
   it("shows a counter that does not exist as null, and an increment to it rejects with not-found and the server's reason", async () => {
     const counterId = `client-missing-${Date.now()}`;
-    const client = createCounterClient({ functions: user.functions, firestore: user.firestore });
+    const client = createCounterClient({ functions: users.user.functions, firestore: users.user.firestore });
     const values: (number | null)[] = [];
     let seen!: () => void;
     const first = new Promise<void>((resolve) => (seen = resolve));
@@ -381,10 +364,10 @@ describe("the client against the emulators", () => {
 
   it("agrees with a plain snapshot listener when nothing of its own is pending", async () => {
     const counterId = `client-plain-${Date.now()}`;
-    await user.call("createCounter", { counterId, numShards: 3 });
+    await users.user.call("createCounter", { counterId, numShards: 3 });
     const h = new Harness(counterId);
     const totals: number[] = [];
-    const stop = onSnapshot(doc(user.firestore, "counters", counterId), (s) => totals.push(s.get("total") as number));
+    const stop = onSnapshot(doc(users.user.firestore, "counters", counterId), (s) => totals.push(s.get("total") as number));
     const unwatch = h.watch();
     for (const d of [4, 6]) await h.otherIncrement(d);
     await h.until((e) => e.view.total === 10);

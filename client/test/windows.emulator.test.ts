@@ -10,31 +10,14 @@ import { httpsCallable } from "firebase/functions";
 import { createCounterClient, type CounterClient, type CounterView, type Time, type WindowName } from "../src";
 import { asTime, compareTimes, laterOf } from "../src/coverage";
 import { dayOfTime, msUntilNextUtcMidnight, spanStart } from "../src/windows";
-import { signedInClient, type Client } from "../../functions/test/helpers/client";
 import { e2eAdminDb } from "../../functions/test/helpers/admin";
+import { pause, threeUsers, until } from "./emulator-helpers";
 import { shardSumIn } from "../../functions/test/helpers/documents";
 
 jest.setTimeout(120_000);
 
 const db = e2eAdminDb();
-let admin: Client;
-let user: Client;
-let other: Client;
-
-beforeAll(async () => {
-  [admin, user, other] = await Promise.all([signedInClient({ admin: true }), signedInClient(), signedInClient()]);
-});
-
-afterAll(async () => {
-  await Promise.all([admin?.close(), user?.close(), other?.close()]);
-});
-
-const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Waits (polling every 20 ms) until `done()`; jest's timeout bounds the wait. */
-async function until(done: () => boolean): Promise<void> {
-  while (!done()) await pause(20);
-}
+const users = threeUsers();
 
 /**
  * The functions emulator applies increments on the real clock's UTC day, which a test cannot move: a test
@@ -76,7 +59,7 @@ class WindowsHarness {
     readonly client: CounterClient,
   ) {
     this.stops.push(
-      onSnapshot(doc(user.firestore, "counters", counterId), (s) => {
+      onSnapshot(doc(users.user.firestore, "counters", counterId), (s) => {
         if (!s.exists()) return;
         const coveredUntil = laterOf(asTime(s.get("rollup.readTime")), asTime(s.get("createdAt")));
         this.parents.set(keyOf(coveredUntil), { total: s.get("total") as number, windows: s.get("windows") as Record<string, unknown> | undefined });
@@ -136,11 +119,11 @@ class WindowsHarness {
 describe("watch with a window, against the emulators", () => {
   it("shows today and last7Days as the parent's windows plus own increments not in them on every emission, and ends exact", async () => {
     const counterId = `client-windows-${Date.now()}`;
-    await admin.call("createCounter", { counterId, numShards: 2, windowed: true });
-    const callable = httpsCallable(user.functions, "incrementCounter");
+    await users.admin.call("createCounter", { counterId, numShards: 2, windowed: true });
+    const callable = httpsCallable(users.user.functions, "incrementCounter");
     const client = createCounterClient({
-      functions: user.functions,
-      firestore: user.firestore,
+      functions: users.user.functions,
+      firestore: users.user.firestore,
       // Some calls slow: rollups of the other client's increments land while ours are in flight.
       call: async (request) => {
         if (request.delta > 1) await pause(300 + Math.floor(Math.random() * 600));
@@ -156,7 +139,7 @@ describe("watch with a window, against the emulators", () => {
     const deltas = [1, 2, 1, -1, 3, 1, 2, 5];
     for (const [i, delta] of deltas.entries()) {
       running.push(h.increment(delta));
-      if (i % 2 === 0) running.push(other.call("incrementCounter", { counterId, delta: 10 + i, requestId: `o-${i}-${Date.now()}` }));
+      if (i % 2 === 0) running.push(users.other.call("incrementCounter", { counterId, delta: 10 + i, requestId: `o-${i}-${Date.now()}` }));
       await pause(150);
     }
     await Promise.all(running);
@@ -184,8 +167,8 @@ describe("watch with a window, against the emulators", () => {
 
   it("reports a window of a counter that is not windowed through onError, naming it, with value null", async () => {
     const counterId = `client-windows-plain-${Date.now()}`;
-    await user.call("createCounter", { counterId, numShards: 1 });
-    const client = createCounterClient({ functions: user.functions, firestore: user.firestore });
+    await users.user.call("createCounter", { counterId, numShards: 1 });
+    const client = createCounterClient({ functions: users.user.functions, firestore: users.user.firestore });
     const values: (number | null)[] = [];
     const errors: string[] = [];
     const stop = client.watch(counterId, (value) => values.push(value), (error) => errors.push(error.message), { window: "today" });
@@ -204,8 +187,8 @@ describe("watch with a window, against the emulators", () => {
 
   it("moves the window at the client's UTC midnight without a write: today drops to 0, last7Days keeps the day", async () => {
     const counterId = `client-windows-midnight-${Date.now()}`;
-    await admin.call("createCounter", { counterId, numShards: 1, windowed: true });
-    await other.call("incrementCounter", { counterId, delta: 4, requestId: `m-${Date.now()}` });
+    await users.admin.call("createCounter", { counterId, numShards: 1, windowed: true });
+    await users.other.call("incrementCounter", { counterId, delta: 4, requestId: `m-${Date.now()}` });
     for (;;) {
       const parent = await db.collection("counters").doc(counterId).get();
       if (parent.get("total") === 4) break;
@@ -214,7 +197,7 @@ describe("watch with a window, against the emulators", () => {
     // A client whose clock is 4 s before the end of the server's current UTC day, once the rollup has
     // the increment: its first snapshot shows it for that day, its timer then moves the window.
     const offset = Date.now() + msUntilNextUtcMidnight(Date.now()) - 4_000 - Date.now();
-    const client = createCounterClient({ functions: user.functions, firestore: user.firestore, now: () => Date.now() + offset });
+    const client = createCounterClient({ functions: users.user.functions, firestore: users.user.firestore, now: () => Date.now() + offset });
     const today: Emission[] = [];
     const week: Emission[] = [];
     let seq = 0;

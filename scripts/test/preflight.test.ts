@@ -57,12 +57,12 @@ describe("preflight", () => {
     const results = await preflight(REPO_ROOT);
     expect(failures(results)).toEqual([]);
     expect(results.map((r) => r.check)).toEqual(
-      expect.arrayContaining(["runtime", "functions sdk", "discovery", "params", "settings", "manifest", "placement", "unique counters", "windowed counters", "mirrors", "counter kinds", "rules", "indexes"]),
+      expect.arrayContaining(["runtime", "functions sdk", "discovery", "params", "settings", "manifest", "placement", "unique counters", "windows", "mirrors", "counter kinds", "rules", "indexes"]),
     );
     expect(only(results, "settings").status).toBe("ok");
     expect(only(results, "manifest").message).toMatch(/^10 v2 endpoints in us-central1: 6 callables.*; cleanupDeletedCounter on google\.cloud\.firestore\.document\.v1\.updated counters\/\{counterId\}\/exactCounterCleanup\/pending, retry on$/);
     expect(only(results, "unique counters")).toMatchObject({ status: "ok", message: expect.stringContaining("UNIQUE_COUNTERS is empty") as string });
-    expect(only(results, "windowed counters")).toMatchObject({ status: "ok", message: expect.stringContaining("WINDOWED_COUNTERS is empty") as string });
+    expect(only(results, "windows")).toMatchObject({ status: "ok", message: expect.stringContaining("WINDOWED_COUNTERS is empty") as string });
     expect(only(results, "mirrors")).toMatchObject({ status: "ok", message: expect.stringContaining("MIRRORS is empty") as string });
     expect(only(results, "counter kinds")).toMatchObject({ status: "ok", message: expect.stringContaining("COUNTER_KINDS is empty") as string });
     expect(only(results, "exposure")).toMatchObject({ status: "ok", message: expect.stringContaining("local project demo-counter: open for local use") as string });

@@ -17,7 +17,7 @@ export function dayField(day: string): string {
 /**
  * The update that applies `delta` to a shard: its count, and one more applied write; on a windowed counter
  * (`day`: the UTC day of the applying clock) the day's count too, and the deletion of days long gone. A
- * shard that took no increment for those whole 7 days keeps an older day until reconcile --fix prunes it.
+ * shard that took no increment for those whole 7 days keeps an older day, which no window reads.
  */
 export function shardIncrement(delta: number, day: string | null = null): Record<string, FieldValue> {
   const update: Record<string, FieldValue> = { count: FieldValue.increment(delta), writes: FieldValue.increment(1) };

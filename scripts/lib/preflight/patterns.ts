@@ -22,7 +22,7 @@ export function checkUniqueCounters(ctx: Context): CheckResult {
 
 /** WINDOWED_COUNTERS, parsed and reported as UNIQUE_COUNTERS is (above). */
 export function checkWindowedCounters(ctx: Context): CheckResult {
-  return checkPatternParam(ctx, "windowed counters", "WINDOWED_COUNTERS", (value) => {
+  return checkPatternParam(ctx, "windows", "WINDOWED_COUNTERS", (value) => {
     const patterns = parseCounterIdPatterns("WINDOWED_COUNTERS", value);
     if (patterns.length === 0) return "WINDOWED_COUNTERS is empty: a counter keeps counts per day when created with windowed: true";
     return `WINDOWED_COUNTERS: ids matching ${patterns.map((p) => p.source).join(", ")} always keep counts per day`;
