@@ -9,9 +9,9 @@ import { assertAbsent, mirrorRefs, writeMirrors } from "./mirror-writes";
 import { counterRef, shardRef } from "./paths";
 import { forgetShape, notForUnique, shapeIn, shapeOf } from "./shape";
 import { readCount, shardIds } from "./shards";
-import { addDays, dayOf, isDay } from "./days";
+import { addDays, dayOf } from "./days";
 import { dayField } from "./shard-writes";
-import { KEPT_DAYS, windowsOf } from "./windows";
+import { dayCountsOf, KEPT_DAYS, windowsOf } from "./windows";
 
 /**
  * The update that takes a shard's day counts back to 0, as its count: `increment(-n)` for each day of the
@@ -20,13 +20,10 @@ import { KEPT_DAYS, windowsOf } from "./windows";
  */
 function dayErasures(days: unknown, today: string): Record<string, FieldValue> {
   const erase: Record<string, FieldValue> = {};
-  if (typeof days !== "object" || days === null) return erase;
   const oldest = addDays(today, 1 - KEPT_DAYS);
   const newest = addDays(today, 1);
-  for (const [day, count] of Object.entries(days as Record<string, unknown>)) {
-    if (isDay(day) && day >= oldest && day <= newest && typeof count === "number" && Number.isSafeInteger(count) && count !== 0) {
-      erase[dayField(day)] = FieldValue.increment(-count);
-    }
+  for (const [day, count] of Object.entries(dayCountsOf(days) ?? {})) {
+    if (day >= oldest && day <= newest && count !== 0) erase[dayField(day)] = FieldValue.increment(-count);
   }
   return erase;
 }

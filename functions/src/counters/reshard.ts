@@ -5,8 +5,8 @@ import { FieldValue, type Firestore, type Transaction } from "firebase-admin/fir
 import * as logger from "firebase-functions/logger";
 import { counterRef, shardRef } from "./paths";
 import { ADMIN_TRANSACTION_ATTEMPTS, forgetShape, shapeIn } from "./shape";
-import { isDay } from "./days";
 import { dayField, NEW_SHARD } from "./shard-writes";
+import { dayCountsOf } from "./windows";
 import { readCount, readWrites, removedShardIds, shardIds, spread } from "./shards";
 
 /**
@@ -32,11 +32,8 @@ export async function reshardCounter(
         let foldedWrites = 0;
         const foldedDays = new Map<string, number>(); // a windowed counter's days move with the counts
         for (const shard of removed) {
-          const days = shard.exists ? (shard.get("days") as unknown) : undefined;
-          if (typeof days !== "object" || days === null) continue;
-          for (const [day, count] of Object.entries(days as Record<string, unknown>)) {
-            if (isDay(day) && typeof count === "number" && Number.isSafeInteger(count) && count !== 0) foldedDays.set(day, (foldedDays.get(day) ?? 0) + count);
-          }
+          const days = shard.exists ? dayCountsOf(shard.get("days")) : null;
+          for (const [day, count] of Object.entries(days ?? {})) if (count !== 0) foldedDays.set(day, (foldedDays.get(day) ?? 0) + count);
         }
         for (const shard of removed) {
           const count = readCount(shard.exists ? shard.data() : undefined);

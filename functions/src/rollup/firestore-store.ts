@@ -16,8 +16,8 @@ import type { MirrorTarget } from "../counters/mirror-rules";
 import { logMissingMirror, writeTargets, type MirrorValues } from "../counters/mirror-writes";
 import { COUNTERS, counterRef, isUnderCounter, LEASE_ID, leaseRef, ROLLUP, shardRef, shardsRef } from "../counters/paths";
 import { dayField, newShardMerge } from "../counters/shard-writes";
-import { addDays, dayOf, daysFrom } from "../counters/days";
-import { CLOCK_AHEAD_MS, dayCountsOf, daysAfter, KEPT_DAYS, windowsMoveAtMs, windowsOf, type DayCounts, type DaysRead } from "../counters/windows";
+import { dayOf } from "../counters/days";
+import { dayCountsOf, daysAfter, KEPT_DAYS, openDays, windowsMoveAtMs, windowsOf, type DayCounts, type DaysRead } from "../counters/windows";
 import * as logger from "firebase-functions/logger";
 import type { Load } from "./growth";
 import { MAX_INTERVAL_MS, microsFloor } from "./plan";
@@ -309,8 +309,8 @@ export async function commitTotal(
  */
 export async function allDaysAt(db: Firestore, counterId: string, readTime: Timestamp, nowMs: number): Promise<NonNullable<CommitFields["windows"]> | "overflow"> {
   const today = dayOf(nowMs);
-  const newest = dayOf(Math.max(nowMs, readTime.toMillis()) + CLOCK_AHEAD_MS);
-  const sums = await sumDaysAt(db, counterId, daysFrom(addDays(today, 1 - KEPT_DAYS), newest > today ? newest : today), readTime, { aggregations: 0 });
+  // Every day of the last 30 is open since time 0: the same range a rollup after a long quiet spell reads.
+  const sums = await sumDaysAt(db, counterId, openDays(0, nowMs, microsFloor(readTime)), readTime, { aggregations: 0 });
   if (sums === null) return "overflow";
   const days = daysAfter({}, sums, today);
   return { windows: windowsOf(days, today), days, moveAtMs: windowsMoveAtMs(days, today) };
