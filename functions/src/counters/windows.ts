@@ -6,7 +6,8 @@
 // WHERE THE DAYS ARE. An increment on a windowed counter adds its delta to `days.{day}` of the shard it
 // picks, in the same write as `count` (counters/shard-writes.ts): still one document written. `day` is the
 // UTC date of the incrementing instance's clock. The parent keeps `rollup.days`, the net count of every
-// day of the last 30 that is not 0, exact at `rollup.readTime`, and `windows`, the three sums for one day.
+// day of the last 31 (KEPT_DAYS) that is not 0, exact at `rollup.readTime`, and `windows`, the three sums
+// for one day.
 //
 // WHY SUMMING A FEW DAYS IS EXACT. A rollup cannot sum 30 day fields in the one aggregation query that sums
 // `count` (a query holds at most 5 aggregations, and summing several fields in one query needs a composite
@@ -14,7 +15,7 @@
 // within DAY_CLOSES_AFTER_MS of the clock reading that chose its day (the function that writes it times out
 // long before), so a day X is *closed* once a read time passes the end of X plus that bound: no write for X
 // commits after it. The invariant, after a commit whose sum was read at R on a rollup clock whose day is D:
-//   for every day X <= D (of the last 30), rollup.days[X] = Σ over shards of days.X at R.
+//   for every day X <= D (of the KEPT_DAYS ending with D), rollup.days[X] = Σ over shards of days.X at R.
 // The next sum, read at R' with clock day D', sums every day from dayOf(R - DAY_CLOSES_AFTER_MS) to D' at R'
 // (openDays) and keeps the others: a kept day X ended at or before R - DAY_CLOSES_AFTER_MS, so every write
 // for X committed at or before R, and its sum at R' is its sum at R. Days summed are recomputed, never
@@ -26,6 +27,9 @@
 // the parent; its windows move at the next midnight (windowsMoveAtMs), when the midnight commit shows it.
 // (Found by the model check: a write at 00:00:00.000 for the new day, rolled up 3 ms later by an instance
 // whose clock was a few ms behind, was covered and then never summed.)
+// Rollup instances' clocks differ too, so consecutive commits near midnight can be for different days, in
+// either order: a commit for D' + 1 keeps the days from D' - 29 on, all that the windows of D' need, so a
+// later commit for D' finds the oldest day of its month on the parent (KEPT_DAYS is one more than a window).
 // Usually one day is open (two in the first hour after midnight, or in the last minute before it): one
 // more aggregation query, read at the same read time as the total in a read-only transaction (sum.ts).
 import { addDays, dayOf, dayStartMs, daysFrom, isDay, nextMidnightMs } from "./days";
@@ -35,8 +39,14 @@ export const WINDOW_DAYS = { today: 1, last7Days: 7, last30Days: 30 } as const;
 export type WindowName = keyof typeof WINDOW_DAYS;
 export const WINDOW_NAMES = Object.keys(WINDOW_DAYS) as WindowName[];
 
-/** The days a parent keeps: the longest window. */
-export const KEPT_DAYS = WINDOW_DAYS.last30Days;
+/**
+ * The days a parent keeps and a sum may read, ending with the summing clock's day: the longest window and
+ * the day before it. Instances' clocks differ by seconds (CLOCK_AHEAD_MS), so near midnight one commits
+ * for the next day while the next commit, on a clock that is right, is still for the day before: that one
+ * needs the oldest day of its own month, which the first would have dropped as out of its 30 days, and a
+ * day once closed is never summed again.
+ */
+export const KEPT_DAYS = WINDOW_DAYS.last30Days + 1;
 
 /**
  * A bound on the time from the clock reading that chose a delta's day to the commit of its write: every
@@ -67,7 +77,7 @@ export interface DaysRead {
 
 /**
  * The days a sum read at `readUs` on a clock at `nowMs` must read (see the header), oldest first: from the
- * first day still open since `sinceUs` (at most 30 days back) to the newest day a write covered by the read
+ * first day still open since `sinceUs` (at most KEPT_DAYS back) to the newest day a write covered by the read
  * can have chosen; today always among them.
  */
 export function openDays(sinceUs: number, nowMs: number, readUs: number): string[] {
@@ -81,8 +91,8 @@ export function openDays(sinceUs: number, nowMs: number, readUs: number): string
 }
 
 /**
- * The days after a sum: the open days as summed, the others as kept, from the 30th day before `today` to the
- * newest day summed (a day after `today` is kept for the windows of the days to come).
+ * The days after a sum: the open days as summed, the others as kept, from the 30th day before `today` (the
+ * KEPT_DAYS ending with it) to the newest day summed (a day after `today` is kept for the windows of the days to come).
  */
 export function daysAfter(kept: DayCounts, summed: DayCounts, today: string): DayCounts {
   const oldest = addDays(today, 1 - KEPT_DAYS);
@@ -111,7 +121,7 @@ export function windowsOf(days: DayCounts, day: string): Windows {
  * time, `rollup.windowsMoveAt`.
  */
 export function windowsMoveAtMs(days: DayCounts, day: string): number | null {
-  const oldest = addDays(day, 1 - KEPT_DAYS);
+  const oldest = addDays(day, 1 - WINDOW_DAYS.last30Days);
   const moves = Object.entries(days).some(([d, count]) => d >= oldest && count !== 0);
   return moves ? nextMidnightMs(dayStartMs(day)) : null;
 }

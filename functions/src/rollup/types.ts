@@ -56,7 +56,7 @@ export interface RollupDeps {
   nowMs: () => number;
   /**
    * The clock whose UTC day a windowed counter's windows are for (counters/windows.ts); nowMs when absent.
-   * Tests set it ahead of the real clock to cross midnight at any hour (never behind it: see windows.ts).
+   * Tests set it ahead of the real clock to cross midnight at any hour (the read times they cover stay real).
    */
   dayClockMs?: () => number;
   sleep: (ms: number) => Promise<void>;

@@ -1,7 +1,7 @@
 // The pure arithmetic of windowed counters (counters/days.ts, counters/windows.ts): UTC days, which days a
 // sum must read, the windows of a day, when they next move, and the shard update that carries a day.
 import { addDays, dayOf, daysFrom, isDay, nextMidnightMs } from "../../src/counters/days";
-import { dayCountsOf, daysAfter, DAY_CLOSES_AFTER_MS, openDays, windowsMoveAtMs, windowsOf } from "../../src/counters/windows";
+import { dayCountsOf, daysAfter, DAY_CLOSES_AFTER_MS, KEPT_DAYS, openDays, windowsMoveAtMs, windowsOf } from "../../src/counters/windows";
 import { PRUNED_DAYS, shardIncrement } from "../../src/counters/shard-writes";
 
 const at = (iso: string) => Date.parse(iso);
@@ -40,12 +40,13 @@ describe("the days a sum reads", () => {
     expect(openDays(us("2026-11-25T23:59:59Z"), at("2026-11-26T00:00:01Z"), us("2026-11-26T00:00:01Z"))).toEqual(["2026-11-25", "2026-11-26"]);
   });
 
-  it("reads every day since the last sum after a quiet spell, never more than the 30 a window spans", () => {
+  it("reads every day since the last sum after a quiet spell, never more than the 31 the parent keeps", () => {
     expect(openDays(us("2026-11-20T12:00:00Z"), at("2026-11-23T12:00:00Z"), us("2026-11-23T12:00:00Z"))).toEqual(["2026-11-20", "2026-11-21", "2026-11-22", "2026-11-23"]);
     const all = openDays(0, at("2026-11-26T12:00:00Z"), us("2026-11-26T12:00:00Z"));
-    expect(all).toHaveLength(30);
-    expect(all[0]).toBe("2026-10-28");
-    expect(all[29]).toBe("2026-11-26");
+    expect(KEPT_DAYS).toBe(31);
+    expect(all).toHaveLength(31);
+    expect(all[0]).toBe("2026-10-27");
+    expect(all[30]).toBe("2026-11-26");
   });
 
   it("reads the new day too when its read time (or a writer's clock up to a minute ahead) has reached it, though its own clock has not", () => {
@@ -69,8 +70,11 @@ describe("windows", () => {
     expect(windowsOf({}, "2026-11-26")).toEqual({ day: "2026-11-26", today: 0, last7Days: 0, last30Days: 0 });
   });
 
-  it("keeps the summed days over the kept ones, drops days at 0 and days out of the 30", () => {
-    expect(daysAfter(days, { "2026-11-26": 4, "2026-11-25": 0 }, "2026-11-26")).toEqual({ "2026-11-26": 4, "2026-11-20": 3, "2026-11-19": 5, "2026-10-28": 7 });
+  it("keeps the summed days over the kept ones, drops days at 0 and days before the 30 and the day before them", () => {
+    // 2026-10-27 is in no window of 2026-11-26, but in the month of 2026-11-25, which an instance whose
+    // clock is seconds behind may still commit for after midnight.
+    expect(daysAfter(days, { "2026-11-26": 4, "2026-11-25": 0 }, "2026-11-26")).toEqual({ "2026-11-26": 4, "2026-11-20": 3, "2026-11-19": 5, "2026-10-28": 7, "2026-10-27": 100 });
+    expect(daysAfter({ ...days, "2026-10-26": 1 }, {}, "2026-11-26")).not.toHaveProperty("2026-10-26");
     expect(daysAfter({ "2026-11-27": 1 }, {}, "2026-11-26")).toEqual({});
     // A day after today that the sum read is kept for the windows to come.
     expect(daysAfter({}, { "2026-11-26": 0, "2026-11-27": 2 }, "2026-11-26")).toEqual({ "2026-11-27": 2 });

@@ -39,6 +39,8 @@ interface Instance {
   name: string;
   intervalMs: number;
   skewMs: number;
+  /** A windowed schedule's day clock, ms off the store's (windowed.ts); the rollup's clock otherwise. */
+  daySkewMs: number | null;
   claims: ClaimMemo;
   leads: LeadMemo;
 }
@@ -214,9 +216,12 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
     name: `i${i}`,
     intervalMs: shape.intervalMs,
     skewMs: between(rng, -30, 30),
+    daySkewMs: win === null ? null : win.daySkewsMs[i]!,
     claims: new Map(),
     leads: new Map(),
   }));
+  const dayClockOf = (instance: Instance): { dayClockMs?: () => number } =>
+    instance.daySkewMs === null ? {} : { dayClockMs: () => Math.floor(sim.now() / 1000) + instance.daySkewMs! };
   // A windowed schedule's writers (and resetters) read clocks a few ms off the store's.
   const writerClockMs = () => Math.floor(sim.now() / 1000) + pick(rng, win!.writerSkewsMs);
   const run: WindowedRun | null = win === null ? null : { crossedMidnight: false, slowWrites: 0, lateEvents: 0, midnightCommits: 0 };
@@ -245,6 +250,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
       intervalMs,
       staleAfterMs: staleAfterMsFor(intervalMs),
       nowMs: () => Math.floor(sim.now() / 1000) + instance.skewMs,
+      ...dayClockOf(instance),
       sleep: (waitMs) => sim.sleep(waitMs),
       claims: instance.claims,
       leads: instance.leads,
@@ -385,6 +391,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
         intervalMs: instance.intervalMs,
         staleAfterMs: staleAfterMsFor(instance.intervalMs),
         nowMs: () => Math.floor(sim.now() / 1000) + instance.skewMs,
+        ...dayClockOf(instance),
         sleep: (waitMs) => sim.sleep(waitMs),
         growth: shape.growth,
       },
@@ -454,7 +461,8 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
     run.crossedMidnight = dayOf(startUs / 1000) !== dayOf(lastUs / 1000);
     failures.push(...settledFailures(settled, world.trueDays(counterId, settled.sinceUs)));
     // A later day: the midnight commit moves the windows of a counter no one touches any more.
-    const atMs = nextMidnightMs(sim.now() / 1000) + (win.finalDays - 1) * DAY_MS + between(rng, 1000, 600_000);
+    // At least a minute after midnight: the instance that runs it may have a day clock up to a minute behind.
+    const atMs = nextMidnightMs(sim.now() / 1000) + (win.finalDays - 1) * DAY_MS + between(rng, 61_000, 600_000);
     const seen = world.violations.length;
     sim.at(atMs * 1000, () => midnight({ at: "none" }));
     await sim.run();

@@ -11,7 +11,7 @@
 //   commit leaves alone must read right that way).
 import { addDays, dayOf, dayStartMs } from "../../../src/counters/days";
 import type { MirrorTarget } from "../../../src/counters/mirror-rules";
-import { DAY_CLOSES_AFTER_MS, KEPT_DAYS, WINDOW_NAMES, windowsOf, type DayCounts, type Windows } from "../../../src/counters/windows";
+import { CLOCK_AHEAD_MS, DAY_CLOSES_AFTER_MS, KEPT_DAYS, WINDOW_DAYS, WINDOW_NAMES, windowsOf, type DayCounts, type Windows } from "../../../src/counters/windows";
 import { between, chance, pick, type Rng } from "./sim";
 import type { WindowedState } from "./world";
 
@@ -47,6 +47,12 @@ export interface WindowShape {
   finalDays: number;
   /** A mirror target that holds a window, added to the schedule's mirrors (when it has any). */
   windowMirror: MirrorTarget | null;
+  /**
+   * How far each instance's day clock is off the store's, ms (instance i takes entry i): its windows are for
+   * the UTC day of that clock. Up to CLOCK_AHEAD_MS ahead, and as far behind, so that near midnight
+   * consecutive commits are for different days in either order.
+   */
+  daySkewsMs: number[];
 }
 
 const WINDOW_MIRRORS: MirrorTarget[] = [
@@ -71,6 +77,7 @@ export function windowShapeOf(rng: Rng, writes: number): WindowShape {
     midnightLatencyMs: pick(rng, [1, 40, 500]),
     finalDays: pick(rng, [1, 1, 2, 7, 30, 31]),
     windowMirror: chance(rng, 0.5) ? pick(rng, WINDOW_MIRRORS) : null,
+    daySkewsMs: chance(rng, 0.5) ? [0, 0, 0, 0] : Array.from({ length: 4 }, () => pick(rng, [0, between(rng, -2000, 2000), between(rng, -CLOCK_AHEAD_MS, CLOCK_AHEAD_MS - 1)])),
   };
 }
 
@@ -117,13 +124,15 @@ function showDays(days: DayCounts): string {
 }
 
 /**
- * The true counts from the 30th day before `day` on, days at 0 left out: a later day counts as soon as a
- * covered write chose it (a writer's clock ahead of the rollup's near midnight: counters/windows.ts).
+ * The true counts from the 29th day before `day` on, days at 0 left out: a later day counts as soon as a
+ * covered write chose it (a writer's clock ahead of the rollup's near midnight: counters/windows.ts). The
+ * day before those (KEPT_DAYS) as `days` holds it: absent, or its true count.
  */
-function keptTruth(truth: DayCounts, day: string): DayCounts {
+function keptTruth(truth: DayCounts, day: string, days: DayCounts): DayCounts {
   const kept: DayCounts = {};
-  const oldest = addDays(day, 1 - KEPT_DAYS);
-  for (const [d, count] of Object.entries(truth)) if (d >= oldest && count !== 0) kept[d] = count;
+  const oldest = addDays(day, 1 - WINDOW_DAYS.last30Days);
+  const before = addDays(day, 1 - KEPT_DAYS);
+  for (const [d, count] of Object.entries(truth)) if ((d >= oldest || (d === before && d in days)) && count !== 0) kept[d] = count;
   return kept;
 }
 
@@ -133,7 +142,7 @@ export function settledFailures(w: WindowedState, truth: DayCounts): string[] {
   const day = w.windows.day;
   const expected = windowsOf(truth, day);
   if (!sameWindows(w.windows, expected)) failures.push(`windows for ${day}: ${show(w.windows)}, true ${show(expected)} (true days ${showDays(truth)})`);
-  const kept = keptTruth(truth, day);
+  const kept = keptTruth(truth, day, w.days);
   if (showDays(w.days) !== showDays(kept)) failures.push(`rollup.days for ${day}: ${showDays(w.days)}, true ${showDays(kept)}`);
   return failures;
 }

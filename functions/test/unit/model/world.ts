@@ -20,7 +20,7 @@ import type { ShardWrite } from "../../../src/rollup/types";
 import type { MovedWindowsPage } from "../../../src/rollup/midnight";
 import { addDays, dayOf, daysFrom } from "../../../src/counters/days";
 import { PRUNED_DAYS } from "../../../src/counters/shard-writes";
-import { CLOCK_AHEAD_MS, DAY_CLOSES_AFTER_MS, KEPT_DAYS, windowsOf, type DayCounts, type Windows } from "../../../src/counters/windows";
+import { CLOCK_AHEAD_MS, DAY_CLOSES_AFTER_MS, KEPT_DAYS, WINDOW_DAYS, windowsOf, type DayCounts, type Windows } from "../../../src/counters/windows";
 import { pick, type Rng, type Sim } from "./sim";
 
 interface Parent {
@@ -558,12 +558,16 @@ export class World implements RollupStore {
    */
   private checkDays(counterId: string, readUs: number, day: string, days: DayCounts): void {
     const truth = this.trueDays(counterId, readUs);
-    const oldest = addDays(day, 1 - KEPT_DAYS);
+    // Every day a window of `day` (or a later day) spans is exact; the day before them, kept for a commit
+    // on a clock a day behind (KEPT_DAYS), is exact when it is kept.
+    const oldest = addDays(day, 1 - WINDOW_DAYS.last30Days);
+    const kept = addDays(day, 1 - KEPT_DAYS);
     const reachable = dayOf(Math.floor(readUs / 1000) + CLOCK_AHEAD_MS);
     const newest = [day, reachable, ...Object.keys(days)].reduce((a, b) => (b > a ? b : a));
     const wrong: string[] = [];
     for (const d of daysFrom(oldest, newest)) if ((days[d] ?? 0) !== (truth[d] ?? 0)) wrong.push(`${d}: ${days[d] ?? 0} (true ${truth[d] ?? 0})`);
-    for (const [d, count] of Object.entries(days)) if (d < oldest || count === 0) wrong.push(`${d}: ${count} (not kept for ${day})`);
+    for (const d of daysFrom(kept, addDays(oldest, -1))) if (d in days && days[d] !== (truth[d] ?? 0)) wrong.push(`${d}: ${days[d]} (true ${truth[d] ?? 0})`);
+    for (const [d, count] of Object.entries(days)) if (d < kept || count === 0) wrong.push(`${d}: ${count} (not kept for ${day})`);
     if (wrong.length > 0) this.violations.push(`a commit for ${day} of a sum read at ${readUs} us wrote rollup.days ${wrong.join(", ")}`);
   }
 
