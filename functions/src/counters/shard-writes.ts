@@ -6,8 +6,12 @@
 import { FieldValue } from "firebase-admin/firestore";
 import { addDays } from "./days";
 
-/** The days an increment drops from its shard: days 31 to 37 before its own, which no window spans any more. */
-export const PRUNED_DAYS = { from: 31, to: 37 } as const;
+/**
+ * The days an increment drops from its shard: days 32 to 38 before its own. A sum reads back to the 30th
+ * day before its rollup's day (KEPT_DAYS in windows.ts), and a writer's day is at most one day after a
+ * rollup's (clocks a minute apart at midnight), so no sum ever reads a day an increment drops.
+ */
+export const PRUNED_DAYS = { from: 32, to: 38 } as const;
 
 /** A shard's field for the net count of `day`. */
 export function dayField(day: string): string {
