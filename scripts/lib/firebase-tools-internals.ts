@@ -68,7 +68,8 @@ export interface Endpoint {
     eventFilterPathPatterns?: Record<string, string>;
     retry: boolean;
   };
-  scheduleTrigger?: { schedule: string; retryConfig?: Record<string, unknown> };
+  /** `timeZone`: Cloud Scheduler's (firebase-tools uses UTC for a v2 function that names none). */
+  scheduleTrigger?: { schedule: string; timeZone?: string | null; retryConfig?: Record<string, unknown> };
   availableMemoryMb?: number;
   timeoutSeconds?: number;
   concurrency?: number;

@@ -69,7 +69,8 @@ describe("preflight", () => {
     expect(only(results, "runtime")).toMatchObject({ status: "ok", message: expect.stringContaining("nodejs22") as string });
     expect(only(results, "manifest").message).toContain("rollupTotal on google.cloud.firestore.document.v1.written counters/{counterId}/shards/{shardId}, retry on");
     expect(only(results, "manifest").message).toContain("rollupSweep every 5 minutes");
-    expect(only(results, "manifest").message).toContain("rollupWindows every 10 minutes");
+    // On the minute of every UTC midnight, and every 10 minutes after (functions/src/entry/rollupWindows.ts).
+    expect(only(results, "manifest").message).toContain("rollupWindows */10 * * * * (UTC)");
     expect(only(results, "codebase")).toEqual({
       check: "codebase",
       status: "ok",

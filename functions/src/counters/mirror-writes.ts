@@ -41,17 +41,40 @@ export interface MirrorValues {
 }
 
 /**
+ * The value a target mirrors: the total, or the window it names; undefined for a window's target on a
+ * counter that is not windowed (warned: there is no such window to mirror, the target is left as it is).
+ */
+export function mirroredValue(target: MirrorTarget, values: MirrorValues): number | undefined {
+  if (target.value === "total") return values.total;
+  if (values.windows !== null) return values.windows[target.value];
+  logger.warn("mirror of a window on a counter that is not windowed; left as it is", { mirrorPath: target.path, mirrorField: target.field, window: target.value });
+  return undefined;
+}
+
+/**
  * The rollup's commit: each target of `present` gets its value (update: it must exist), and each of
- * `absent` is asserted absent. A window's target on a counter that is not windowed is left as it is, with a
- * warning: there is no such window to mirror.
+ * `absent` is asserted absent.
  */
 export function writeTargets(batch: WriteBatch, db: Firestore, present: readonly MirrorTarget[], absent: readonly string[], values: MirrorValues): void {
   for (const target of present) {
-    if (target.value === "total") batch.update(db.doc(target.path), { [target.field]: values.total });
-    else if (values.windows !== null) batch.update(db.doc(target.path), { [target.field]: values.windows[target.value] });
-    else logger.warn("mirror of a window on a counter that is not windowed; left as it is", { mirrorPath: target.path, mirrorField: target.field, window: target.value });
+    const value = mirroredValue(target, values);
+    if (value !== undefined) batch.update(db.doc(target.path), { [target.field]: value });
   }
   for (const path of absent) batch.delete(db.doc(path), { exists: false });
+}
+
+/**
+ * The fields of one existing target document (`targets`: the mirrors that name it) whose value differs from
+ * what the document holds: what a write that skips unchanged values writes (the midnight commit's, read in
+ * its transaction). Empty when the document holds every value already.
+ */
+export function differingValues(doc: DocumentSnapshot, targets: readonly MirrorTarget[], values: MirrorValues): Record<string, number> {
+  const update: Record<string, number> = {};
+  for (const target of targets) {
+    const value = mirroredValue(target, values);
+    if (value !== undefined && doc.get(target.field) !== value) update[target.field] = value;
+  }
+  return update;
 }
 
 /** Asserts in `batch` that each target read as missing is still missing (a delete conditioned on absence writes nothing). */

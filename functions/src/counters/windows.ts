@@ -30,6 +30,16 @@
 // Rollup instances' clocks differ too, so consecutive commits near midnight can be for different days, in
 // either order: a commit for D' + 1 keeps the days from D' - 29 on, all that the windows of D' need, so a
 // later commit for D' finds the oldest day of its month on the parent (KEPT_DAYS is one more than a window).
+//
+// THE WINDOWS OF A LATER DAY NEED NO SUM. Every day after the newest one a sum read at R has summed is 0 at
+// R: a write for such a day chose it on a clock past its midnight, so it committed after that midnight
+// minus CLOCK_AHEAD_MS, which is after R (or the sum would have read the day, above). With the invariant,
+// `rollup.days` (absent days at 0) is then the count at R of every day from the oldest it keeps on, and the
+// windows of any later day span only those: computed from `rollup.days` alone, they count exactly the
+// deltas whose writes committed at or before R, the coverage rule `total` is held to with the same R. That
+// is what the midnight commit writes (movedWindows, rollup/midnight.ts): no sum, the total and its read
+// time as they are, the days as they are (the oldest dropped); the next rollup sums what came after R.
+//
 // Usually one day is open (two in the first hour after midnight, or in the last minute before it): one
 // more aggregation query, read at the same read time as the total in a read-only transaction (sum.ts).
 import { addDays, dayOf, dayStartMs, daysFrom, isDay, nextMidnightMs } from "./days";
@@ -68,11 +78,24 @@ export interface Windows {
 /** Net counts by day ("YYYY-MM-DD" → count); a day absent counts 0, and no day is stored at 0. */
 export type DayCounts = Record<string, number>;
 
-/** A windowed parent's days as the rollup reads them: `rollup.days`, exact at `sinceUs`. */
+/** A windowed parent's days as the rollup reads them: `rollup.days`, exact at `sinceUs`, and when its windows move. */
 export interface DaysRead {
   days: DayCounts;
-  /** The read time the days are exact at: `rollup.readTime`, else the reset's or the creation's time. */
+  /**
+   * The read time the days are exact at: `rollup.readTime`, else the reset's or the creation's time; 0 when
+   * `rollup.days` cannot be read (every day is open then, and summed again).
+   */
   sinceUs: number;
+  /** `rollup.windowsMoveAt`: when the windows on the parent next move by themselves; null when they do not. */
+  moveAtMs: number | null;
+}
+
+/** What a commit writes of a windowed counter: `windows`, `rollup.days` and `rollup.windowsMoveAt`. */
+export interface WindowsState {
+  windows: Windows;
+  days: DayCounts;
+  /** When the windows next move by themselves (windowsMoveAtMs); null: they do not. */
+  moveAtMs: number | null;
 }
 
 /**
@@ -104,11 +127,26 @@ export function daysAfter(kept: DayCounts, summed: DayCounts, today: string): Da
   return days;
 }
 
+/**
+ * The windows of a day `today` after the last sum, from the days on the parent alone (see the header: the
+ * windows of a later day need no sum): what the midnight commit writes. The days older than the KEPT_DAYS
+ * ending with `today` are dropped; none is added, and a later day is kept.
+ */
+export function movedWindows(days: DayCounts, today: string): WindowsState {
+  const oldest = addDays(today, 1 - KEPT_DAYS);
+  const kept: DayCounts = {};
+  for (const [day, count] of Object.entries(days)) if (day >= oldest && count !== 0) kept[day] = count;
+  return { windows: windowsOf(kept, today), days: kept, moveAtMs: windowsMoveAtMs(kept, today) };
+}
+
 /** The windows of `day` from the net counts by day. */
 export function windowsOf(days: DayCounts, day: string): Windows {
+  // Days are "YYYY-MM-DD": their order as strings is their order in time. (The midnight commit computes this
+  // for every windowed counter: a few string comparisons, not a date per day of each window.)
   const span = (n: number) => {
+    const first = addDays(day, 1 - n);
     let sum = 0;
-    for (let i = 0; i < n; i++) sum += days[addDays(day, -i)] ?? 0;
+    for (const [d, count] of Object.entries(days)) if (d >= first && d <= day) sum += count;
     return sum;
   };
   return { day, today: span(WINDOW_DAYS.today), last7Days: span(WINDOW_DAYS.last7Days), last30Days: span(WINDOW_DAYS.last30Days) };

@@ -96,7 +96,7 @@ export async function sumAndCommit(run: Run, target: CommitTarget): Promise<Comm
     recordedIntervalMs: fields.intervalMs,
     numShards: fields.grow?.to ?? view.numShards,
     load: fields.load ?? view.load,
-    days: fields.windows === undefined ? view.days : { days: fields.windows.days, sinceUs: sum.readUs },
+    days: fields.windows === undefined ? view.days : { days: fields.windows.days, sinceUs: sum.readUs, moveAtMs: fields.windows.moveAtMs },
   };
   return { kind: "committed", total: sum.total, lagMs, readUs: sum.readUs, version: result.version, after };
 }

@@ -13,15 +13,15 @@ import {
 } from "firebase-admin/firestore";
 import { GRPC, grpcCode } from "../counters/errors";
 import type { MirrorTarget } from "../counters/mirror-rules";
-import { logMissingMirror, writeTargets, type MirrorValues } from "../counters/mirror-writes";
+import { differingValues, logMissingMirror, writeTargets, type MirrorValues } from "../counters/mirror-writes";
 import { COUNTERS, counterRef, isUnderCounter, LEASE_ID, leaseRef, ROLLUP, shardRef, shardsRef } from "../counters/paths";
 import { dayField, newShardMerge } from "../counters/shard-writes";
 import { dayOf } from "../counters/days";
-import { dayCountsOf, daysAfter, KEPT_DAYS, openDays, windowsMoveAtMs, windowsOf, type DayCounts, type DaysRead } from "../counters/windows";
+import { dayCountsOf, daysAfter, KEPT_DAYS, openDays, windowsMoveAtMs, windowsOf, type DayCounts, type DaysRead, type WindowsState } from "../counters/windows";
 import * as logger from "firebase-functions/logger";
 import type { Load } from "./growth";
 import { MAX_INTERVAL_MS, microsFloor } from "./plan";
-import type { ClaimData, CommitFields, CommitResult, FoundClaim, LeaseRead, ParentRead, RollupStore, StaleClaims, SumRead } from "./store";
+import type { ClaimData, CommitFields, CommitResult, FoundClaim, LeaseRead, MoveResult, ParentRead, RollupStore, StaleClaims, SumRead } from "./store";
 import type { FindMovedWindows } from "./midnight";
 import { commitMirrored, type MirroredCommit, type MirrorPort } from "./mirrored";
 import { sumShards } from "./sum";
@@ -86,6 +86,23 @@ export function firestoreRollupStore(db: Firestore, options: FirestoreRollupStor
       };
     },
 
+    async moveWindows(counterId, parent, moved): Promise<MoveResult> {
+      if (parent.version === null) return { kind: "gone", targetWrites: 0, reads: 0 };
+      const ref = counterRef(db, counterId);
+      const lastUpdateTime = timestampOf(parent.version);
+      const targets = options.mirrors?.(counterId) ?? [];
+      if (targets.length > 0) return await moveMirrored(ref, lastUpdateTime, moved, targets);
+      try {
+        await ref.update(windowsFields(moved), { lastUpdateTime });
+        return { kind: "committed", targetWrites: 0, reads: 0 };
+      } catch (error) {
+        const code = grpcCode(error);
+        if (code === GRPC.FAILED_PRECONDITION) return { kind: "changed", targetWrites: 0, reads: 0 };
+        if (code === GRPC.NOT_FOUND) return { kind: "gone", targetWrites: 0, reads: 0 };
+        throw error;
+      }
+    },
+
     async staleClaims(dueBeforeMs, limit, after): Promise<StaleClaims> {
       // A collection-group query on `dueAt` (its index: firestore.indexes.json), in (dueAt, name) order,
       // paged by the last document of the page before. The group's id is the backend's own (paths.ts): an
@@ -123,6 +140,38 @@ export function findMovedWindows(db: Firestore): FindMovedWindows {
   };
 }
 
+/**
+ * A mirrored counter's move of its windows: one transaction reads the parent and the target documents
+ * (locked until it commits, so none can appear, disappear or change between the read and the write) and
+ * writes the parent's windows and, on each target that exists, only the values that differ from what it
+ * holds: a target that appeared since the last commit gets them all, one that holds them is not written.
+ * The total stays as it is, so its targets are written only where they lost it.
+ */
+async function moveMirrored(ref: DocumentReference, lastUpdateTime: Timestamp, moved: WindowsState, targets: readonly MirrorTarget[]): Promise<MoveResult> {
+  const db = ref.firestore;
+  const paths = [...new Set(targets.map((t) => t.path))];
+  return await db.runTransaction(async (tx) => {
+    const [parent, ...docs] = await tx.getAll(ref, ...paths.map((path) => db.doc(path)));
+    const reads = 1 + paths.length;
+    if (!parent!.exists) return { kind: "gone", targetWrites: 0, reads };
+    if (!parent!.updateTime!.isEqual(lastUpdateTime)) return { kind: "changed", targetWrites: 0, reads };
+    const total = parent!.get("total") as unknown;
+    if (typeof total !== "number") throw new Error(`counter "${ref.id}" has no numeric total to mirror`);
+    const values: MirrorValues = { total, windows: moved.windows };
+    let targetWrites = 0;
+    docs.forEach((doc, i) => {
+      const mirrors = targets.filter((t) => t.path === paths[i]);
+      if (!doc.exists) return mirrors.forEach((target) => logMissingMirror(ref.id, target));
+      const update = differingValues(doc, mirrors, values);
+      if (Object.keys(update).length === 0) return;
+      tx.update(doc.ref, update);
+      targetWrites++;
+    });
+    tx.update(ref, windowsFields(moved));
+    return { kind: "committed", targetWrites, reads };
+  });
+}
+
 /** When a windowed counter's windows next move by themselves (midnight.ts). */
 const WINDOWS_MOVE_AT = "rollup.windowsMoveAt";
 
@@ -134,7 +183,7 @@ function commitExtras(fields: CommitFields): Record<string, unknown> {
 }
 
 /** A windowed counter's commit fields: `windows`, `rollup.days` and `rollup.windowsMoveAt`. */
-function windowsFields(windows: NonNullable<CommitFields["windows"]>): Record<string, unknown> {
+function windowsFields(windows: WindowsState): Record<string, unknown> {
   return {
     windows: windows.windows,
     "rollup.days": windows.days,
@@ -203,8 +252,10 @@ function daysOf(parent: DocumentSnapshot): DaysRead | null {
   if (!parent.exists || parent.get("windowed") !== true) return null;
   const days = dayCountsOf(parent.get("rollup.days"));
   const since = coveredUntilUs(parent) ?? timeFieldUs(parent, "resetAt") ?? (parent.createTime === undefined ? null : microsFloor(parent.createTime));
-  if (days === null || since === null) return { days: {}, sinceUs: 0 };
-  return { days, sinceUs: since };
+  const moveAt = timeFieldUs(parent, WINDOWS_MOVE_AT);
+  const moveAtMs = moveAt === null ? null : Math.floor(moveAt / 1000);
+  if (days === null || since === null) return { days: {}, sinceUs: 0, moveAtMs };
+  return { days, sinceUs: since, moveAtMs };
 }
 
 /**
@@ -307,7 +358,7 @@ export async function commitTotal(
  * Every day of the last 30 (of `nowMs`) summed at `readTime`, and the windows and bookkeeping they give: what
  * reconcile checks a windowed counter's windows against, and commits when it repairs them.
  */
-export async function allDaysAt(db: Firestore, counterId: string, readTime: Timestamp, nowMs: number): Promise<NonNullable<CommitFields["windows"]> | "overflow"> {
+export async function allDaysAt(db: Firestore, counterId: string, readTime: Timestamp, nowMs: number): Promise<WindowsState | "overflow"> {
   const today = dayOf(nowMs);
   // Every day of the last 30 is open since time 0: the same range a rollup after a long quiet spell reads.
   const sums = await sumDaysAt(db, counterId, openDays(0, nowMs, microsFloor(readTime)), readTime, { aggregations: 0 });

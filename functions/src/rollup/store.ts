@@ -3,7 +3,7 @@
 // runs over Firestore in production and in the emulator tests (firestore-store.ts), and over an in-memory store with the same
 // semantics in the model check (functions/test/unit/model). Times are microseconds (plan.ts); versions
 // are opaque tokens that a store turns back into its own preconditions.
-import type { DayCounts, Windows } from "../counters/windows";
+import type { DayCounts, WindowsState } from "../counters/windows";
 import type { Load } from "./growth";
 import type { Claim, ParentView } from "./plan";
 
@@ -27,7 +27,6 @@ export interface ClaimData extends Claim {
   intervalMs: number;
 }
 
-/** The shards' sum at one consistent read time; `overflow` when no exact JS number holds it. */
 /**
  * The shards' sum at one consistent read time; `overflow` when no exact JS number holds it. `writes`: the
  * shards' applied writes at that read time (growth.ts), null when they could not be summed with it.
@@ -55,6 +54,16 @@ export type CommitResult =
   | { kind: "changed"; mirrorReads?: number }
   /** The parent does not exist (only its absence means gone: mirrored.ts); nothing was written. */
   | { kind: "gone"; mirrorReads?: number };
+
+/**
+ * How a move of a counter's windows ended (midnight.ts), and what it cost beyond the parent's write: mirror
+ * target documents written (only those holding a value that differs), and documents read to compare them.
+ */
+export interface MoveResult {
+  kind: "committed" | "changed" | "gone";
+  targetWrites: number;
+  reads: number;
+}
 
 /** A pending claim found by the sweep: its counter and its lease as read. */
 export interface FoundClaim {
@@ -100,6 +109,15 @@ export interface RollupStore {
    */
   commit(counterId: string, parent: ParentRead, sum: { total: number; readUs: number }, fields: CommitFields): Promise<CommitResult>;
   /**
+   * The midnight commit's write (midnight.ts): a windowed counter's windows moved to a later day from its own
+   * days, with no sum (counters/windows.ts says why that is exact): `windows`, `rollup.days` and
+   * `rollup.windowsMoveAt`, on condition that the parent is still at `parent.version`; `total` and its read
+   * time stay. In the same atomic write, each mirror target of the counter that exists gets the values it
+   * mirrors, written only where they differ from what it holds (so a target that appeared since the last
+   * commit gets them, and one that holds them is not written). Never creates the parent or a target.
+   */
+  moveWindows(counterId: string, parent: ParentRead, moved: WindowsState): Promise<MoveResult>;
+  /**
    * One page of the pending claims of any counter due before `dueBeforeMs`, oldest first (the sweep): up to
    * `limit` documents after `after` (from the start when absent). Pages by a cursor, so what a page
    * skips (a document that is no lease) never hides what comes after it.
@@ -123,5 +141,5 @@ export interface CommitFields {
    * A windowed counter's `windows` for the commit's day, `rollup.days` after the sum, and
    * `rollup.windowsMoveAt`, when the windows next move by themselves (null: they do not).
    */
-  windows?: { windows: Windows; days: DayCounts; moveAtMs: number | null };
+  windows?: WindowsState;
 }

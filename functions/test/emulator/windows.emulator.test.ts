@@ -5,18 +5,18 @@
 // read times the rollup records are real): counters/windows.ts says why ahead is safe.
 import { logger } from "../helpers/logger";
 import { createCounter } from "../../src/counters/create";
-import { incrementCounter, type IncrementResult } from "../../src/counters/increment";
 import { resetCounter } from "../../src/counters/reset";
 import { reshardCounter } from "../../src/counters/reshard";
 import { setMember } from "../../src/counters/members";
 import { counterRef, shardsRef } from "../../src/counters/paths";
-import { addDays, dayOf, nextMidnightMs } from "../../src/counters/days";
-import { windowsOf, type DayCounts } from "../../src/counters/windows";
+import { addDays, dayOf } from "../../src/counters/days";
+import { windowsOf } from "../../src/counters/windows";
 import { rollupShardWrite } from "../../src/rollup/index";
 import { commitMovedWindows } from "../../src/rollup/midnight";
 import { findMovedWindows } from "../../src/rollup/firestore-store";
-import type { RollupDeps, ShardWrite } from "../../src/rollup/types";
-import { rollupDeps, shardWriteOfIncrement } from "../helpers/rollup";
+import type { RollupDeps } from "../../src/rollup/types";
+import { rollupDeps } from "../helpers/rollup";
+import { dayClock, deps, increment, parent, shardDays, type Applied } from "../helpers/windows";
 import { requireEmulators } from "../helpers/emulators";
 import { ADMIN, call, db, functions, httpsErrorOf, uniqueId, withParam } from "../helpers/functions";
 import { firestoreRollupStore } from "../../src/rollup/firestore-store";
@@ -29,55 +29,6 @@ beforeEach(() => {
   jest.spyOn(logger, "info").mockImplementation(() => undefined);
 });
 afterEach(() => jest.restoreAllMocks());
-
-const TTL_MS = 3_600_000;
-
-/** A day clock `ahead` of the real one, which tests move forward; starts 2 s before a UTC midnight. */
-function dayClock(): { now: () => number; set: (ms: number) => void; midnight: number } {
-  const real = Date.now();
-  const midnight = nextMidnightMs(real + 60_000); // at least a minute ahead, whatever the hour
-  let ahead = midnight - 2_000 - real;
-  return {
-    now: () => Date.now() + ahead,
-    set: (ms) => {
-      ahead = ms - Date.now();
-    },
-    midnight,
-  };
-}
-
-interface Applied {
-  write: ShardWrite;
-  day: string;
-  delta: number;
-}
-
-async function increment(counterId: string, delta: number, clock: () => number): Promise<Applied> {
-  const before = clock();
-  const result: IncrementResult = await incrementCounter(db, counterId, delta, { requestTtlMs: TTL_MS, now: clock });
-  expect(result.applied).toBe(true);
-  return { write: shardWriteOfIncrement(counterId, result, delta), day: dayOf(before), delta };
-}
-
-/** What the shards say, day by day: the truth the windows must match once events settle. */
-async function shardDays(counterId: string): Promise<DayCounts> {
-  const days: DayCounts = {};
-  for (const doc of (await shardsRef(db, counterId).get()).docs) {
-    for (const [day, count] of Object.entries((doc.get("days") as Record<string, number> | undefined) ?? {})) {
-      days[day] = (days[day] ?? 0) + count;
-    }
-  }
-  for (const [day, count] of Object.entries(days)) if (count === 0) delete days[day];
-  return days;
-}
-
-async function parent(counterId: string): Promise<Record<string, unknown>> {
-  return (await counterRef(db, counterId).get()).data()!;
-}
-
-function deps(clock: () => number): RollupDeps {
-  return rollupDeps({ dayClockMs: clock });
-}
 
 describe("windows by UTC day", () => {
   it("counts each delta for its day across midnight, exact after duplicated, late and reordered events", async () => {

@@ -82,6 +82,7 @@ export function checkManifest(ctx: Context, backend: Backend): CheckResult {
     status: "ok",
     message:
       `${endpoints.length} v2 endpoints in ${regions}: ${CALLABLES.length} callables; ${TRIGGER} on ${WRITTEN_EVENT} ${SHARD_DOCUMENT_PATTERN}, retry on, ${sizing}; ` +
-      `${SWEEP} ${sweep!.scheduleTrigger!.schedule}; ${WINDOWS} ${windows!.scheduleTrigger!.schedule}; ${CLEANUP_TRIGGER} on ${UPDATED_EVENT} ${CLEANUP_DOCUMENT_PATTERN}, retry on`,
+      `${SWEEP} ${sweep!.scheduleTrigger!.schedule}; ${WINDOWS} ${windows!.scheduleTrigger!.schedule} (${windows!.scheduleTrigger!.timeZone ?? "UTC"}); ` +
+      `${CLEANUP_TRIGGER} on ${UPDATED_EVENT} ${CLEANUP_DOCUMENT_PATTERN}, retry on`,
   };
 }

@@ -5,6 +5,7 @@
 // (schedule.ts) then retries the event.
 import type { FindMovedWindows } from "../../../src/rollup/midnight";
 import type { ClaimData, CommitFields, LeaseRead, ParentRead, RollupStore } from "../../../src/rollup/store";
+import type { WindowsState } from "../../../src/counters/windows";
 import { between, type Rng, type Sim } from "./sim";
 import type { CommitSource, World } from "./world";
 
@@ -61,6 +62,7 @@ export function remoteStore(world: World, net: Network, fault: Fault, source: Co
     sum: (counterId: string, numShards: number | null, days?: (readUs: number) => readonly string[]) => call("sum", () => world.sum(counterId, numShards, days)),
     commit: (counterId: string, parent: ParentRead, sum: { total: number; readUs: number }, fields: CommitFields) =>
       call("commit", () => world.commit(counterId, parent, sum, fields, source)),
+    moveWindows: (counterId: string, parent: ParentRead, moved: WindowsState) => call("commit", () => world.moveWindows(counterId, parent, moved)),
     staleClaims: (dueBeforeMs: number, limit: number, after?: object) => call("other", () => world.staleClaims(dueBeforeMs, limit, after)),
   };
 }

@@ -15,12 +15,12 @@ import type { MirrorTarget } from "../../../src/counters/mirror-rules";
 import type { Load } from "../../../src/rollup/growth";
 import type { ParentView } from "../../../src/rollup/plan";
 import { commitMirrored, type MirrorPort } from "../../../src/rollup/mirrored";
-import type { ClaimCursor, ClaimData, CommitFields, CommitResult, LeaseRead, ParentRead, RollupStore, StaleClaims, SumRead } from "../../../src/rollup/store";
+import type { ClaimCursor, ClaimData, CommitFields, CommitResult, LeaseRead, MoveResult, ParentRead, RollupStore, StaleClaims, SumRead } from "../../../src/rollup/store";
 import type { ShardWrite } from "../../../src/rollup/types";
 import type { MovedWindowsPage } from "../../../src/rollup/midnight";
 import { addDays, dayOf, daysFrom } from "../../../src/counters/days";
 import { PRUNED_DAYS } from "../../../src/counters/shard-writes";
-import { CLOCK_AHEAD_MS, DAY_CLOSES_AFTER_MS, KEPT_DAYS, WINDOW_DAYS, windowsOf, type DayCounts, type Windows } from "../../../src/counters/windows";
+import { CLOCK_AHEAD_MS, DAY_CLOSES_AFTER_MS, KEPT_DAYS, WINDOW_DAYS, windowsOf, type DayCounts, type Windows, type WindowsState } from "../../../src/counters/windows";
 import { pick, type Rng, type Sim } from "./sim";
 
 interface Parent {
@@ -221,7 +221,7 @@ export class World implements RollupStore {
    * numShards the caller's instance knows (its cache may be stale); a shard that does not exist fails the
    * write (update() on a missing document) and the caller picks again with the parent's numShards.
    * `day`: on a windowed counter, the UTC day of the writer's clock reading `clockMs` (shard-writes.ts:
-   * the day's count moves with the count, and days 31 to 37 before it are dropped). The write must commit
+   * the day's count moves with the count, and days 32 to 38 before it are dropped). The write must commit
    * within DAY_CLOSES_AFTER_MS of that reading (the schedule keeps to it; this records any slip).
    */
   increment(counterId: string, random: number, delta: number, knownShards?: number, day?: { day: string; clockMs: number }): ShardWrite {
@@ -422,7 +422,7 @@ export class World implements RollupStore {
       numShards: p?.numShards ?? null,
       load: p?.load ?? null,
       // As firestore-store.ts's daysOf: `rollup.days`, exact at `rollup.readTime`, else at the reset or the creation.
-      days: p?.windowed == null ? null : { days: { ...p.windowed.days }, sinceUs: p.readUs ?? p.windowed.resetUs ?? p.createUs },
+      days: p?.windowed == null ? null : { days: { ...p.windowed.days }, sinceUs: p.readUs ?? p.windowed.resetUs ?? p.createUs, moveAtMs: p.windowed.moveAtMs },
     };
     return { view, version: p === null ? null : String(p.updateUs) };
   }
@@ -549,6 +549,45 @@ export class World implements RollupStore {
     if (commit.kind === "gone" && c.parent !== null) this.violations.push(`a commit said "gone" of a counter whose parent exists`);
     if (commit.kind !== "committed") return { kind: commit.kind };
     return { kind: "committed", version: String(commit.result), commitUs: commit.result };
+  }
+
+  /**
+   * The midnight commit's move (firestore-store.ts, moveWindows): the windows from the parent's own days,
+   * conditioned on the parent's version, and, in the same atomic write (a transaction that locks the targets
+   * it reads), each existing target's values where they differ. Checked like a commit: the days must be
+   * exact at the read time the total holds, which the move leaves as it is.
+   */
+  moveWindows(counterId: string, parent: ParentRead, moved: WindowsState): Promise<MoveResult> {
+    const c = this.counter(counterId);
+    const p = c.parent;
+    const none = { targetWrites: 0, reads: 1 + this.targetPaths().length };
+    if (p === null) return Promise.resolve({ kind: "gone", ...none });
+    if (String(p.updateUs) !== parent.version) return Promise.resolve({ kind: "changed", ...none });
+    if (p.windowed === null) {
+      this.violations.push("a move of windows on a counter that is not windowed");
+      return Promise.resolve({ kind: "changed", ...none });
+    }
+    const at = this.commitTime();
+    const sinceUs = p.readUs ?? p.windowed.resetUs ?? p.createUs;
+    this.checkDays(counterId, sinceUs, moved.windows.day, moved.days);
+    p.windowed = { ...p.windowed, windows: { ...moved.windows }, days: { ...moved.days }, moveAtMs: moved.moveAtMs };
+    p.updateUs = at;
+    let targetWrites = 0;
+    for (const path of this.targetPaths()) {
+      const doc = this.targets.get(path);
+      if (doc === undefined) continue;
+      let written = false;
+      for (const target of this.mirrors.filter((t) => t.path === path)) {
+        const value = World.mirrored(target, p.total, p.windowed.windows);
+        if (value === undefined || doc.fields[target.field] === value) continue;
+        doc.fields[target.field] = value;
+        written = true;
+      }
+      if (written) targetWrites++;
+    }
+    c.totalWrittenUs = at;
+    c.commits.push({ atUs: at, readUs: p.readUs ?? sinceUs, total: p.total, intervalMs: p.recordedIntervalMs ?? 0, source: "midnight" });
+    return Promise.resolve({ kind: "committed", targetWrites, reads: none.reads });
   }
 
   /**
