@@ -30,7 +30,8 @@ import { randomUUID } from "node:crypto";
 import { createCounterClient, SetMemberError, type CounterClient, type MemberView, type SetMemberRequest, type Time } from "../src";
 import { asTime, compareTimes, laterOf } from "../src/coverage";
 import { E2E_PROJECT, signedInClient, type Client } from "../../functions/test/helpers/client";
-import { e2eAdminDb } from "../../functions/test/helpers/admin";
+import { e2eAdminDb, waitFor } from "../../functions/test/helpers/admin";
+import { setMember as setMemberOnServer } from "../../functions/src/counters/members";
 import { authHost, firestoreHost, requireFunctionsEmulator } from "../../functions/test/helpers/emulators";
 import { shardSumIn } from "../../functions/test/helpers/documents";
 // The model check's seeded PRNG (mulberry32), so a failing schedule can be replayed.
@@ -446,6 +447,34 @@ describe("setMember and watchMember against the emulators", () => {
     final = await settled(h);
     expect([final.value, final.view.member]).toEqual([1, true]);
     expect(h.emissions.every((e) => e.value === 0 || e.value === 1)).toBe(true);
+    expect(h.wrong()).toEqual([]);
+    unwatch();
+    reachedEnd = true;
+  });
+
+  it("a like whose record never got its time (the server died after its commit): a new device shows no count until the retry heals it", async () => {
+    const { counterId, h: before, unwatch: stopBefore } = await watchedLikes("likes-heal", 1);
+    stopBefore();
+    before.client.dispose();
+    // The server's own setMember, against the same emulator, dying between its commit and the write of its time.
+    const died = setMemberOnServer(db, counterId, user.user.uid, true, {
+      beforeTimeWritten: () => {
+        throw new Error("instance died after the commit");
+      },
+    });
+    await expect(died).rejects.toThrow("instance died");
+    const committedAt = (await db.doc(`counters/${counterId}/members/${user.user.uid}`).get()).createTime!;
+    const h = new Harness(counterId);
+    h.changes.push({ member: true, writeTime: { seconds: committedAt.seconds, nanoseconds: committedAt.nanoseconds }, origin: "lost" });
+    const unwatch = h.watch();
+    // The rollup covers the like, but the record cannot say whether a total holds it: nothing exact to show.
+    await waitFor(async () => (await db.doc(`counters/${counterId}`).get()).get("total") as unknown, 2, 10_000);
+    await pause(1000);
+    expect(h.emissions).toEqual([]);
+    // The client's retry of the call that failed answers unchanged, and writes the record's time.
+    await h.tap(true, "normal");
+    const final = await Promise.race([settled(h), pause(15_000).then(() => null)]);
+    expect(final === null ? null : [final.value, final.view.member]).toEqual([2, true]);
     expect(h.wrong()).toEqual([]);
     unwatch();
     reachedEnd = true;

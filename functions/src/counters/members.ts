@@ -15,7 +15,17 @@
 // commit time into it, on condition that the record is still that version. The record is only ever
 // written so, with its version read as precondition, so its versions are the user's changes in commit
 // order, each pointing at the exact time of the one before.
-import { Timestamp, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
+//
+// WHAT A CHANGE COSTS: 3 reads (the parent, the member document and the record, in one getAll) and 4
+// writes: the member document, the record and the shard in the batch, then the record's time. The time is
+// the 4th because it exists only once the batch has committed and clients see no update times (the web
+// SDK shows none), so it has to be written into a field. Writing the record only after the commit (3
+// writes) would break its chain: a join that read "absent" cannot tell that the same user joined and left
+// in between (the member document's create() cannot), so it could point at the wrong change before it;
+// the batch's precondition on the record is what tells. A record holding bounds instead of the time would
+// leave other devices unable to tell a total with the change from one without it for as long as a commit
+// may take to land (docs/unique-counters.md, "Limits and costs").
+import { Timestamp, type DocumentReference, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
 import { backoffMs, pause } from "./backoff";
 import { CounterError, GRPC, grpcCode } from "./errors";
 import { counterRef, memberRef, membershipRef, shardRef } from "./paths";
@@ -90,9 +100,12 @@ const BACKOFF_STEP_MS = 5;
  *
  * Writing the commit time into the record can find the record changed already: a later change of the
  * same user committed in between and took this change's time from the record's update time (see
- * previousChange): nothing is left to write. Any other failure is thrown after the change committed
- * (the caller's retry answers "unchanged"); the record then stays without its time until the user's next
- * change, and clients keep showing their last exact count for that user (member-coverage.ts).
+ * previousChange): nothing is left to write. A transient failure is tried again; any other, or an instance
+ * that dies between the commit and that write, leaves the record without its time, and clients show no
+ * new count for that user meanwhile (member-coverage.ts). It heals on the next call of the user for the
+ * counter: the caller's retry (which answers "unchanged") writes the time, from the record's update time,
+ * which is its change's commit time as long as `changedAt` is null; a change of the other way takes that
+ * time as its `previousChangedAt` and writes its own.
  */
 export async function setMember(
   db: Firestore,
@@ -112,7 +125,12 @@ export async function setMember(
     if (!unique) {
       throw new CounterError("failed-precondition", `setMember: counter "${counterId}" is not a unique counter; use incrementCounter`);
     }
-    if (current!.exists === member) return { counterId, member, changed: false, writeTime: null };
+    if (current!.exists === member) {
+      // Unchanged. The change that made it so may never have got its time (see above): a retry writes it.
+      const unwritten = record!.exists && record!.get("member") === member && record!.get("changedAt") === null;
+      if (unwritten) await writeChangeTime(recordRef, record!.updateTime!);
+      return { counterId, member, changed: false, writeTime: null };
+    }
 
     const batch = db.batch();
     if (member) batch.create(ref, {});
@@ -134,16 +152,35 @@ export async function setMember(
       throw error;
     }
     await options.beforeTimeWritten?.();
-    try {
-      await recordRef.update({ changedAt: committedAt }, { lastUpdateTime: committedAt });
-    } catch (error) {
-      const code = grpcCode(error);
-      if (code !== GRPC.FAILED_PRECONDITION && code !== GRPC.NOT_FOUND) throw error; // else: changed again, or deleted
-    }
+    await writeChangeTime(recordRef, committedAt);
     await options.onCommitted?.();
     return { counterId, member, changed: true, writeTime: writeTimeOf(committedAt) };
   }
   throw new CounterError("aborted", `setMember: counter "${counterId}" kept changing; try again`);
+}
+
+/** Attempts of the write of a change's time when Firestore answers with a transient error. */
+const TIME_WRITE_ATTEMPTS = 3;
+/** gRPC codes worth another attempt of that write: unavailable, deadline exceeded, aborted, internal, resource exhausted. */
+const TRANSIENT = new Set([14, 4, 10, 13, 8]);
+
+/**
+ * Writes the commit time `at` of the batch that last wrote the record (whose update time it is) into its
+ * `changedAt`, on condition that the record is still that version. A record changed again since (another
+ * change took this time as its `previousChangedAt`) or deleted (with its counter) needs nothing more.
+ */
+async function writeChangeTime(ref: DocumentReference, at: Timestamp): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await ref.update({ changedAt: at }, { lastUpdateTime: at });
+      return;
+    } catch (error) {
+      const code = grpcCode(error);
+      if (code === GRPC.FAILED_PRECONDITION || code === GRPC.NOT_FOUND) return;
+      if (attempt >= TIME_WRITE_ATTEMPTS || code === undefined || !TRANSIENT.has(code)) throw error;
+      await pause(backoffMs(attempt, Math.random, 20));
+    }
+  }
 }
 
 /**

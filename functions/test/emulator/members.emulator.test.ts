@@ -413,8 +413,8 @@ describe("the membership record (counters/{id}/memberships/{uid})", () => {
     await expectChain(counterId, USER.uid, [join as Answer, leave!]);
   });
 
-  it("a record whose time was never written (the instance died): the next change takes the exact time from the record", async () => {
-    const counterId = await newUniqueCounter("record-died", 2);
+  /** A join whose instance dies between its commit and the write of its time: the record stays without it. */
+  async function joinThatDied(counterId: string): Promise<Timestamp> {
     const died = members.setMember(db, counterId, USER.uid, true, {
       beforeTimeWritten: () => {
         throw new Error("instance died after the commit");
@@ -425,8 +425,26 @@ describe("the membership record (counters/{id}/memberships/{uid})", () => {
     expect(record.data()).toEqual({ member: true, changedAt: null, previousChangedAt: null });
     const committedAt = (await memberRef(db, counterId, USER.uid).get()).createTime!;
     expect(record.updateTime!.isEqual(committedAt)).toBe(true);
-    await expect(like(counterId, USER)).resolves.toMatchObject({ changed: false }); // the retry: nothing written
-    expect((await membershipRef(db, counterId, USER.uid).get()).updateTime!.isEqual(committedAt)).toBe(true);
+    return committedAt;
+  }
+
+  it("a record whose time was never written (the instance died) gets it from the retry, which answers unchanged", async () => {
+    const counterId = await newUniqueCounter("record-healed", 2);
+    const committedAt = await joinThatDied(counterId);
+    await expect(like(counterId, USER)).resolves.toEqual({ counterId, member: true, changed: false, writeTime: null });
+    expect((await membershipRef(db, counterId, USER.uid).get()).data()).toEqual({ member: true, changedAt: committedAt, previousChangedAt: null });
+    expect(await shardSum(counterId)).toBe(1);
+    // Healed, the record is as if the time had been written at once: a further retry writes nothing.
+    const before = await snapshotOf(counterId);
+    await like(counterId, USER);
+    expect(await snapshotOf(counterId)).toEqual(before);
+    const left = (await like(counterId, USER, false)) as Answer;
+    expect((await membershipRef(db, counterId, USER.uid).get()).data()).toEqual({ member: false, changedAt: asTimestamp(left.writeTime), previousChangedAt: committedAt });
+  });
+
+  it("a record whose time was never written: a change the other way takes the exact time from the record", async () => {
+    const counterId = await newUniqueCounter("record-died", 2);
+    const committedAt = await joinThatDied(counterId);
     const left = (await like(counterId, USER, false)) as Answer;
     expect((await membershipRef(db, counterId, USER.uid).get()).data()).toEqual({ member: false, changedAt: asTimestamp(left.writeTime), previousChangedAt: committedAt });
   });
