@@ -55,7 +55,8 @@ export async function reshardCounter(
         });
         for (const shard of removed) tx.delete(shard.ref);
       }
-      tx.update(counterRef(db, counterId), { numShards });
+      // Counted, so that a reset whose read came before this moved counts between shards reads again (reset-plan.ts).
+      tx.update(counterRef(db, counterId), { numShards, "rollup.reshards": FieldValue.increment(1) });
     },
     { maxAttempts: ADMIN_TRANSACTION_ATTEMPTS },
   );

@@ -248,10 +248,10 @@ describe("resetCounter", () => {
 });
 
 describe("resetCounter holds no lock on the shards", () => {
-  // The reset reads a snapshot without locking and writes one batch conditioned on the parent; these
-  // tests land writes between its read and its write (store.resetCounter's beforeCommit). A reset that
-  // read the shards in a transaction would hold their locks there: the increment in the first test
-  // would wait for a commit that waits for it.
+  // The reset reads a snapshot without locking and writes in a transaction that reads only the parent
+  // (counters/reset-plan.ts); these tests land writes between its read and its write (store.resetCounter's
+  // beforeCommit). A reset that read the shards in a transaction would hold their locks there: the
+  // increment in the first test would wait for a commit that waits for it.
   it("lets an increment between its read and its write commit at once, and keeps it", async () => {
     const counterId = await newCounter("reset-nolock", 4);
     for (const d of [5, 7, -2]) await increment(counterId, d);
@@ -268,20 +268,27 @@ describe("resetCounter holds no lock on the shards", () => {
     expect(await shardSum(counterId)).toBe(3); // erased: 5 + 7 - 2; kept: the 3 that came after the read
   });
 
-  it("reads again when a rollup commits between its read and its write, and still ends at 0", async () => {
+  it("does not read again when a rollup commits between its read and its write: it takes what it erased from that commit's total, and keeps its read time", async () => {
     const counterId = await newCounter("reset-stale", 3);
     for (const d of [4, 6]) await increment(counterId, d);
     let attempts = 0;
+    let rolledUpAt: Timestamp | undefined;
     await resetStore(db, counterId, {
       beforeCommit: async () => {
         attempts++;
-        // What a rollup commit does to the parent: a new total and read time.
-        if (attempts === 1) await counterRef(db, counterId).update({ total: 10, "rollup.readTime": Timestamp.now() });
+        // What a rollup commit does to the parent, for a sum read after the reset's read: the 10 the reset
+        // erases and a 5 committed after its read.
+        await increment(counterId, 5, "after-the-read");
+        rolledUpAt ??= Timestamp.now();
+        await counterRef(db, counterId).update({ total: 15, "rollup.readTime": rolledUpAt });
       },
     });
-    expect(attempts).toBe(2);
-    expect((await readCounter(counterId)).total).toBe(0);
-    expect(await shardSum(counterId)).toBe(0);
+    expect(attempts).toBe(1);
+    const parent = await counterRef(db, counterId).get();
+    expect(parent.get("total")).toBe(5);
+    expect((parent.get("rollup.readTime") as Timestamp).isEqual(rolledUpAt!)).toBe(true);
+    expect((parent.get("resetAt") as Timestamp).valueOf() < rolledUpAt!.valueOf()).toBe(true);
+    expect(await shardSum(counterId)).toBe(5);
   });
 
   it("never subtracts a count twice when a reshard folds shards between its read and its write", async () => {
@@ -299,6 +306,24 @@ describe("resetCounter holds no lock on the shards", () => {
     expect(await shardSum(counterId)).toBe(0);
     const shards = (await shardsRef(db, counterId).get()).docs.map((d) => d.get("count") as number);
     expect(shards).toEqual([0, 0]);
+  });
+
+  it("reads again when a reshard down and up again ran between its read and its write: no shard is left below 0", async () => {
+    const counterId = await newCounter("reset-reshard-back", 6);
+    for (let i = 0; i < 12; i++) await increment(counterId, i + 1);
+    let attempts = 0;
+    await resetStore(db, counterId, {
+      beforeCommit: async () => {
+        attempts++;
+        if (attempts > 1) return;
+        // Shards 2..5 fold into 0 and 1 and come back at 0: the same ids, other counts.
+        await call(reshardCounter, { counterId, numShards: 2 }, ADMIN);
+        await call(reshardCounter, { counterId, numShards: 6 }, ADMIN);
+      },
+    });
+    expect(attempts).toBe(2);
+    const shards = (await shardsRef(db, counterId).get()).docs.map((d) => d.get("count") as number);
+    expect(shards).toEqual([0, 0, 0, 0, 0, 0]);
   });
 
   it("writes only the shards that were not at 0", async () => {

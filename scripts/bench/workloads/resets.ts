@@ -1,7 +1,7 @@
 // Workload 8: resets of a hot counter under load. Increments at a steady rate on one counter of the
 // maximum shard count, and a reset every so often, through the product's store functions (admin SDK, no
 // callable layer, so what is measured is Firestore's locking, not the functions). Run twice: with the
-// product's reset (a read-only snapshot, then one batch conditioned on the parent: no lock on the shards)
+// product's reset (a read-only snapshot, then a transaction that reads only the parent: no lock on the shards)
 // and with the reset it replaced (one transaction that reads every shard and sets it to 0: a lock on every
 // shard from its read to its commit), copied here as the baseline. Measured: how long increments take
 // while a reset runs against the rest of the time, how long a reset takes, failures, and exactness: the

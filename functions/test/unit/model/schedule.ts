@@ -115,12 +115,18 @@ export interface ScheduleResult {
   dropped: number;
   /** Growth steps the counter took. */
   growths: number;
+  /** How the resets' writes went (World.resetOutcomes). */
+  resets: Record<string, number>;
 }
 
 /** Deliveries of an event after which the simulated platform stops crashing it (so every event completes). */
 const CRASHING_ATTEMPTS = 6;
 /** Deliveries of a doomed event before the simulated platform gives up on it (24 h of retries, in short). */
 const DOOMED_ATTEMPTS = 3;
+/** Longest time between a reset's read and its write: a few rollup intervals, so that commits and growth land in between. */
+const RESET_WRITE_LAG_MS = 3000;
+/** A reset's attempts (reset.ts): a stale read is only another reset, a reshard or a delete in between. */
+const RESET_ATTEMPTS = 20;
 /** How often the sweep runs in schedules that drop events (rollupSweep: every 5 minutes). */
 const SWEEP_EVERY_MS = 300_000;
 
@@ -327,13 +333,21 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
       sim.at(sim.now() + lagUs, () => increment(delta, day));
     });
   }
-  for (let i = 0; i < shape.resets; i++) {
-    sim.at(startUs + between(rng, 0, endMs) * 1000, () => {
-      const clockMs = win === null ? undefined : writerClockMs();
-      log(clockMs === undefined ? "reset" : `reset on ${dayOf(clockMs)}`);
-      publish(world.reset(counterId, clockMs));
+  // A reset reads a snapshot, then writes up to RESET_WRITE_LAG_MS later (reset.ts): increments, rollup
+  // commits, growth, reshards and the other reset land in between; a stale read is read again.
+  const reset = (attempt: number) => {
+    const clockMs = win === null ? undefined : writerClockMs();
+    const snap = world.resetRead(counterId, clockMs);
+    log(`reset read at ${((snap.read.readUs - startUs) / 1000).toFixed(3)}${snap.today === null ? "" : ` on ${snap.today}`} (attempt ${attempt})`);
+    sim.at(sim.now() + between(rng, 0, RESET_WRITE_LAG_MS * 1000), () => {
+      const result = world.resetWrite(counterId, snap);
+      log(`reset write: ${result.kind}`);
+      if (result.kind === "committed") publish(result.events);
+      else if (result.kind === "retry" && attempt < RESET_ATTEMPTS) sim.at(sim.now() + between(rng, 0, 50_000), () => reset(attempt + 1));
+      else if (result.kind === "retry") failures.push(`a reset kept reading again (${RESET_ATTEMPTS} attempts)`);
     });
-  }
+  };
+  for (let i = 0; i < shape.resets; i++) sim.at(startUs + between(rng, 0, endMs) * 1000, () => reset(1));
   for (let i = 0; i < shape.reshards; i++) {
     sim.at(startUs + between(rng, 0, endMs) * 1000, () => {
       const to = between(rng, 1, 6);
@@ -473,7 +487,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
     run.midnightCommits = moved.commits.filter((c) => c.source === "midnight").length;
     log(`windows ${JSON.stringify(moved.windowed)}`);
   }
-  return { shape, windowed: run, failures, trace, deliveries, crashes, dropped: dropped.size, growths: state.growths.length };
+  return { shape, windowed: run, failures, trace, deliveries, crashes, dropped: dropped.size, growths: state.growths.length, resets: world.resetOutcomes };
 }
 
 /** The most of `timesUs` within any half-open window of `windowUs`, and where that window starts. */

@@ -20,12 +20,17 @@ import type { ShardWrite } from "../../../src/rollup/types";
 import type { MovedWindowsPage } from "../../../src/rollup/midnight";
 import { addDays, dayOf, daysFrom } from "../../../src/counters/days";
 import { PRUNED_DAYS } from "../../../src/counters/shard-writes";
-import { CLOCK_AHEAD_MS, DAY_CLOSES_AFTER_MS, KEPT_DAYS, WINDOW_DAYS, windowsOf, type DayCounts, type Windows, type WindowsState } from "../../../src/counters/windows";
+import { CLOCK_AHEAD_MS, DAY_CLOSES_AFTER_MS, KEPT_DAYS, WINDOW_DAYS, windowsMoveAtMs, windowsOf, type DayCounts, type Windows, type WindowsState } from "../../../src/counters/windows";
+import { erasedDays, resetPlan, type ResetMarks, type ResetRead } from "../../../src/counters/reset-plan";
 import { pick, type Rng, type Sim } from "./sim";
 
 interface Parent {
   total: number;
   numShards: number;
+  /** `resetAt`, the read time of the last reset; null before any. */
+  resetUs: number | null;
+  /** `rollup.reshards`: the reshards the counter took. */
+  reshards: number;
   readUs: number | null;
   committedUs: number | null;
   recordedIntervalMs: number | null;
@@ -115,6 +120,13 @@ interface Counter {
   resetsUs: number[];
 }
 
+/** What a reset read (World.resetRead): its ResetRead, what it takes from each shard, and the resetting clock's day. */
+export interface ResetSnapshot {
+  read: ResetRead;
+  shards: Map<string, { count: number; days: DayCounts }>;
+  today: string | null;
+}
+
 let eventSeq = 0;
 
 /** A Firestore error: what the real client throws, with its gRPC code. */
@@ -141,6 +153,8 @@ export class World implements RollupStore {
   readonly claimants = new Set<string>();
   /** Property violations seen as they happen (a commit that said "gone" of a live counter). */
   readonly violations: string[] = [];
+  /** How the resets' writes went: "read" (nothing after R covered), "kept" (a rollup committed after R), "retry", "gone". */
+  readonly resetOutcomes: Record<string, number> = {};
   /** Runs before each step of a mirrored commit (its write, its read): latency, and the app changing targets. */
   mirrorStep: () => Promise<void> = () => Promise.resolve();
 
@@ -183,17 +197,18 @@ export class World implements RollupStore {
     const c = this.counter(counterId);
     const at = this.commitTime();
     const windowed = windowedDay === null ? null : { windows: windowsOf({}, windowedDay), days: {}, moveAtMs: null, resetUs: null };
-    c.parent = { total: 0, numShards, readUs: null, committedUs: null, recordedIntervalMs: null, load: null, updateUs: at, createUs: at, windowed };
+    c.parent = { total: 0, numShards, resetUs: null, reshards: 0, readUs: null, committedUs: null, recordedIntervalMs: null, load: null, updateUs: at, createUs: at, windowed };
     for (let i = 0; i < numShards; i++) c.shards.set(String(i), { count: 0, writes: legacy ? null : 0, days: {}, updateUs: at });
     this.writeTotal(c, 0, at);
   }
 
-  /** `total` on the parent's bookkeeping and on every existing target (the callables' transactions lock them). */
-  private writeTotal(c: Counter, total: number, atUs: number): void {
+  /** `total` (and windows) on the parent's bookkeeping and on every existing target (the callables' transactions lock them). */
+  private writeTotal(c: Counter, total: number, atUs: number, windows: Windows | null = null): void {
     c.totalWrittenUs = atUs;
     for (const target of this.mirrors) {
       const doc = this.targets.get(target.path);
-      if (doc !== undefined) doc.fields[target.field] = total;
+      const value = World.mirrored(target, total, windows);
+      if (doc !== undefined && value !== undefined) doc.fields[target.field] = value;
     }
   }
 
@@ -247,46 +262,94 @@ export class World implements RollupStore {
   }
 
   /**
-   * What resetCounter does: a snapshot of the parent and the shards at a read time R (no lock), then one
-   * batch conditioned on the parent that subtracts from each shard the count it held at R (shards at 0
-   * are not written) and sets the total to 0 with `rollup.readTime` = R. Here the read and the batch are
-   * one step, so nothing lands between them; the emulator tests land increments, rollup commits and
-   * reshards there (lifecycle.emulator.test.ts).
+   * resetCounter's read: a snapshot of the parent and the shards at a read time R (no lock), and what the
+   * write will take away from each shard: its count and, on a windowed counter, the days around the
+   * resetting clock's day (reset-plan.ts, erasedDays). The write comes later (resetWrite): increments,
+   * rollup commits, growth, reshards and other resets land in between.
    */
-  reset(counterId: string, clockMs?: number): ShardWrite[] {
+  resetRead(counterId: string, clockMs?: number): ResetSnapshot {
     const c = this.counter(counterId);
     const p = c.parent!;
     const readUs = this.readTime();
-    const at = this.commitTime(); // the batch commits after the read
-    const events: ShardWrite[] = [];
-    // A windowed counter's days go back to 0 with the counts: those of the windows around the resetting
-    // clock's day (and the day after), as reset.ts erases them; older ones are left to the pruning.
     const today = p.windowed === null ? null : dayOf(clockMs ?? Math.floor(readUs / 1000));
+    const range = today === null ? null : erasedDays(today);
+    const shards = new Map<string, { count: number; days: DayCounts }>();
+    let total = 0;
+    let days: DayCounts | null = today === null ? null : {};
     for (const [id, s] of c.shards) {
-      let daysErased = false;
-      if (today !== null) {
-        for (const day of daysFrom(addDays(today, 1 - KEPT_DAYS), addDays(today, 1))) {
-          if ((s.days[day] ?? 0) === 0) continue;
-          s.days[day] = 0;
-          daysErased = true;
+      const erased: DayCounts = {};
+      if (range !== null && days !== null) {
+        for (const [day, n] of Object.entries(s.days)) {
+          if (day < range.from || day > range.to || n === 0) continue;
+          erased[day] = n;
+          days[day] = (days[day] ?? 0) + n;
         }
       }
-      if (s.count === 0 && !daysErased) continue;
+      shards.set(id, { count: s.count, days: erased });
+      total += s.count;
+    }
+    if (days !== null) days = Object.fromEntries(Object.entries(days).filter(([, n]) => n !== 0));
+    return { read: { readUs, marks: World.marks(p), total, days }, shards, today };
+  }
+
+  private static marks(p: Parent): ResetMarks {
+    return { createdUs: p.createUs, resetUs: p.resetUs, reshards: p.reshards };
+  }
+
+  /**
+   * resetCounter's write (reset.ts): one transaction that reads the parent as it is now and, as resetPlan
+   * decides, subtracts from each shard what the snapshot held (a shard gone since fails it: "retry"), and
+   * writes the parent's total, `resetAt` = R, `rollup.readTime` and days, and the mirror targets.
+   */
+  resetWrite(counterId: string, snap: ResetSnapshot): { kind: "committed"; events: ShardWrite[] } | { kind: "retry" | "gone" } {
+    const c = this.counter(counterId);
+    const p = c.parent;
+    const plan = resetPlan(snap.read, {
+      exists: p !== null,
+      marks: p === null ? { createdUs: 0, resetUs: null, reshards: 0 } : World.marks(p),
+      total: p?.total ?? 0,
+      coveredUntilUs: p?.readUs ?? null,
+      days: p?.windowed?.days ?? null,
+    });
+    const outcome = plan.kind === "commit" ? plan.covers : plan.kind;
+    this.resetOutcomes[outcome] = (this.resetOutcomes[outcome] ?? 0) + 1;
+    if (plan.kind === "gone" || plan.kind === "retry") return plan;
+    if (plan.kind === "unreadable-days") {
+      this.violations.push("a reset found rollup.days unreadable");
+      return { kind: "retry" };
+    }
+    for (const [id, erased] of snap.shards) {
+      const touches = erased.count !== 0 || Object.keys(erased.days).length > 0;
+      if (touches && !c.shards.has(id)) return { kind: "retry" }; // update() on a shard a reshard removed
+    }
+    const at = this.commitTime();
+    const events: ShardWrite[] = [];
+    for (const [id, erased] of snap.shards) {
+      if (erased.count === 0 && Object.keys(erased.days).length === 0) continue;
+      const s = c.shards.get(id)!;
+      for (const [day, n] of Object.entries(erased.days)) s.days[day] = (s.days[day] ?? 0) - n;
       const before = { count: s.count };
-      s.count -= before.count;
+      s.count -= erased.count;
       s.updateUs = at;
       const event = this.event(counterId, id, at, before, { count: s.count });
-      events.push(before.count !== 0 ? this.changed(c, event) : event);
+      events.push(erased.count !== 0 ? this.changed(c, event) : event);
     }
-    p.total = 0;
-    p.readUs = readUs;
-    p.updateUs = at;
-    if (p.windowed !== null) {
-      p.windowed = { windows: windowsOf({}, today!), days: {}, moveAtMs: null, resetUs: readUs };
+    const parent = p!;
+    const readUs = snap.read.readUs;
+    parent.total = plan.total;
+    if (plan.covers === "read") parent.readUs = readUs;
+    parent.resetUs = readUs;
+    parent.updateUs = at;
+    let windows: Windows | null = null;
+    if (parent.windowed !== null) {
+      const days = plan.days ?? {};
+      windows = windowsOf(days, snap.today!);
       c.resetsUs.push(readUs);
+      this.checkDays(counterId, parent.readUs!, snap.today!, days);
+      parent.windowed = { windows, days: { ...days }, moveAtMs: windowsMoveAtMs(days, snap.today!), resetUs: readUs };
     }
-    this.writeTotal(c, 0, at);
-    return events;
+    this.writeTotal(c, plan.total, at, windows);
+    return { kind: "committed", events };
   }
 
   /** What reshardCounter's transaction does: new shards at 0, or removed shards folded into kept ones. */
@@ -328,6 +391,7 @@ export class World implements RollupStore {
       }
     }
     p.numShards = numShards;
+    p.reshards++;
     p.updateUs = at;
     return events;
   }
