@@ -34,7 +34,9 @@ per counter whose status is not ok (all of them with --json), then a summary.
             counter, the shard sum differs from the number of member documents (read at one time)
   overflow  the shard sum is beyond 2^53 - 1
   missing   a --counter names no counter (no counters/<id> document)
-Also lists shard documents outside 0..numShards-1 (stray) and missing shards, and for unique counters
+Also lists shard documents outside 0..numShards-1 (stray) and missing shards, shards without writes
+(written before shards counted their applied writes: such a counter never grows, and each rollup of it
+sums twice; --fix gives them writes 0, exactly, while increments go on), and for unique counters
 members= (member documents) and member-drift= (shard sum - members).
 --fix writes the shard sum as the total (a rollup commit, conditioned on the parent being unchanged),
 and to the counter's mirrors (MIRRORS from functions/.env and .env.<project>) in the same write.
@@ -106,6 +108,7 @@ function line(r: CounterReport): string {
   if (r.memberDrift !== null && r.memberDrift !== 0) parts.push(`member-drift=${r.memberDrift}`);
   if (r.strayShards.length > 0) parts.push(`stray shards: ${r.strayShards.join(",")}`);
   if (r.missingShards.length > 0) parts.push(`missing shards: ${r.missingShards.join(",")}`);
+  if (r.unmeasuredShards.length > 0) parts.push(`shards without writes: ${r.unmeasuredShards.length}${r.writesAdded > 0 ? " (writes added)" : ""}`);
   if (r.fixed) parts.push("FIXED");
   return parts.join("  ");
 }
@@ -172,7 +175,7 @@ async function main(args: Args): Promise<number> {
       else if (report.status === "missing") missing++;
     }
     if (args.json) console.log(JSON.stringify(report));
-    else if (report.status !== "ok" || report.strayShards.length > 0 || report.missingShards.length > 0) console.log(line(report));
+    else if (report.status !== "ok" || report.strayShards.length > 0 || report.missingShards.length > 0 || report.unmeasuredShards.length > 0) console.log(line(report));
   }
   const summary = Object.entries(counts).map(([status, n]) => `${n} ${status}`).join(", ") || "no counters";
   if (!args.quiet && done > 0) console.error(`reconcile: ${progress()}`);

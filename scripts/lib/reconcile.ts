@@ -1,9 +1,10 @@
 // Reconcile: compares every counter's total with the sum of its shards and, with `fix`, writes the sum
-// (a regular rollup commit, conditioned on the parent being unchanged). For unique counters it also
+// (a regular rollup commit, conditioned on the parent being unchanged), and gives shards from before
+// shards counted their applied writes a `writes` of 0 (the upgrade growth needs: docs/growth.md). For unique counters it also
 // compares the shard sum with the number of member documents and, with `fix`, repairs the shards from the
 // members first. For windowed counters it compares the parent's windows with every day of the last 30
 // summed at the same read time and, with `fix`, commits them with the total. Used by scripts/reconcile.ts.
-import { AggregateField, FieldPath, FieldValue, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
+import { AggregateField, FieldPath, FieldValue, type DocumentReference, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
 import { GRPC, grpcCode } from "../../functions/src/counters/errors";
 import type { MirrorTarget } from "../../functions/src/counters/mirror-rules";
 import { COUNTERS, counterRef, membersRef, shardRef, shardsRef } from "../../functions/src/counters/paths";
@@ -55,6 +56,14 @@ export interface CounterReport {
   strayShards: string[];
   /** Shard ids 0 … numShards-1 without a document. */
   missingShards: string[];
+  /**
+   * Shards without a numeric `writes` (written before shards counted their applied writes): until each has
+   * one, every rollup of the counter sums its counts in a second query, and the counter never grows
+   * (docs/growth.md). With fix, each gets `writes: 0`. Ids in numeric order.
+   */
+  unmeasuredShards: string[];
+  /** With fix: how many of those got `writes` (0 when none did, or a reshard removed one meanwhile: next run). */
+  writesAdded: number;
   unique: boolean;
   /** Unique counters: the number of member documents, read at the same time as memberSum; else null. */
   members: number | null;
@@ -144,6 +153,8 @@ export async function reconcileCounter(
     numShards: null,
     strayShards: [],
     missingShards: [],
+    unmeasuredShards: [],
+    writesAdded: 0,
     unique: false,
     members: null,
     memberSum: null,
@@ -160,12 +171,15 @@ export async function reconcileCounter(
   report.total = typeof total === "number" ? total : null;
   report.numShards = typeof numShards === "number" ? numShards : null;
 
-  const shards = await shardsRef(db, counterId).select().get();
+  const shards = await shardsRef(db, counterId).select("writes").get();
   report.reads += Math.max(1, shards.size);
   const present = new Set(shards.docs.map((d) => d.id));
   const expected = new Set(report.numShards === null ? [] : shardIds(report.numShards));
   report.strayShards = [...present].filter((id) => !expected.has(id)).sort();
   report.missingShards = [...expected].filter((id) => !present.has(id));
+  const unmeasured = shards.docs.filter((d) => expected.has(d.id) && typeof d.get("writes") !== "number");
+  report.unmeasuredShards = unmeasured.map((d) => d.id).sort((a, b) => Number(a) - Number(b));
+  if (fix && unmeasured.length > 0) report.writesAdded = await addWrites(db, unmeasured.map((d) => d.ref));
   const shardWritesUs = shards.docs.map((d) => microsCeil(d.updateTime));
   const lastShardWriteUs = Math.max(0, ...shardWritesUs);
 
@@ -239,6 +253,24 @@ export async function reconcileCounter(
     }
   }
   return report;
+}
+
+/**
+ * Gives shards written before shards counted their applied writes a `writes` of 0, in one batch:
+ * `increment(0)` makes a missing field 0 and leaves a number as it is, so an increment that lands
+ * meanwhile (adding 1 to `writes` itself) is never overwritten. `update()` never creates a shard: a shard a
+ * reshard removed meanwhile fails the batch, and the next run tries again. Returns how many got it.
+ */
+async function addWrites(db: Firestore, shards: DocumentReference[]): Promise<number> {
+  const batch = db.batch();
+  for (const ref of shards) batch.update(ref, { writes: FieldValue.increment(0) });
+  try {
+    await batch.commit();
+    return shards.length;
+  } catch (error) {
+    if (grpcCode(error) === GRPC.NOT_FOUND) return 0;
+    throw error;
+  }
 }
 
 interface MembersAndSum {

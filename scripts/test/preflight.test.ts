@@ -357,6 +357,19 @@ describe("preflight", () => {
     expect(indexes.message).toContain("no collection-group index on exactCounterRollup.dueAt");
   });
 
+  it("fails when the index on counters' rollup.windowsMoveAt, which the midnight commit queries, is gone", async () => {
+    const dir = brokenCopy((d) =>
+      edit(join(d, "firestore.indexes.json"), (t) => {
+        const spec = JSON.parse(t) as { fieldOverrides: { fieldPath: string }[] };
+        spec.fieldOverrides = spec.fieldOverrides.filter((o) => o.fieldPath !== "rollup.windowsMoveAt");
+        return JSON.stringify(spec, null, 2);
+      }),
+    );
+    const indexes = only(await preflight(dir), "indexes");
+    expect(indexes.status).toBe("fail");
+    expect(indexes.message).toContain("has no index on counters.rollup.windowsMoveAt: rollupWindows' query would fail");
+  });
+
   it("fails when the shards' index on (count, writes), which the rollup's one aggregation reads, is gone", async () => {
     const dir = brokenCopy((d) => edit(join(d, "firestore.indexes.json"), (t) => t.replace('"fieldPath": "writes"', '"fieldPath": "updates"')));
     const indexes = only(await preflight(dir), "indexes");

@@ -19,7 +19,7 @@ afterAll(() => deleteApp(app));
 /** A counter whose total (0) covers up to a minute ago, with a shard write of 5 committed now. */
 async function counterMissingAWrite(id: string): Promise<number> {
   await db.doc(`counters/${id}`).set({ numShards: 1, total: 0, rollup: { commits: 1, readTime: Timestamp.fromMillis(Date.now() - 60_000) } });
-  const result = await db.doc(`counters/${id}/shards/0`).set({ count: 5 });
+  const result = await db.doc(`counters/${id}/shards/0`).set({ count: 5, writes: 1 });
   return result.writeTime.toMillis();
 }
 

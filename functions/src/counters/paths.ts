@@ -17,6 +17,12 @@ export const SHARD_SUMS_INDEX = {
     { fieldPath: "writes", order: "ASCENDING" },
   ],
 } as const;
+/**
+ * When a windowed counter's windows next move by themselves (counters/windows.ts), on its parent: the one
+ * field of the `rollup` map that is indexed (firestore.indexes.json), for the midnight commit's query
+ * (rollup/midnight.ts); checked by the preflight.
+ */
+export const WINDOWS_MOVE_AT = "rollup.windowsMoveAt";
 /** Members of a unique counter, one document per member: counters/{id}/members/{uid}. */
 export const MEMBERS = "members";
 /**

@@ -14,7 +14,7 @@ import {
 import { GRPC, grpcCode } from "../counters/errors";
 import type { MirrorTarget } from "../counters/mirror-rules";
 import { differingValues, logMissingMirror, writeTargets, type MirrorValues } from "../counters/mirror-writes";
-import { COUNTERS, counterRef, isUnderCounter, LEASE_ID, leaseRef, ROLLUP, shardRef, shardsRef } from "../counters/paths";
+import { COUNTERS, counterRef, isUnderCounter, LEASE_ID, leaseRef, ROLLUP, shardRef, shardsRef, WINDOWS_MOVE_AT } from "../counters/paths";
 import { dayField, newShardMerge } from "../counters/shard-writes";
 import { dayOf } from "../counters/days";
 import { dayCountsOf, daysAfter, KEPT_DAYS, openDays, windowsMoveAtMs, windowsOf, type DayCounts, type DaysRead, type WindowsState } from "../counters/windows";
@@ -171,9 +171,6 @@ async function moveMirrored(ref: DocumentReference, lastUpdateTime: Timestamp, m
     return { kind: "committed", targetWrites, reads };
   });
 }
-
-/** When a windowed counter's windows next move by themselves (midnight.ts). */
-const WINDOWS_MOVE_AT = "rollup.windowsMoveAt";
 
 function commitExtras(fields: CommitFields): Record<string, unknown> {
   const extras: Record<string, unknown> = { "rollup.intervalMs": fields.intervalMs };

@@ -5,6 +5,7 @@ import { db, deliver, newCounter, readCounter, uniqueId, writeShard } from "../h
 import { requireEmulators } from "../helpers/emulators";
 import { counterRef, shardRef } from "../../src/counters/paths";
 import { reconcile, type CounterReport } from "../../../scripts/lib/reconcile";
+import { sumShards } from "../../src/rollup/sum";
 
 beforeAll(requireEmulators);
 
@@ -58,6 +59,28 @@ describe("reconcile", () => {
     expect(r[drifted]).toMatchObject({ status: "drift", drift: 36, fixed: true });
     expect(await readCounter(drifted)).toMatchObject({ total: 4, commits: (before.commits ?? 0) + 1 });
     expect((await reports([drifted]))[drifted]).toMatchObject({ status: "ok", drift: 0 });
+  });
+
+  it("lists shards written before shards counted their writes; with fix gives them writes 0, and the rollup's one aggregation then sums them", async () => {
+    const counterId = await newCounter("rec-legacy", 3);
+    // An upgrade: shards 0 and 2 as an older version wrote them (a count, no `writes`), shard 1 as now.
+    await shardRef(db, counterId, 0).set({ count: 4 });
+    await shardRef(db, counterId, 1).update({ count: FieldValue.increment(2), writes: FieldValue.increment(2) });
+    await shardRef(db, counterId, 2).set({ count: 1 });
+    // Whether the rollup's one aggregation (count, writes and the number of shards) takes every shard.
+    const sumsBoth = async () => {
+      const sum = await sumShards(db, counterId, undefined, 3);
+      return !sum.overflow && sum.writes !== null;
+    };
+    expect(await sumsBoth()).toBe(false);
+    expect((await reports([counterId]))[counterId]).toMatchObject({ unmeasuredShards: ["0", "2"], writesAdded: 0 });
+
+    const fixed = (await reports([counterId], true))[counterId]!;
+    expect(fixed).toMatchObject({ unmeasuredShards: ["0", "2"], writesAdded: 2 });
+    const shards = await Promise.all([0, 1, 2].map(async (i) => (await shardRef(db, counterId, i).get()).data()));
+    expect(shards).toEqual([{ count: 4, writes: 0 }, { count: 2, writes: 2 }, { count: 1, writes: 0 }]);
+    expect(await sumsBoth()).toBe(true);
+    expect((await reports([counterId]))[counterId]).toMatchObject({ unmeasuredShards: [], writesAdded: 0 });
   });
 
   it("walks every counter page by page when no ids are given", async () => {

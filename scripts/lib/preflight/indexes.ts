@@ -1,11 +1,12 @@
-// The index file: valid for firebase-tools, with the TTL policy that expires the idempotency records and
-// the collection-group index the sweep's query needs, and without the TTL policy of earlier versions.
+// The index file: valid for firebase-tools, with the TTL policy that expires the idempotency records, the
+// collection-group index the sweep's query needs, the shards' index the rollup sums through and the index
+// the midnight commit's query needs, and without the TTL policy of earlier versions.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { REQUESTS, ROLLUP, SHARD_SUMS_INDEX } from "../../../functions/src/counters/paths";
+import { COUNTERS, REQUESTS, ROLLUP, SHARD_SUMS_INDEX, WINDOWS_MOVE_AT } from "../../../functions/src/counters/paths";
 import { errorMessage, firestoreApi } from "../firebase-tools-internals";
 import { firestoreConfig } from "./context";
-import { SWEEP } from "./manifest";
+import { SWEEP, WINDOWS } from "./manifest";
 import type { CheckResult, Context } from "./types";
 
 /** The idempotency records' collection id before it became the backend's own (functions/src/counters/paths.ts). */
@@ -53,6 +54,21 @@ export function checkIndexes(ctx: Context): CheckResult {
         message: `${file} has no index on ${SHARD_SUMS_INDEX.collectionGroup} (count, writes): the rollup would sum counts alone and no counter would grow (docs/growth.md)`,
       };
     }
+    // `rollup` is exempt from indexing on counters; the one field of it the midnight commit queries is
+    // indexed again by its own override. Without it the query fails and windows never move at midnight.
+    const movesIndex = spec.fieldOverrides?.some(
+      (o) =>
+        o.collectionGroup === COUNTERS &&
+        o.fieldPath === WINDOWS_MOVE_AT &&
+        (o.indexes ?? []).some((i) => i.order === "ASCENDING" && i.queryScope === "COLLECTION"),
+    );
+    if (!movesIndex) {
+      return {
+        check,
+        status: "fail",
+        message: `${file} has no index on ${COUNTERS}.${WINDOWS_MOVE_AT}: ${WINDOWS}' query would fail, and windowed counters' windows would never move at midnight (docs/windows.md)`,
+      };
+    }
     // The TTL policy of earlier versions, on the group `requests`: it deletes every document with a past
     // `expireAt` in any collection named requests, an app's own too (docs/deploying.md, upgrading).
     if (spec.fieldOverrides?.some((o) => o.collectionGroup === LEGACY_REQUESTS && o.ttl === true)) {
@@ -67,7 +83,7 @@ export function checkIndexes(ctx: Context): CheckResult {
     return {
       check,
       status: "ok",
-      message: `${file} is valid, with the TTL policy on ${REQUESTS}.expireAt, ${SWEEP}'s index on ${ROLLUP}.dueAt and the shards' index on (count, writes)`,
+      message: `${file} is valid, with the TTL policy on ${REQUESTS}.expireAt, ${SWEEP}'s index on ${ROLLUP}.dueAt, the shards' index on (count, writes) and ${WINDOWS}' index on ${COUNTERS}.${WINDOWS_MOVE_AT}`,
     };
   } catch (error) {
     return { check, status: "fail", message: `firestore indexes: ${errorMessage(error)}` };
