@@ -4,7 +4,7 @@
 // so it is unit-tested on its own (client/test/windows.test.ts).
 //
 // The backend (docs/api.md) writes `windows` ({ day, today, last7Days, last30Days }) and `rollup.days`
-// (the non-zero per-UTC-day sums from windows.day − 29 on; near midnight also the next day, which a
+// (the non-zero per-UTC-day sums from windows.day − 30 on; near midnight also the next day, which a
 // writer whose clock ran ahead already counted for) with every rollup commit, exact as of
 // `rollup.readTime`, the same coverage rule as `total`. Windows move at UTC midnight without a write,
 // so the parent may still hold an older day's values: the client sums `rollup.days` over the span ending
