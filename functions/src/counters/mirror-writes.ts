@@ -1,9 +1,10 @@
 // The one module that writes mirror targets (MIRRORS, mirror-rules.ts says where): every write of a
-// counter's `total` writes the same value (or the window it names, mirror-rules.ts) to each existing target in the same atomic write. Used by the
-// callables that write a total (create.ts, reset.ts, delete.ts: in their transaction or batch, after
-// reading the targets) and by the rollup's commit (rollup/firestore-store.ts: in its batch, the targets
-// found missing asserted still absent; rollup/mirrored.ts says why that is exact). A target document is
-// never created: a missing one is skipped with a warning.
+// counter's `total` writes the same value (or the window it names, mirror-rules.ts) to each existing target
+// in the same atomic write. Used by the callables that write a total (create.ts, reset.ts, delete.ts: in
+// their transaction, after reading the targets), by the rollup's commit (rollup/firestore-store.ts: in its
+// batch, the targets found missing asserted still absent; rollup/mirrored.ts says why that is exact), and by
+// the midnight commit (rollup/firestore-midnight.ts: in its transaction, only the values that differ from
+// what a target holds). A target document is never created: a missing one is skipped with a warning.
 import type { DocumentData, DocumentReference, DocumentSnapshot, FieldValue, Firestore, UpdateData, WriteBatch } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
 import type { MirrorTarget } from "./mirror-rules";
@@ -75,12 +76,6 @@ export function differingValues(doc: DocumentSnapshot, targets: readonly MirrorT
     if (value !== undefined && doc.get(target.field) !== value) update[target.field] = value;
   }
   return update;
-}
-
-/** Asserts in `batch` that each target read as missing is still missing (a delete conditioned on absence writes nothing). */
-export function assertAbsent(batch: WriteBatch, snaps: readonly DocumentSnapshot[]): void {
-  const absent = new Map(snaps.filter((t) => !t.exists).map((t) => [t.ref.path, t.ref]));
-  for (const ref of absent.values()) batch.delete(ref, { exists: false });
 }
 
 /** The warning for a mirror target that does not exist: the counter's total is written, its mirror skipped. */

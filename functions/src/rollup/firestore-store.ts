@@ -1,30 +1,26 @@
 // The RollupStore production uses (store.ts), over Firestore: the parent, the lease and the shards of
 // counters/{id}, with every precondition the rollup relies on (a commit on the parent's update time, a
 // claim on the lease's). The emulator tests exercise exactly this module.
-import {
-  AggregateField,
-  FieldValue,
-  Timestamp,
-  type DocumentReference,
-  type DocumentSnapshot,
-  type Firestore,
-  type QueryDocumentSnapshot,
-  type WriteResult,
-} from "firebase-admin/firestore";
+import { AggregateField, FieldValue, Timestamp, type DocumentReference, type DocumentSnapshot, type Firestore, type QueryDocumentSnapshot, type WriteResult } from "firebase-admin/firestore";
 import { GRPC, grpcCode } from "../counters/errors";
 import type { MirrorTarget } from "../counters/mirror-rules";
-import { differingValues, logMissingMirror, writeTargets, type MirrorValues } from "../counters/mirror-writes";
-import { COUNTERS, counterRef, isUnderCounter, LEASE_ID, leaseRef, ROLLUP, shardRef, shardsRef, WINDOWS_MOVE_AT } from "../counters/paths";
+import { logMissingMirror, writeTargets, type MirrorValues } from "../counters/mirror-writes";
+import { counterRef, isUnderCounter, LEASE_ID, leaseRef, ROLLUP, shardRef, shardsRef } from "../counters/paths";
 import { dayField, newShardMerge } from "../counters/shard-writes";
 import { dayOf } from "../counters/days";
-import { dayCountsOf, daysAfter, KEPT_DAYS, openDays, windowsMoveAtMs, windowsOf, type DayCounts, type DaysRead, type WindowsState } from "../counters/windows";
+import { daysAfter, KEPT_DAYS, openDays, windowsMoveAtMs, windowsOf, type DayCounts, type WindowsState } from "../counters/windows";
 import * as logger from "firebase-functions/logger";
 import type { Load } from "./growth";
-import { MAX_INTERVAL_MS, microsFloor } from "./plan";
-import type { ClaimData, CommitFields, CommitResult, FoundClaim, LeaseRead, MoveResult, ParentRead, RollupStore, StaleClaims, SumRead } from "./store";
-import type { FindMovedWindows } from "./midnight";
+import { microsFloor } from "./plan";
+import type { ClaimData, CommitFields, CommitResult, FoundClaim, LeaseRead, MoveResult, RollupStore, StaleClaims, SumRead } from "./store";
 import { commitMirrored, type MirroredCommit, type MirrorPort } from "./mirrored";
+import { moveWindows } from "./firestore-midnight";
+import { parentReadOf, timestampOf, timestampOfMicros, versionOf, windowsFields } from "./firestore-parent";
 import { sumShards } from "./sum";
+
+// Moved, still reached from here by the code that imported them from this module.
+export { findMovedWindows } from "./firestore-midnight";
+export { coveredUntilUs } from "./firestore-parent";
 
 export interface FirestoreRollupStoreOptions {
   /** Where a counter's total is also written (MIRRORS, counters/mirror-rules.ts); none when absent. */
@@ -87,20 +83,7 @@ export function firestoreRollupStore(db: Firestore, options: FirestoreRollupStor
     },
 
     async moveWindows(counterId, parent, moved): Promise<MoveResult> {
-      if (parent.version === null) return { kind: "gone", targetWrites: 0, reads: 0 };
-      const ref = counterRef(db, counterId);
-      const lastUpdateTime = timestampOf(parent.version);
-      const targets = options.mirrors?.(counterId) ?? [];
-      if (targets.length > 0) return await moveMirrored(ref, lastUpdateTime, moved, targets);
-      try {
-        await ref.update(windowsFields(moved), { lastUpdateTime });
-        return { kind: "committed", targetWrites: 0, reads: 0 };
-      } catch (error) {
-        const code = grpcCode(error);
-        if (code === GRPC.FAILED_PRECONDITION) return { kind: "changed", targetWrites: 0, reads: 0 };
-        if (code === GRPC.NOT_FOUND) return { kind: "gone", targetWrites: 0, reads: 0 };
-        throw error;
-      }
+      return await moveWindows(db, counterId, parent, moved, options.mirrors?.(counterId) ?? []);
     },
 
     async staleClaims(dueBeforeMs, limit, after): Promise<StaleClaims> {
@@ -122,70 +105,11 @@ export function firestoreRollupStore(db: Firestore, options: FirestoreRollupStor
   };
 }
 
-/**
- * The midnight commit's query (midnight.ts): counters whose `rollup.windowsMoveAt` is at or before a time,
- * in (windowsMoveAt, name) order, paged by the last document of the page before. Its single-field index is
- * declared in firestore.indexes.json (the rest of `rollup` is not indexed).
- */
-export function findMovedWindows(db: Firestore): FindMovedWindows {
-  return async (atMs, limit, after) => {
-    let query = db.collection(COUNTERS).where(WINDOWS_MOVE_AT, "<=", Timestamp.fromMillis(atMs)).orderBy(WINDOWS_MOVE_AT).limit(limit);
-    if (after !== undefined) query = query.startAfter(after as QueryDocumentSnapshot);
-    const snap = await query.get();
-    return {
-      counters: snap.docs.map((doc) => ({ counterId: doc.id, parent: parentReadOf(doc) })),
-      reads: Math.max(1, snap.size),
-      next: snap.size < limit ? null : snap.docs[snap.size - 1]!,
-    };
-  };
-}
-
-/**
- * A mirrored counter's move of its windows: one transaction reads the parent and the target documents
- * (locked until it commits, so none can appear, disappear or change between the read and the write) and
- * writes the parent's windows and, on each target that exists, only the values that differ from what it
- * holds: a target that appeared since the last commit gets them all, one that holds them is not written.
- * The total stays as it is, so its targets are written only where they lost it.
- */
-async function moveMirrored(ref: DocumentReference, lastUpdateTime: Timestamp, moved: WindowsState, targets: readonly MirrorTarget[]): Promise<MoveResult> {
-  const db = ref.firestore;
-  const paths = [...new Set(targets.map((t) => t.path))];
-  return await db.runTransaction(async (tx) => {
-    const [parent, ...docs] = await tx.getAll(ref, ...paths.map((path) => db.doc(path)));
-    const reads = 1 + paths.length;
-    if (!parent!.exists) return { kind: "gone", targetWrites: 0, reads };
-    if (!parent!.updateTime!.isEqual(lastUpdateTime)) return { kind: "changed", targetWrites: 0, reads };
-    const total = parent!.get("total") as unknown;
-    if (typeof total !== "number") throw new Error(`counter "${ref.id}" has no numeric total to mirror`);
-    const values: MirrorValues = { total, windows: moved.windows };
-    let targetWrites = 0;
-    docs.forEach((doc, i) => {
-      const mirrors = targets.filter((t) => t.path === paths[i]);
-      if (!doc.exists) return mirrors.forEach((target) => logMissingMirror(ref.id, target));
-      const update = differingValues(doc, mirrors, values);
-      if (Object.keys(update).length === 0) return;
-      tx.update(doc.ref, update);
-      targetWrites++;
-    });
-    tx.update(ref, windowsFields(moved));
-    return { kind: "committed", targetWrites, reads };
-  });
-}
-
 function commitExtras(fields: CommitFields): Record<string, unknown> {
   const extras: Record<string, unknown> = { "rollup.intervalMs": fields.intervalMs };
   if (fields.load !== undefined) extras["rollup.load"] = storedLoad(fields.load);
   if (fields.grow !== undefined) extras.numShards = fields.grow.to;
   return fields.windows === undefined ? extras : { ...extras, ...windowsFields(fields.windows) };
-}
-
-/** A windowed counter's commit fields: `windows`, `rollup.days` and `rollup.windowsMoveAt`. */
-function windowsFields(windows: WindowsState): Record<string, unknown> {
-  return {
-    windows: windows.windows,
-    "rollup.days": windows.days,
-    [WINDOWS_MOVE_AT]: windows.moveAtMs === null ? null : Timestamp.fromMillis(windows.moveAtMs),
-  };
 }
 
 /** `rollup.load` as stored: the measure's read time and writes, and the hot streak's and its last step's (null when none). */
@@ -198,61 +122,6 @@ function storedLoad(load: Load): Record<string, unknown> {
     hotStepTime: load.hot?.step == null ? null : timestampOfMicros(load.hot.step.atUs),
     hotStepFrom: load.hot?.step == null ? null : load.hot.step.from,
   };
-}
-
-/** `rollup.load` as the rollup reads it; null when absent or malformed (the next commit measures afresh). */
-function loadOf(parent: DocumentSnapshot): Load | null {
-  const load = parent.exists ? (parent.get("rollup.load") as unknown) : undefined;
-  if (typeof load !== "object" || load === null) return null;
-  const { readTime, writes, hotSince, hotWrites, hotStepTime, hotStepFrom } = load as Record<string, unknown>;
-  if (!(readTime instanceof Timestamp) || typeof writes !== "number" || !Number.isSafeInteger(writes)) return null;
-  const step =
-    hotStepTime instanceof Timestamp && typeof hotStepFrom === "number" && Number.isSafeInteger(hotStepFrom) && hotStepFrom >= 1
-      ? { atUs: microsFloor(hotStepTime), from: hotStepFrom }
-      : null;
-  const hot =
-    hotSince instanceof Timestamp && typeof hotWrites === "number" && Number.isSafeInteger(hotWrites)
-      ? { sinceUs: microsFloor(hotSince), writes: hotWrites, step }
-      : null;
-  return { readUs: microsFloor(readTime), writes, hot };
-}
-
-/** `numShards` if it holds a positive integer; null otherwise. */
-function numShardsOf(parent: DocumentSnapshot): number | null {
-  const value = parent.exists ? (parent.get("numShards") as unknown) : undefined;
-  return typeof value === "number" && Number.isSafeInteger(value) && value >= 1 ? value : null;
-}
-
-/** The parent's bookkeeping as the rollup reads it. */
-function parentReadOf(parent: DocumentSnapshot): ParentRead {
-  return {
-    view: {
-      parentExists: parent.exists,
-      coveredUntilUs: coveredUntilUs(parent),
-      // When the rollup last wrote the parent: `rollup.committedAt`.
-      lastCommitUs: timeFieldUs(parent, "rollup.committedAt"),
-      recordedIntervalMs: recordedIntervalMs(parent),
-      numShards: numShardsOf(parent),
-      load: loadOf(parent),
-      days: daysOf(parent),
-    },
-    version: parent.exists ? versionOf(parent.updateTime!) : null,
-  };
-}
-
-/**
- * A windowed parent's days (counters/windows.ts): `rollup.days`, exact at `rollup.readTime` (before the first
- * rollup: at the reset, or at the creation). Days that cannot be read are summed again: every day of the
- * last 30 is open then. Null for a counter that is not windowed.
- */
-function daysOf(parent: DocumentSnapshot): DaysRead | null {
-  if (!parent.exists || parent.get("windowed") !== true) return null;
-  const days = dayCountsOf(parent.get("rollup.days"));
-  const since = coveredUntilUs(parent) ?? timeFieldUs(parent, "resetAt") ?? (parent.createTime === undefined ? null : microsFloor(parent.createTime));
-  const moveAt = timeFieldUs(parent, WINDOWS_MOVE_AT);
-  const moveAtMs = moveAt === null ? null : Math.floor(moveAt / 1000);
-  if (days === null || since === null) return { days: {}, sinceUs: 0, moveAtMs };
-  return { days, sinceUs: since, moveAtMs };
 }
 
 /**
@@ -279,12 +148,6 @@ async function sumDaysAt(db: Firestore, counterId: string, days: readonly string
   return counts;
 }
 
-/** `rollup.intervalMs` if it holds a valid interval; anything else counts as none recorded. */
-function recordedIntervalMs(parent: DocumentSnapshot): number | null {
-  const value = parent.exists ? (parent.get("rollup.intervalMs") as unknown) : undefined;
-  return typeof value === "number" && Number.isSafeInteger(value) && value >= 1 && value <= MAX_INTERVAL_MS ? value : null;
-}
-
 /** The lease's claim: `eventId` and `dueAt`. */
 function leaseReadOf(lease: DocumentSnapshot): LeaseRead {
   const eventId = lease.get("eventId") as unknown;
@@ -293,17 +156,6 @@ function leaseReadOf(lease: DocumentSnapshot): LeaseRead {
     claim: lease.exists && typeof eventId === "string" && dueAt instanceof Timestamp ? { eventId, dueMs: dueAt.toMillis() } : null,
     version: lease.exists ? versionOf(lease.updateTime!) : null,
   };
-}
-
-/** The read time of the sum the parent's total holds, in microseconds (rounded down); null if none. */
-export function coveredUntilUs(parent: DocumentSnapshot): number | null {
-  return timeFieldUs(parent, "rollup.readTime");
-}
-
-/** A Timestamp field of the parent in microseconds (rounded down); null if absent. */
-function timeFieldUs(parent: DocumentSnapshot, field: string): number | null {
-  const value = parent.exists ? (parent.get(field) as unknown) : undefined;
-  return value instanceof Timestamp ? microsFloor(value) : null;
 }
 
 /** Writes the claim into the lease; returns its version, or null if another invocation got there first. */
@@ -417,17 +269,3 @@ async function commitTotalAt(
   return await commitMirrored(port, mirrors, (target) => logMissingMirror(ref.id, target));
 }
 
-/** A version token: the exact update time, so a precondition built from it matches to the nanosecond. */
-function versionOf(time: Timestamp): string {
-  return `${time.seconds}.${String(time.nanoseconds).padStart(9, "0")}`;
-}
-
-function timestampOf(version: string): Timestamp {
-  const [seconds, nanos] = version.split(".");
-  return new Timestamp(Number(seconds), Number(nanos));
-}
-
-function timestampOfMicros(us: number): Timestamp {
-  const seconds = Math.floor(us / 1_000_000);
-  return new Timestamp(seconds, (us - seconds * 1_000_000) * 1000);
-}

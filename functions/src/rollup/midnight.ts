@@ -10,7 +10,7 @@
 // time the total holds (counters/windows.ts, "the windows of a later day need no sum"): movedWindows. So a
 // counter costs one conditioned write (the parent, on condition that it is the version the query found; with
 // mirrors, one transaction over the parent and its target documents that writes only the values that
-// changed: rollup/firestore-store.ts). A rollup that commits first makes the write fail and this one read the
+// changed: rollup/firestore-midnight.ts). A rollup that commits first makes the write fail and this one read the
 // parent again: if that commit moved the windows, there is nothing left to do. The total and its read time
 // are never written here, so the coverage rule and the rollup's invariants (plan.ts) are untouched. A parent
 // whose `rollup.days` cannot be read is summed and committed as a rollup would (commit.ts).
