@@ -304,7 +304,7 @@ export function likesLines(r: BenchResults): string {
 /** Workload 8: the product's reset against the transactional one it replaced. */
 export function resetsTable(r: ResetsResult): string {
   const rows = r.rows.map((row) => [
-    row.reset === "ours" ? "ours (snapshot + batch, no lock)" : "one transaction (before)",
+    row.reset === "ours" ? "ours (snapshot, then a transaction over the parent: no shard lock)" : "one transaction (before)",
     `${int(row.resets)} (${int(row.failedResets)} failed)`,
     `${ms(row.resetMs.p50)} / ${ms(row.resetMs.max)}`,
     `${int(row.increments)} (${int(row.failedIncrements)} failed)`,
