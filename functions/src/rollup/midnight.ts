@@ -71,23 +71,18 @@ export interface MidnightReport {
    */
   outcomes: Record<string, number>;
   ops: RollupOps;
-  /** When the last counter's move ended, on the rollup's clock (ms); null when none was found. */
-  lastMovedMs: number | null;
 }
 
-/** Moves the windows of every counter whose windows have moved by now; never throws for one counter. */
+/** Moves the windows of every counter whose windows have moved by now; never throws for one counter, and throws once the moves end if the query failed. */
 export async function commitMovedWindows(deps: RollupDeps, find: FindMovedWindows, options: MidnightOptions = MIDNIGHT_DEFAULTS): Promise<MidnightReport> {
   const started = deps.nowMs();
-  const report: MidnightReport = { found: 0, outcomes: {}, ops: noOps(), lastMovedMs: null };
+  const report: MidnightReport = { found: 0, outcomes: {}, ops: noOps() };
   const run: Run = { deps: { ...deps, claims: undefined, onStage: undefined }, ops: report.ops };
   const dayClock = deps.dayClockMs ?? deps.nowMs;
   const state: FeedState = {};
   const feed = pages(find, dayClock(), options, () => deps.nowMs() - started < options.budgetMs, report, state);
   const worker = async (): Promise<void> => {
-    for (let next = await feed.next(); next.done !== true; next = await feed.next()) {
-      await moveCounter(run, next.value, dayClock, report);
-      report.lastMovedMs = deps.nowMs();
-    }
+    for (let next = await feed.next(); next.done !== true; next = await feed.next()) await moveCounter(run, next.value, dayClock, report);
   };
   await Promise.all(Array.from({ length: options.concurrency }, worker));
   logger.info("windows moved", { found: report.found, outcomes: report.outcomes, ...report.ops, durationMs: deps.nowMs() - started });
