@@ -63,12 +63,16 @@ function without(data: Data, path: readonly string[]): Data {
  */
 function emptiedPath(data: Data, path: readonly string[]): string[] {
   const remaining = without(data, path);
-  if (Object.keys(remaining).length === 0) return [];
+  let emptied = [...path];
   for (let i = 1; i < path.length; i++) {
     const map = valueAt(remaining, path.slice(0, i));
-    if (isMap(map) && Object.keys(map).length === 0) return path.slice(0, i);
+    if (isMap(map) && Object.keys(map).length === 0) {
+      emptied = path.slice(0, i);
+      break;
+    }
   }
-  return [...path];
+  // The top-level field that goes was the document's only one: the document goes.
+  return emptied.length === 1 && Object.keys(data).length === 1 ? [] : emptied;
 }
 
 /** An amount as the extension's data holds it: a safe integer, or why it is not one. */
