@@ -124,6 +124,9 @@ export function line(item: MigrationItem): string {
   if (item.kind === "unmapped") return `${item.document}  NOT MOVED: its id cannot be part of a counter id (A-Z, a-z, 0-9, _ and -, at most 128 characters)`;
   if (item.kind === "failed") return `${item.document} -> ${item.counterId}  FAILED: ${item.error} (nothing of the failing page was written; run it again)`;
   const r = item.report;
+  if (r.problems.length > 0 && r.amount === 0 && r.shards + r.partials === 0 && r.fieldTaken !== "taken") {
+    return `${r.document} -> ${r.counterId}  NOT MOVED: ${r.problems.join("; ")}`;
+  }
   const verb = r.dryRun ? "would move" : "moved";
   const field = r.fieldTaken === "taken" ? `field ${r.fieldValue}` : r.fieldTaken === "before" ? "field taken before" : `field ${r.fieldValue} not taken`;
   const parts = [`${r.document} -> ${r.counterId}`, `${verb} ${signed(r.amount)}`, `(${field}, ${r.shards} shard${r.shards === 1 ? "" : "s"}, ${r.partials} partial${r.partials === 1 ? "" : "s"})`];
