@@ -390,18 +390,18 @@ describe("preflight of EXTENSION_COUNTERS (docs/from-the-extension.md)", () => {
   it("deploys foldExtensionShards exactly while EXTENSION_COUNTERS is set, loaded as firebase-tools loads the code for a deploy", async () => {
     const results = await preflight(withParams({ EXTENSION_COUNTERS: RULE, MIRRORS: "page-{id}-visits=pages/{id}:visits" }));
     expect(failures(results)).toEqual([]);
-    expect(only(results, "extension counters")).toEqual({
-      check: "extension counters",
+    expect(only(results, "extension")).toEqual({
+      check: "extension",
       status: "ok",
       message: "EXTENSION_COUNTERS: foldExtensionShards folds old clients' writes of pages/{id}:visits -> page-{id}-visits",
     });
     expect(only(results, "manifest").message).toMatch(/^11 v2 endpoints.*; foldExtensionShards on google\.cloud\.firestore\.document\.v1\.written \{collection\}\/\{document\}\/_counter_shards_\/\{shardId\}, retry on$/);
     expect(only(results, "codebase").message).toContain(`deploys the ${CALLABLES.length + 5} functions`);
-    expect(only(await preflight(REPO_ROOT), "extension counters").message).toBe("EXTENSION_COUNTERS is empty: foldExtensionShards is not deployed");
+    expect(only(await preflight(REPO_ROOT), "extension").message).toBe("EXTENSION_COUNTERS is empty: foldExtensionShards is not deployed");
   });
 
   it("warns when no MIRRORS rule writes the counters back into the field they take over", async () => {
-    const check = only(await preflight(withParams({ EXTENSION_COUNTERS: RULE })), "extension counters");
+    const check = only(await preflight(withParams({ EXTENSION_COUNTERS: RULE })), "extension");
     expect(check.status).toBe("warn");
     expect(check.message).toContain("screens that read the field stop moving (add page-{id}-visits=pages/{id}:visits to MIRRORS in functions/.env or functions/.env.demo-counter)");
   });
@@ -411,7 +411,7 @@ describe("preflight of EXTENSION_COUNTERS (docs/from-the-extension.md)", () => {
     ["documents the trigger cannot serve", { EXTENSION_COUNTERS: "sites/a/pages/{id}:visits=p-{id}" }, "the fold trigger serves documents of top-level collections (collection/document) only"],
     ["counters UNIQUE_COUNTERS reserves", { EXTENSION_COUNTERS: RULE, UNIQUE_COUNTERS: "page-{id}-visits" }, "moves amounts into counters that UNIQUE_COUNTERS reserves for unique counters"],
   ])("fails on %s, naming it", async (_what, params, message) => {
-    const check = only(await preflight(withParams(params)), "extension counters");
+    const check = only(await preflight(withParams(params)), "extension");
     expect(check.status).toBe("fail");
     expect(check.message).toContain(message);
   });

@@ -65,7 +65,7 @@ export function checkCounterKinds(ctx: Context): CheckResult {
  * writes its counter back into the same field is a warning: screens that read the field stop moving.
  */
 export function checkExtensionCounters(ctx: Context): CheckResult {
-  const check = "extension counters";
+  const check = "extension";
   const result = checkPatternParam(ctx, check, "EXTENSION_COUNTERS", (value) => {
     const rules = parseExtensionRules("EXTENSION_COUNTERS", value);
     if (rules.length === 0) return "EXTENSION_COUNTERS is empty: foldExtensionShards is not deployed";
