@@ -46,7 +46,9 @@ async function onExtensionShardWritten(event: ExtensionShardEvent): Promise<void
     // This write leaves nothing of that field in the shard: a later write brings its own event.
     if (shardAmount(shardId, data, source.field).kind === "absent") continue;
     try {
-      const report = await foldSource(countersDb(), source, { shardIds: [shardId], day: dayOf(Date.now()), newCounter: foldNewCounterRule() });
+      // The shape params are read only when a counter is created: a bad one refuses that fold (logged below), no other.
+      const newCounter = (counterId: string) => foldNewCounterRule()(counterId);
+      const report = await foldSource(countersDb(), source, { shardIds: [shardId], day: dayOf(Date.now()), newCounter });
       const fields = { document: documentPath, shardId, field: source.field, counterId: source.counterId, amount: report.amount, eventId: event.id };
       if (report.retryLater) throw new Error(`fold of ${documentPath} ${source.field} into ${source.counterId}: ${report.problems.join("; ")}`);
       if (report.problems.length > 0) logger.error("extension amount not folded; it stays in the shard", { ...fields, problems: report.problems });

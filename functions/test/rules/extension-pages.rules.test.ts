@@ -3,35 +3,14 @@
 // client writes: an old app version's tap (set({visits: increment(1)}, {merge: true}) on its own shard) is
 // accepted, also after the fold removed its shard; other amounts, other fields, listing shards and writing
 // the mirrored field are refused; and the counters' own guarantees still hold in the merged file.
-import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { assertFails, assertSucceeds, initializeTestEnvironment, type RulesTestEnvironment } from "@firebase/rules-unit-testing";
-import { collection, deleteDoc, doc, getDoc, getDocs, increment, setDoc, setLogLevel, updateDoc, type Firestore } from "firebase/firestore";
-import { checkGuarantees } from "../../../scripts/lib/rules-check";
-import { firestoreHost, requireEmulators } from "../helpers/emulators";
+import { assertFails, assertSucceeds } from "@firebase/rules-unit-testing";
+import { collection, deleteDoc, doc, getDoc, getDocs, increment, setDoc, updateDoc, type Firestore } from "firebase/firestore";
+import { describeMergedFile, exampleRules } from "../helpers/example-rules";
 
-const ROOT = join(__dirname, "..", "..", "..");
-const RULES = readFileSync(join(ROOT, "examples", "rules", "extension-pages.rules"), "utf8");
-
-let env: RulesTestEnvironment;
-
-beforeAll(async () => {
-  await requireEmulators();
-  setLogLevel("silent");
-  const host = firestoreHost();
-  const at = host.lastIndexOf(":");
-  env = await initializeTestEnvironment({
-    projectId: `demo-extension-pages-${randomUUID().slice(0, 8)}`,
-    firestore: { rules: RULES, host: host.slice(0, at), port: Number(host.slice(at + 1)) },
-  });
-});
-
-afterAll(async () => {
-  await env?.cleanup();
-});
+const { rules: RULES, env: testEnv } = exampleRules("extension-pages.rules");
 
 beforeEach(async () => {
+  const env = testEnv();
   await env.clearFirestore();
   await env.withSecurityRulesDisabled(async (context) => {
     await setDoc(doc(context.firestore() as unknown as Firestore, "pages/home"), { title: "Home", visits: 120 });
@@ -39,7 +18,7 @@ beforeEach(async () => {
 });
 
 /** An old app version on one device, signed in or not (the extension's client needs no user). */
-const device = () => env.unauthenticatedContext().firestore() as unknown as Firestore;
+const device = () => testEnv().unauthenticatedContext().firestore() as unknown as Firestore;
 const shard = (db: Firestore, id = "uuid-1") => doc(db, "pages/home/_counter_shards_", id);
 /** The extension client's incrementBy(n). */
 const incrementBy = (db: Firestore, n: number, id?: string) => setDoc(shard(db, id), { visits: increment(n) }, { merge: true });
@@ -55,7 +34,7 @@ describe("old app versions of the firestore-counter extension", () => {
   it("tap again after the fold removed the shard", async () => {
     const db = device();
     await assertSucceeds(incrementBy(db, 1));
-    await env.withSecurityRulesDisabled((context) => deleteDoc(shard(context.firestore() as unknown as Firestore)));
+    await testEnv().withSecurityRulesDisabled((context) => deleteDoc(shard(context.firestore() as unknown as Firestore)));
     await assertSucceeds(incrementBy(db, 1));
   });
 
@@ -81,20 +60,9 @@ describe("old app versions of the firestore-counter extension", () => {
     const db = device();
     expect((await assertSucceeds(getDoc(doc(db, "pages/home")))).get("visits")).toBe(120);
     await assertFails(updateDoc(doc(db, "pages/home"), { visits: 1_000_000 }));
-    const user = env.authenticatedContext("alice").firestore() as unknown as Firestore;
+    const user = testEnv().authenticatedContext("alice").firestore() as unknown as Firestore;
     await assertFails(setDoc(doc(user, "pages/home"), { visits: increment(1) }, { merge: true }));
   });
 });
 
-describe("the merged file", () => {
-  it("keeps every guarantee of the counters (what npm run check-rules checks)", async () => {
-    const results = await checkGuarantees(RULES, firestoreHost());
-    expect(results.flatMap((r) => r.breaches)).toEqual([]);
-  });
-
-  it("is what docs/security.md shows for the pages", () => {
-    const block = RULES.slice(RULES.indexOf("    // BEGIN pages moving from the firestore-counter extension"), RULES.indexOf("    // END pages moving from the firestore-counter extension"));
-    expect(block.length).toBeGreaterThan(100);
-    expect(readFileSync(join(ROOT, "docs", "security.md"), "utf8")).toContain(block);
-  });
-});
+describeMergedFile(RULES, "security.md", "pages moving from the firestore-counter extension");
