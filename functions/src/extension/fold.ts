@@ -25,14 +25,15 @@
 import { FieldPath, FieldValue, type DocumentReference, type DocumentSnapshot, type Firestore, type WriteBatch } from "firebase-admin/firestore";
 import { backoffMs, pause } from "../counters/backoff";
 import { newCounterDocument } from "../counters/create";
-import { CounterError, GRPC, grpcCode } from "../counters/errors";
+import { GRPC, grpcCode } from "../counters/errors";
 import { cleanupRef, counterRef, extensionRecordRef, shardRef } from "../counters/paths";
+import { readState, type Read } from "./snapshot";
 import { shapeIn } from "../counters/shape";
 import { NEW_SHARD, shardIncrement } from "../counters/shard-writes";
 import { pickShard, type Random } from "../counters/shards";
 import { fieldAmount, shardAmount, type Removal } from "./amounts";
 import type { NewCounterRule } from "./new-counter";
-import { EXTENSION_SHARDS, type ExtensionSource } from "./rules";
+import type { ExtensionSource } from "./rules";
 
 export interface FoldOptions {
   /** Only these documents of `_counter_shards_` (the trigger: the one written); every one, page by page, when absent. */
@@ -79,17 +80,6 @@ const ATTEMPTS = 12;
 const BACKOFF_STEP_MS = 20;
 /** Errors of a commit that a fresh read gets past: a document changed since the read, a create raced, a shard went. */
 const RETRYABLE = new Set<number>([GRPC.ABORTED, GRPC.FAILED_PRECONDITION, GRPC.ALREADY_EXISTS, GRPC.NOT_FOUND]);
-
-interface Read {
-  shards: DocumentSnapshot[];
-  document: DocumentSnapshot;
-  parent: DocumentSnapshot;
-  record: DocumentSnapshot;
-  marker: DocumentSnapshot;
-  /** Documents the page listed (a full page means there may be more), and the last one's id. */
-  listed: number;
-  lastId: string | undefined;
-}
 
 interface Move {
   ref: DocumentReference;
@@ -149,38 +139,6 @@ async function foldPage(
       await pause(backoffMs(attempt, random, BACKOFF_STEP_MS));
     }
   }
-}
-
-/** Everything a fold decides from, at one read time. */
-async function readState(db: Firestore, source: ExtensionSource, shardIds: readonly string[] | undefined, pageSize: number, after: string | undefined): Promise<Read> {
-  const documentRef = db.doc(source.document);
-  const shardsRef = documentRef.collection(EXTENSION_SHARDS);
-  return db.runTransaction(
-    async (tx) => {
-      let shards: DocumentSnapshot[];
-      let listed: number;
-      let lastId: string | undefined;
-      if (shardIds !== undefined) {
-        shards = shardIds.length === 0 ? [] : (await tx.getAll(...shardIds.map((id) => shardsRef.doc(id)))).filter((s) => s.exists);
-        listed = shardIds.length;
-      } else {
-        let query = shardsRef.orderBy(FieldPath.documentId()).limit(pageSize);
-        if (after !== undefined) query = query.startAfter(after);
-        const page = await tx.get(query);
-        shards = page.docs;
-        listed = page.size;
-        lastId = page.docs.at(-1)?.id;
-      }
-      const [document, parent, record, marker] = await tx.getAll(
-        documentRef,
-        counterRef(db, source.counterId),
-        extensionRecordRef(db, source.counterId, source.document, source.field),
-        cleanupRef(db, source.counterId),
-      );
-      return { shards, document: document!, parent: parent!, record: record!, marker: marker!, listed, lastId };
-    },
-    { readOnly: true },
-  );
 }
 
 /**
@@ -313,10 +271,4 @@ function createCounterWith(
     batch.set(shardRef(db, counterId, i), { count: amount.total, writes: 1, ...days });
   }
   batch.delete(cleanupRef(db, counterId), { exists: false });
-}
-
-/** The refusal a fold that cannot proceed becomes where a caller needs an error (the trigger). */
-export function foldProblem(report: FoldReport): CounterError | null {
-  if (report.problems.length === 0) return null;
-  return new CounterError(report.retryLater ? "aborted" : "failed-precondition", report.problems.join("; "));
 }
