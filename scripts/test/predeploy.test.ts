@@ -98,7 +98,7 @@ describe("the preflight as the predeploy step of codebase counters", () => {
     // Every check that needs neither the build nor an emulator, in the runner's order ("local node" only
     // says which Node ran the step).
     const checks = [...step.stdout.matchAll(/^ {2}(?:ok {2}|WARN|FAIL) (.+?) {2,}/gm)].map((m) => m[1]).filter((c) => c !== "local node");
-    expect(checks).toEqual(["runtime", "functions sdk", "params", "settings", "exposure", "unique counters", "windows", "mirrors", "counter kinds", "indexes", "predeploy"]);
+    expect(checks).toEqual(["runtime", "functions sdk", "params", "settings", "exposure", "unique counters", "windows", "mirrors", "counter kinds", "extension", "indexes", "predeploy"]);
     expect(step.stdout).toMatch(/ok {3}counter kinds +COUNTER_KINDS is empty/);
     expect(step.stdout).toMatch(/ok {3}predeploy +checked before the build; discovery, manifest, placement, codebase, rules need the built functions or an emulator/);
     expect(step.stdout).toContain("preflight: passed");

@@ -394,3 +394,39 @@ describe("preflight", () => {
     expect(sdk.message).toMatch(/installed firebase-functions 7\.\d+\.\d+ does not satisfy "\^8\.0\.0"/);
   });
 });
+
+describe("preflight of EXTENSION_COUNTERS (docs/from-the-extension.md)", () => {
+  const RULE = "pages/{id}:visits=page-{id}-visits";
+  /** A copy whose functions/.env sets the params, as `firebase deploy` would read them. */
+  const withParams = (params: Record<string, string>) =>
+    brokenCopy((d) => edit(join(d, "functions", ".env"), (t) => Object.entries(params).reduce((text, [name, value]) => text.replace(new RegExp(`^${name}=.*$`, "m"), `${name}=${value}`), t)));
+
+  it("deploys foldExtensionShards exactly while EXTENSION_COUNTERS is set, loaded as firebase-tools loads the code for a deploy", async () => {
+    const results = await preflight(withParams({ EXTENSION_COUNTERS: RULE, MIRRORS: "page-{id}-visits=pages/{id}:visits" }));
+    expect(failures(results)).toEqual([]);
+    expect(only(results, "extension")).toEqual({
+      check: "extension",
+      status: "ok",
+      message: "EXTENSION_COUNTERS: foldExtensionShards folds old clients' writes of pages/{id}:visits -> page-{id}-visits",
+    });
+    expect(only(results, "manifest").message).toMatch(/^11 v2 endpoints.*; foldExtensionShards on google\.cloud\.firestore\.document\.v1\.written \{collection\}\/\{document\}\/_counter_shards_\/\{shardId\}, retry on$/);
+    expect(only(results, "codebase").message).toContain(`deploys the ${CALLABLES.length + 5} functions`);
+    expect(only(await preflight(REPO_ROOT), "extension").message).toBe("EXTENSION_COUNTERS is empty: foldExtensionShards is not deployed");
+  });
+
+  it("warns when no MIRRORS rule writes the counters back into the field they take over", async () => {
+    const check = only(await preflight(withParams({ EXTENSION_COUNTERS: RULE })), "extension");
+    expect(check.status).toBe("warn");
+    expect(check.message).toContain("screens that read the field stop moving (add page-{id}-visits=pages/{id}:visits to MIRRORS in functions/.env or functions/.env.demo-counter)");
+  });
+
+  it.each<[string, Record<string, string>, string]>([
+    ["a rule that does not parse", { EXTENSION_COUNTERS: "pages/{id}=page-{id}" }, 'EXTENSION_COUNTERS: rule 1 "pages/{id}=page-{id}" has no ":" between the document path and the field'],
+    ["documents the trigger cannot serve", { EXTENSION_COUNTERS: "sites/a/pages/{id}:visits=p-{id}" }, "the fold trigger serves documents of top-level collections (collection/document) only"],
+    ["counters UNIQUE_COUNTERS reserves", { EXTENSION_COUNTERS: RULE, UNIQUE_COUNTERS: "page-{id}-visits" }, "moves amounts into counters that UNIQUE_COUNTERS reserves for unique counters"],
+  ])("fails on %s, naming it", async (_what, params, message) => {
+    const check = only(await preflight(withParams(params)), "extension");
+    expect(check.status).toBe("fail");
+    expect(check.message).toContain(message);
+  });
+});

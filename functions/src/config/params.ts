@@ -1,6 +1,7 @@
 // Every deploy-time setting of the backend, declared once. Values live in functions/.env (committed,
 // no secrets) so that the emulator never prompts for one; override per project in .env.<projectId>.
 import { defineBoolean, defineInt, defineString } from "firebase-functions/params";
+import { paramAtLoad } from "./at-load";
 
 // 1: a counter starts as cheap as a counter can be (its create writes 2 documents) and grows its shards
 // when its load asks for them (docs/growth.md, "Where a counter starts").
@@ -80,6 +81,25 @@ export const counterKinds = defineString("COUNTER_KINDS", {
     "comma-separated, SPEC being shards:N and/or maxDelta:N separated by ; (e.g. post-{id}-likes=shards:20," +
     "post-{id}-views=shards:50;maxDelta:1). The first matching rule applies; reshardCounter is not bound by it.",
 });
+
+export const extensionCounters = defineString("EXTENSION_COUNTERS", {
+  default: "",
+  description:
+    "Old app versions of the firestore-counter extension keep counting: rules DOCUMENT_PATTERN:FIELD=ID_PATTERN, " +
+    "comma-separated, one optional {name} placeholder on both sides (e.g. pages/{id}:visits=page-{id}-visits), documents " +
+    "of top-level collections. Non-empty: the trigger foldExtensionShards is deployed and folds every write of their " +
+    "_counter_shards_ into those counters (docs/from-the-extension.md). Set it only once the extension is uninstalled.",
+});
+
+/**
+ * Whether foldExtensionShards is deployed: EXTENSION_COUNTERS is not empty when the module loads. A
+ * function's existence cannot wait for it to run, so this is read at load, from the environment or, while
+ * firebase-tools reads the manifest, from the codebase's .env files (at-load.ts): so the main entry
+ * exports exactly the contract's functions unless the param names extension counters.
+ */
+export function extensionCountersAtLoad(): boolean {
+  return (paramAtLoad("EXTENSION_COUNTERS") ?? "").trim() !== "";
+}
 
 // The deploy default is the strictest policy: a counter costs shards and rollup events from the moment it
 // exists, so who may create them is opened up on purpose, not by accident (docs/security.md).

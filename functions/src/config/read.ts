@@ -4,6 +4,8 @@
 // stop the rollup, and a bad rollup setting must not stop the callables.
 import * as logger from "firebase-functions/logger";
 import { kindFor, parseCounterKindRules, type CounterKind, type KindLimits } from "../counters/kinds";
+import { newCounterRule, type NewCounterRule } from "../extension/new-counter";
+import { parseExtensionRules, type ExtensionRule } from "../extension/rules";
 import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "../counters/mirror-rules";
 import { parseCounterIdPatterns, type Template } from "../counters/patterns";
 import type { RateLimit } from "../counters/ratelimit";
@@ -15,6 +17,7 @@ import {
   createPolicy as createPolicyParam,
   defaultShards,
   enforceAppCheck,
+  extensionCounters,
   maxDelta,
   maxGrownShards,
   maxShards,
@@ -182,4 +185,36 @@ export function createPolicy(): CreatePolicy {
   const problem = paramProblem("CREATE_POLICY", value);
   if (problem !== undefined) throw new Error(`${problem}; set it in functions/.env`);
   return value as CreatePolicy;
+}
+
+let reportedBadExtensionRules: string | undefined = undefined;
+
+/**
+ * EXTENSION_COUNTERS as the fold trigger reads it. A bad value folds nothing, and logs an ERROR naming the
+ * rule, once per instance and value: the amounts wait in the shard documents, where nothing is lost, until
+ * it is fixed and migrate-extension runs again (`npm run preflight` refuses such a value before a deploy).
+ */
+export function extensionRules(): ExtensionRule[] {
+  const value = extensionCounters.value();
+  try {
+    return parseExtensionRules("EXTENSION_COUNTERS", value);
+  } catch (error) {
+    if (reportedBadExtensionRules !== value) {
+      reportedBadExtensionRules = value;
+      logger.error(`${error instanceof Error ? error.message : String(error)}; nothing is folded until it is fixed in functions/.env`, { param: "EXTENSION_COUNTERS" });
+    }
+    return [];
+  }
+}
+
+/** How a fold creates a counter that does not exist yet, from the deployed params (extension/new-counter.ts). */
+export function foldNewCounterRule(): NewCounterRule {
+  return newCounterRule({
+    DEFAULT_SHARDS: defaultShards.value(),
+    MAX_SHARDS: maxShards.value(),
+    MAX_DELTA: maxDelta.value(),
+    UNIQUE_COUNTERS: uniqueCounters.value(),
+    WINDOWED_COUNTERS: windowedCounters.value(),
+    COUNTER_KINDS: counterKinds.value(),
+  });
 }

@@ -24,6 +24,24 @@ export function newCounterId(db: Firestore): string {
 }
 
 /**
+ * A new counter's parent document: `total` 0, no rollup yet; a windowed counter starts with its windows at
+ * 0 for the day of `nowMs`, and no day counted (counters/windows.ts). Also what a fold of an extension
+ * counter creates (extension/fold.ts), so both make the same counter.
+ */
+export function newCounterDocument(numShards: number, shape: { unique: boolean; windowed: boolean; nowMs: number }): Record<string, unknown> {
+  const { unique, windowed } = shape;
+  return {
+    numShards,
+    total: 0,
+    unique,
+    windowed,
+    ...(windowed ? { windows: windowsOf({}, dayOf(shape.nowMs)) } : {}),
+    createdAt: FieldValue.serverTimestamp(),
+    rollup: windowed ? { commits: 0, days: {} } : { commits: 0 },
+  };
+}
+
+/**
  * Creates the parent (`numShards`, `unique`, `windowed`, `total: 0`) and all its shards (`count: 0`) in one short
  * transaction. Shards exist from the start because increments use `update()`, which fails on a missing
  * shard: that is what keeps an increment from recreating a shard removed by a reshard or a deleted counter.
@@ -41,8 +59,6 @@ export async function createCounter(
 ): Promise<CreateResult> {
   const unique = options.unique ?? false;
   const windowed = options.windowed ?? false;
-  // A windowed counter starts with its windows at 0 for today, and no day counted (counters/windows.ts).
-  const windowFields = windowed ? { windows: windowsOf({}, dayOf((options.now ?? Date.now)())) } : {};
   const mirrors = options.mirrors ?? [];
   const id = counterId;
   const parent = counterRef(db, id);
@@ -54,15 +70,7 @@ export async function createCounter(
         if (marker!.exists) {
           throw new CounterError("failed-precondition", `counter "${id}" is still being deleted; try again shortly`);
         }
-        tx.create(parent, {
-          numShards,
-          total: 0,
-          unique,
-          windowed,
-          ...windowFields,
-          createdAt: FieldValue.serverTimestamp(),
-          rollup: windowed ? { commits: 0, days: {} } : { commits: 0 },
-        });
+        tx.create(parent, newCounterDocument(numShards, { unique, windowed, nowMs: (options.now ?? Date.now)() }));
         for (const shardId of shardIds(numShards)) tx.set(shardRef(db, id, shardId), NEW_SHARD);
         // A counter created again after a delete starts its mirror at 0 too, not at the old total.
         writeMirrors(tx, id, mirrors, targets, 0);

@@ -81,7 +81,8 @@ function parseFieldAndValue(text: string): { field: string; value: MirrorValue }
   return { field: text.slice(0, at).trim(), value: suffix as WindowName };
 }
 
-function parseDocumentPattern(text: string): Template {
+/** Parses a document path pattern (`posts/{id}`): even segments, outside the counters' collection; throws saying what is wrong. */
+export function parseDocumentPattern(text: string): Template {
   if (text === "") throw new Error("has an empty document path");
   let template: Template;
   try {
@@ -137,7 +138,7 @@ function segmentCanBe(segment: { prefix: string; suffix: string }, text: string)
  * must be a filling of it; two placeholder segments (id characters only, each filled with 1+ of them)
  * share a filling if and only if one prefix starts the other and one suffix ends the other.
  */
-function documentsCanCoincide(a: Template, b: Template): boolean {
+export function documentsCanCoincide(a: Template, b: Template): boolean {
   const sa = segmentsOf(a);
   const sb = segmentsOf(b);
   if (sa.length !== sb.length) return false;
@@ -158,11 +159,12 @@ function sameRule(a: MirrorRule, b: MirrorRule): boolean {
 }
 
 /** Whether writing one field path can change the other: the same field, or one is a map holding the other. */
-function fieldsOverlap(a: string, b: string): boolean {
+export function fieldsOverlap(a: string, b: string): boolean {
   return a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`);
 }
 
-function checkFieldPath(field: string): void {
+/** Refuses a field path whose dot-separated parts are not identifiers (so that a dotted path means exactly its segments). */
+export function checkFieldPath(field: string): void {
   if (field === "") throw new Error("has an empty field path");
   for (const segment of field.split(".")) {
     if (!FIELD_SEGMENT.test(segment)) {

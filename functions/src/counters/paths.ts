@@ -55,6 +55,15 @@ export const LEASE_ID = "lease";
  */
 export const CLEANUP = "exactCounterCleanup";
 export const PENDING_ID = "pending";
+/**
+ * What a counter took over from the firestore-counter extension: counters/{id}/exactCounterExtension/{key},
+ * one per document and field whose count moved to it (extension/fold.ts). It records that the field's value
+ * was taken, once: a later migration, the fold trigger and a mirror writing the total back into that field
+ * never add it again. Written only in a batch with a shard write, as idempotency records are, so a deleted
+ * counter's cleanup removes them for good (deletion.ts).
+ */
+export const EXTENSION_RECORDS = "exactCounterExtension";
+
 /** The cleanup trigger's document pattern: the deletion marker (entry/cleanupDeletedCounter.ts). */
 export const CLEANUP_DOCUMENT_PATTERN = `${COUNTERS}/{counterId}/${CLEANUP}/${PENDING_ID}`;
 
@@ -113,4 +122,9 @@ export function membershipRef(db: Firestore, counterId: string, uid: string): Do
 
 export function cleanupRef(db: Firestore, counterId: string): DocumentReference {
   return counterRef(db, counterId).collection(CLEANUP).doc(PENDING_ID);
+}
+
+/** The record of what `counterId` took over from `documentPath`'s `field` (the key escapes the path's slashes). */
+export function extensionRecordRef(db: Firestore, counterId: string, documentPath: string, field: string): DocumentReference {
+  return counterRef(db, counterId).collection(EXTENSION_RECORDS).doc(encodeURIComponent(`${documentPath}:${field}`));
 }

@@ -22,11 +22,13 @@ export function dayField(day: string): string {
  * The update that applies `delta` to a shard: its count, and one more applied write; on a windowed counter
  * (`day`: the UTC day of the applying clock) the day's count too, and the deletion of days long gone. A
  * shard that took no increment for those whole 7 days keeps an older day, which no window reads.
+ * `dayDelta` is the part of `delta` that counts for `day` (all of it for an increment; a fold of an
+ * extension counter's history counts in the total only: extension/fold.ts).
  */
-export function shardIncrement(delta: number, day: string | null = null): Record<string, FieldValue> {
+export function shardIncrement(delta: number, day: string | null = null, dayDelta = delta): Record<string, FieldValue> {
   const update: Record<string, FieldValue> = { count: FieldValue.increment(delta), writes: FieldValue.increment(1) };
   if (day !== null) {
-    update[dayField(day)] = FieldValue.increment(delta);
+    if (dayDelta !== 0) update[dayField(day)] = FieldValue.increment(dayDelta);
     for (let back = PRUNED_DAYS.from; back <= PRUNED_DAYS.to; back++) update[dayField(addDays(day, -back))] = FieldValue.delete();
   }
   return update;

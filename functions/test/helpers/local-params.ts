@@ -17,12 +17,23 @@ export interface LocalParam {
 
 /** Call it before the first set(), e.g. in beforeAll: it remembers .env.local as it is then. */
 export function localParam(name: string): LocalParam {
+  const params = localParams([name]);
+  return { set: (value) => params.set({ [name]: value }), restore: () => params.restore() };
+}
+
+/** Several params set together (one reload), as localParam sets one. */
+export interface LocalParams {
+  set(values: Record<string, string | undefined>): void;
+  restore(): void;
+}
+
+export function localParams(names: readonly string[]): LocalParams {
   const original = existsSync(ENV_LOCAL) ? readFileSync(ENV_LOCAL, "utf8") : undefined;
-  const assignment = new RegExp(`^\\s*${name}\\s*=`);
+  const assignment = new RegExp(`^\\s*(${names.join("|")})\\s*=`);
   return {
-    set(value) {
+    set(values) {
       const kept = (original ?? "").split("\n").filter((line) => !assignment.test(line) && line !== "");
-      const lines = value === undefined ? kept : [...kept, `${name}=${value}`];
+      const lines = [...kept, ...Object.entries(values).flatMap(([name, value]) => (value === undefined ? [] : [`${name}=${value}`]))];
       if (lines.length === 0 && original === undefined) rmSync(ENV_LOCAL, { force: true });
       else writeFileSync(ENV_LOCAL, lines.length > 0 ? `${lines.join("\n")}\n` : "");
       reload();

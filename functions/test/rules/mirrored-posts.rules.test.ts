@@ -1,35 +1,14 @@
 // The rules docs/mirrors.md gives an app whose posts carry mirrored counts (examples/rules/
 // mirrored-posts.rules), against the Firestore emulator: owners edit their posts but no client can write
 // likeCount, stats.views or views7d (a mirrored window), and the counters' own guarantees still hold in the merged file.
-import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { assertFails, assertSucceeds, initializeTestEnvironment, type RulesTestEnvironment } from "@firebase/rules-unit-testing";
-import { deleteDoc, doc, getDoc, setDoc, setLogLevel, updateDoc, type Firestore } from "firebase/firestore";
-import { checkGuarantees } from "../../../scripts/lib/rules-check";
-import { firestoreHost, requireEmulators } from "../helpers/emulators";
+import { assertFails, assertSucceeds } from "@firebase/rules-unit-testing";
+import { deleteDoc, doc, getDoc, setDoc, updateDoc, type Firestore } from "firebase/firestore";
+import { describeMergedFile, exampleRules } from "../helpers/example-rules";
 
-const ROOT = join(__dirname, "..", "..", "..");
-const RULES = readFileSync(join(ROOT, "examples", "rules", "mirrored-posts.rules"), "utf8");
-
-let env: RulesTestEnvironment;
-
-beforeAll(async () => {
-  await requireEmulators();
-  setLogLevel("silent");
-  const host = firestoreHost();
-  const at = host.lastIndexOf(":");
-  env = await initializeTestEnvironment({
-    projectId: `demo-mirrored-posts-${randomUUID().slice(0, 8)}`,
-    firestore: { rules: RULES, host: host.slice(0, at), port: Number(host.slice(at + 1)) },
-  });
-});
-
-afterAll(async () => {
-  await env?.cleanup();
-});
+const { rules: RULES, env: testEnv } = exampleRules("mirrored-posts.rules");
 
 beforeEach(async () => {
+  const env = testEnv();
   await env.clearFirestore();
   await env.withSecurityRulesDisabled(async (context) => {
     await setDoc(doc(context.firestore() as unknown as Firestore, "posts/p1"), {
@@ -42,11 +21,11 @@ beforeEach(async () => {
   });
 });
 
-const as = (uid: string) => env.authenticatedContext(uid).firestore() as unknown as Firestore;
+const as = (uid: string) => testEnv().authenticatedContext(uid).firestore() as unknown as Firestore;
 
 describe("posts with mirrored counts", () => {
   it("lets anyone read a post and its counts", async () => {
-    const snap = await assertSucceeds(getDoc(doc(env.unauthenticatedContext().firestore() as unknown as Firestore, "posts/p1")));
+    const snap = await assertSucceeds(getDoc(doc(testEnv().unauthenticatedContext().firestore() as unknown as Firestore, "posts/p1")));
     expect(snap.get("likeCount")).toBe(3);
   });
 
@@ -82,15 +61,4 @@ describe("posts with mirrored counts", () => {
   });
 });
 
-describe("the merged file", () => {
-  it("keeps every guarantee of the counters (what npm run check-rules checks)", async () => {
-    const results = await checkGuarantees(RULES, firestoreHost());
-    expect(results.flatMap((r) => r.breaches)).toEqual([]);
-  });
-
-  it("is what docs/mirrors.md shows for the posts", () => {
-    const block = RULES.slice(RULES.indexOf("    // BEGIN posts with mirrored counts"), RULES.indexOf("    // END posts with mirrored counts"));
-    expect(block.length).toBeGreaterThan(100);
-    expect(readFileSync(join(ROOT, "docs", "mirrors.md"), "utf8")).toContain(block);
-  });
-});
+describeMergedFile(RULES, "mirrors.md", "posts with mirrored counts");

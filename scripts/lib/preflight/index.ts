@@ -9,7 +9,7 @@ import { context } from "./context";
 import { checkIndexes } from "./indexes";
 import { checkManifest, discover } from "./manifest";
 import { checkExposure, checkSettings, predeployParams, resolve } from "./params";
-import { checkCounterKinds, checkMirrors, checkUniqueCounters, checkWindowedCounters } from "./patterns";
+import { checkCounterKinds, checkExtensionCounters, checkMirrors, checkUniqueCounters, checkWindowedCounters } from "./patterns";
 import { checkPlacement } from "./placement";
 import { checkRules } from "./rules";
 import { checkFunctionsSdk, checkRuntime } from "./runtime";
@@ -43,6 +43,7 @@ export async function runPreflight(options: PreflightOptions): Promise<CheckResu
   results.push(checkWindowedCounters(ctx));
   results.push(checkMirrors(ctx));
   results.push(checkCounterKinds(ctx));
+  results.push(checkExtensionCounters(ctx));
   results.push(await checkRules(ctx), checkIndexes(ctx));
   return results;
 }
@@ -61,7 +62,7 @@ function runPredeploy(ctx: Context): CheckResult[] {
   const values = predeployParams(ctx);
   results.push(values.result);
   if (values.params !== undefined) results.push(checkSettings(ctx, values.params), checkExposure(ctx, values.params));
-  results.push(checkUniqueCounters(ctx), checkWindowedCounters(ctx), checkMirrors(ctx), checkCounterKinds(ctx), checkIndexes(ctx));
+  results.push(checkUniqueCounters(ctx), checkWindowedCounters(ctx), checkMirrors(ctx), checkCounterKinds(ctx), checkExtensionCounters(ctx), checkIndexes(ctx));
   results.push({
     check: "predeploy",
     status: "ok",

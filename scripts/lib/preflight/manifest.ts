@@ -1,10 +1,12 @@
 // The built functions: loading them for the functions SDK's manifest (discovery), and the manifest
 // itself: the contract's callables, the rollup trigger, its sweep and the cleanup trigger, each of the
-// kind, event, document and retry the rollup and the cleanup rely on.
+// kind, event, document and retry the rollup and the cleanup rely on; and foldExtensionShards exactly
+// while EXTENSION_COUNTERS names extension counters.
 import { CLEANUP_DOCUMENT_PATTERN, SHARD_DOCUMENT_PATTERN } from "../../../functions/src/counters/paths";
+import { FOLD_TRIGGER_PATTERN } from "../../../functions/src/extension/rules";
 import { discoverBuild, endpointsOf } from "../codebases";
 import { errorMessage, type Backend, type Build } from "../firebase-tools-internals";
-import { envFiles } from "./context";
+import { envFiles, userEnvs } from "./context";
 import type { CheckResult, Context } from "./types";
 
 /** The contract's functions: the six callables (docs/api.md), the rollup trigger and its sweep (docs/rollup.md). */
@@ -15,6 +17,8 @@ export const SWEEP = "rollupSweep";
 export const WINDOWS = "rollupWindows";
 /** Finishes deleting a counter whose cleanup outlasted deleteCounter's budget (functions/src/entry/cleanupDeletedCounter.ts). */
 const CLEANUP_TRIGGER = "cleanupDeletedCounter";
+/** Folds old clients' writes of the firestore-counter extension; deployed only while EXTENSION_COUNTERS is set (functions/src/index.ts). */
+export const FOLD_TRIGGER = "foldExtensionShards";
 const WRITTEN_EVENT = "google.cloud.firestore.document.v1.written";
 const UPDATED_EVENT = "google.cloud.firestore.document.v1.updated";
 
@@ -39,8 +43,14 @@ export function checkManifest(ctx: Context, backend: Backend): CheckResult {
   const byId = new Map(endpoints.map((e) => [e.id, e]));
   const expected = [...CALLABLES, TRIGGER, SWEEP, WINDOWS, CLEANUP_TRIGGER];
   for (const name of expected) if (!byId.has(name)) problems.push(`${name} is not exported by ${envFiles(ctx).source}/src/index.ts`);
+  const envs = userEnvs(ctx, check);
+  const folding = "values" in envs && (envs.values.EXTENSION_COUNTERS ?? "").trim() !== "";
+  if (folding) {
+    expected.push(FOLD_TRIGGER);
+    if (!byId.has(FOLD_TRIGGER)) problems.push(`EXTENSION_COUNTERS is set but ${FOLD_TRIGGER} is not exported by ${envFiles(ctx).source}/src/index.ts: old clients' writes would not be folded`);
+  }
   for (const e of endpoints) {
-    if (!expected.includes(e.id)) problems.push(`unexpected endpoint ${e.id}`);
+    if (!expected.includes(e.id)) problems.push(`unexpected endpoint ${e.id}${e.id === FOLD_TRIGGER ? " (EXTENSION_COUNTERS is empty)" : ""}`);
     if (e.platform !== "gcfv2") problems.push(`${e.id} is ${e.platform}, not a 2nd-gen function`);
   }
   for (const name of CALLABLES) {
@@ -73,6 +83,15 @@ export function checkManifest(ctx: Context, backend: Backend): CheckResult {
       problems.push(`${CLEANUP_TRIGGER} has retries off: a failed cleanup round would be dropped and the deletion left unfinished until the sweep`);
     }
   }
+  const fold = byId.get(FOLD_TRIGGER)?.eventTrigger;
+  if (folding && byId.has(FOLD_TRIGGER)) {
+    const document = fold?.eventFilterPathPatterns?.document ?? fold?.eventFilters?.document;
+    if (fold?.eventType !== WRITTEN_EVENT || document !== FOLD_TRIGGER_PATTERN) {
+      problems.push(`${FOLD_TRIGGER} must listen to ${WRITTEN_EVENT} on "${FOLD_TRIGGER_PATTERN}": old clients' writes would not be folded`);
+    } else if (fold.retry !== true) {
+      problems.push(`${FOLD_TRIGGER} has retries off: a fold that fails would leave its amount in the shard until migrate-extension runs again`);
+    }
+  }
   if (problems.length > 0) return { check, status: "fail", message: problems.join("; ") };
   const regions = [...new Set(endpoints.map((e) => e.region))].join(", ");
   const t = trigger!;
@@ -83,6 +102,7 @@ export function checkManifest(ctx: Context, backend: Backend): CheckResult {
     message:
       `${endpoints.length} v2 endpoints in ${regions}: ${CALLABLES.length} callables; ${TRIGGER} on ${WRITTEN_EVENT} ${SHARD_DOCUMENT_PATTERN}, retry on, ${sizing}; ` +
       `${SWEEP} ${sweep!.scheduleTrigger!.schedule}; ${WINDOWS} ${windows!.scheduleTrigger!.schedule} (${windows!.scheduleTrigger!.timeZone ?? "UTC"}); ` +
-      `${CLEANUP_TRIGGER} on ${UPDATED_EVENT} ${CLEANUP_DOCUMENT_PATTERN}, retry on`,
+      `${CLEANUP_TRIGGER} on ${UPDATED_EVENT} ${CLEANUP_DOCUMENT_PATTERN}, retry on` +
+      (folding ? `; ${FOLD_TRIGGER} on ${WRITTEN_EVENT} ${FOLD_TRIGGER_PATTERN}, retry on` : ""),
   };
 }

@@ -1,8 +1,10 @@
-// The params that hold patterns and rules (UNIQUE_COUNTERS, WINDOWED_COUNTERS, MIRRORS, COUNTER_KINDS), parsed by the
+// The params that hold patterns and rules (UNIQUE_COUNTERS, WINDOWED_COUNTERS, MIRRORS, COUNTER_KINDS,
+// EXTENSION_COUNTERS), parsed by the
 // functions' own parsers from the values a deploy would use: a bad one fails here, naming it.
 import { describeKind, parseCounterKinds, type KindLimits } from "../../../functions/src/counters/kinds";
-import { parseMirrorRules } from "../../../functions/src/counters/mirror-rules";
-import { parseCounterIdPatterns } from "../../../functions/src/counters/patterns";
+import { mirrorTargets, parseMirrorRules, type MirrorRule } from "../../../functions/src/counters/mirror-rules";
+import { fillTemplate, matchesAny, parseCounterIdPatterns, type Template } from "../../../functions/src/counters/patterns";
+import { describeRule, parseExtensionRules, type ExtensionRule } from "../../../functions/src/extension/rules";
 import { PARAM_RULES, paramProblem } from "../../../functions/src/config/rules";
 import { errorMessage } from "../firebase-tools-internals";
 import { envFiles, userEnvs } from "./context";
@@ -53,6 +55,67 @@ export function checkCounterKinds(ctx: Context): CheckResult {
     if (kinds.length === 0) return "COUNTER_KINDS is empty: callers choose numShards and delta within MAX_SHARDS and MAX_DELTA";
     return `COUNTER_KINDS (the first matching rule applies): ${kinds.map(describeKind).join("; ")}`;
   });
+}
+
+/**
+ * EXTENSION_COUNTERS, parsed by the functions' own parser (functions/src/extension/rules.ts): a bad rule, or
+ * one whose documents the fold trigger cannot serve (deeper than a top-level collection), fails here,
+ * naming it, instead of the trigger folding nothing. A rule whose counters UNIQUE_COUNTERS reserves fails
+ * too (a unique counter takes no amounts: they would stay in the shards). A rule with no MIRRORS rule that
+ * writes its counter back into the same field is a warning: screens that read the field stop moving.
+ */
+export function checkExtensionCounters(ctx: Context): CheckResult {
+  const check = "extension";
+  const result = checkPatternParam(ctx, check, "EXTENSION_COUNTERS", (value) => {
+    const rules = parseExtensionRules("EXTENSION_COUNTERS", value);
+    if (rules.length === 0) return "EXTENSION_COUNTERS is empty: foldExtensionShards is not deployed";
+    return `EXTENSION_COUNTERS: foldExtensionShards folds old clients' writes of ${rules.map(describeRule).join(", ")}`;
+  });
+  if (result.status !== "ok") return result;
+  const envs = userEnvs(ctx, check);
+  if ("failed" in envs) return envs.failed;
+  const rules = parseExtensionRules("EXTENSION_COUNTERS", envs.values.EXTENSION_COUNTERS ?? "");
+  const env = envFiles(ctx);
+  const unique = safely(() => parseCounterIdPatterns("UNIQUE_COUNTERS", envs.values.UNIQUE_COUNTERS ?? "")) ?? [];
+  const reserved = rules.filter((rule) => matchesAny(unique, sample(rule.counter)));
+  if (reserved.length > 0) {
+    return {
+      check,
+      status: "fail",
+      message: `EXTENSION_COUNTERS: ${reserved.map(describeRule).join(", ")} moves amounts into counters that UNIQUE_COUNTERS reserves for unique counters, which count members only; fix it in ${env.base} or ${env.project}`,
+    };
+  }
+  const mirrors = safely(() => parseMirrorRules("MIRRORS", envs.values.MIRRORS ?? "")) ?? [];
+  const unmirrored = rules.filter((rule) => !mirroredBack(rule, mirrors));
+  if (unmirrored.length > 0) {
+    const examples = unmirrored.map((r) => `${r.counter.source}=${r.document.source}:${r.field}`).join(",");
+    return {
+      check,
+      status: "warn",
+      message: `${result.message}; but no MIRRORS rule writes ${unmirrored.map((r) => r.counter.source).join(", ")} back into ${unmirrored.map((r) => `${r.document.source}:${r.field}`).join(", ")}: screens that read the field stop moving (add ${examples} to MIRRORS in ${env.base} or ${env.project})`,
+    };
+  }
+  return result;
+}
+
+/** A stand-in for a pattern's placeholder: some id characters. */
+function sample(template: Template): string {
+  return fillTemplate(template, template.placeholder === null ? {} : { [template.placeholder]: "x1" });
+}
+
+/** Whether MIRRORS writes the rule's counters' totals into the very field they take over. */
+function mirroredBack(rule: ExtensionRule, mirrors: readonly MirrorRule[]): boolean {
+  const binding = rule.document.placeholder === null ? {} : { [rule.document.placeholder]: "x1" };
+  const document = fillTemplate(rule.document, binding);
+  return mirrorTargets(mirrors, fillTemplate(rule.counter, binding)).some((t) => t.path === document && t.field === rule.field && t.value === "total");
+}
+
+function safely<T>(parse: () => T): T | undefined {
+  try {
+    return parse();
+  } catch {
+    return undefined; // that param's own check names what is wrong
+  }
 }
 
 /**
