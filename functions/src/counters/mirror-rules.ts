@@ -81,7 +81,11 @@ function parseFieldAndValue(text: string): { field: string; value: MirrorValue }
   return { field: text.slice(0, at).trim(), value: suffix as WindowName };
 }
 
-function parseDocumentPattern(text: string): Template {
+/**
+ * Parses a document path pattern (`posts/{id}`): an even number of segments, not in the counters'
+ * collection (also not when its placeholder is filled). Shared with AUTO_CREATE (auto-create-rules.ts).
+ */
+export function parseDocumentPattern(text: string): Template {
   if (text === "") throw new Error("has an empty document path");
   let template: Template;
   try {

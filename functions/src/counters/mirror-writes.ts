@@ -19,18 +19,36 @@ interface Updater {
   update(ref: DocumentReference, data: UpdateData<DocumentData>): unknown;
 }
 
-/** Writes `value` to each target whose snapshot (read with mirrorRefs, in the same order) exists; warns of the others. */
+/**
+ * Writes `value` (0, or a delete) to each target whose snapshot (read with mirrorRefs, in the same order)
+ * exists, and warns of the others. The total and, on a windowed counter, every window are all that value
+ * (created or reset: 0; deleted: gone). A window's target on a counter that is not windowed is left as it
+ * is, as in the rollup's commit (writeTargets): that counter has no such window, and a 0 there would read
+ * as "no views this week" (a WINDOWED_COUNTERS typo would otherwise zero a trending field).
+ */
 export function writeMirrors(
   tx: Updater,
   counterId: string,
   mirrors: readonly MirrorTarget[],
   snaps: readonly (DocumentSnapshot | undefined)[],
   value: number | FieldValue,
+  counter: { windowed: boolean },
 ): void {
   mirrors.forEach((target, i) => {
     const snap = snaps[i];
-    if (snap?.exists) tx.update(snap.ref, { [target.field]: value });
+    if (target.value !== "total" && !counter.windowed) logWindowOfPlainCounter(counterId, target);
+    else if (snap?.exists) tx.update(snap.ref, { [target.field]: value });
     else logMissingMirror(counterId, target);
+  });
+}
+
+/** The warning for a window's mirror on a counter that is not windowed: its target is left as it is. */
+function logWindowOfPlainCounter(counterId: string, target: MirrorTarget): void {
+  logger.warn("mirror of a window on a counter that is not windowed; left as it is (add the id's pattern to WINDOWED_COUNTERS)", {
+    counterId,
+    mirrorPath: target.path,
+    mirrorField: target.field,
+    window: target.value,
   });
 }
 
@@ -45,11 +63,18 @@ export interface MirrorValues {
  * `absent` is asserted absent. A window's target on a counter that is not windowed is left as it is, with a
  * warning: there is no such window to mirror.
  */
-export function writeTargets(batch: WriteBatch, db: Firestore, present: readonly MirrorTarget[], absent: readonly string[], values: MirrorValues): void {
+export function writeTargets(
+  batch: WriteBatch,
+  db: Firestore,
+  counterId: string,
+  present: readonly MirrorTarget[],
+  absent: readonly string[],
+  values: MirrorValues,
+): void {
   for (const target of present) {
     if (target.value === "total") batch.update(db.doc(target.path), { [target.field]: values.total });
     else if (values.windows !== null) batch.update(db.doc(target.path), { [target.field]: values.windows[target.value] });
-    else logger.warn("mirror of a window on a counter that is not windowed; left as it is", { mirrorPath: target.path, mirrorField: target.field, window: target.value });
+    else logWindowOfPlainCounter(counterId, target);
   }
   for (const path of absent) batch.delete(db.doc(path), { exists: false });
 }

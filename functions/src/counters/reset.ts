@@ -105,7 +105,7 @@ export async function resetCounter(db: Firestore, counterId: string, options: Re
     }
     const windows = shape.windowed ? { windows: windowsOf({}, today), "rollup.days": {}, "rollup.windowsMoveAt": null } : {};
     batch.update(at.ref, { total: 0, resetAt: readTime, "rollup.readTime": readTime, ...windows }, { lastUpdateTime: at.updateTime! });
-    writeMirrors(batch, counterId, mirrors, targets, 0);
+    writeMirrors(batch, counterId, mirrors, targets, 0, shape);
     // A target missing at R is asserted still missing at the commit (a delete conditioned on absence
     // writes nothing): one that appeared in between must get the 0 too, so the reset reads again.
     assertAbsent(batch, targets);
