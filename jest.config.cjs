@@ -35,6 +35,8 @@ module.exports = {
     // index.ts calls initializeApp() on import), whatever order a file's imports end up in.
     tier("emulator", "emulator/**/*.emulator.test.ts", {
       setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts", "<rootDir>/functions/test/helpers/wrapped.ts"],
+      // The admin entry as an app imports it (examples/functions), from the sources.
+      moduleNameMapper: { "^@firestore-exact-counter/functions/admin$": "<rootDir>/functions/src/admin.ts" },
     }),
     tier("rules", "rules/**/*.rules.test.ts", { setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"] }),
     tier("e2e", "e2e/**/*.e2e.test.ts", { setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"] }),
