@@ -1,11 +1,12 @@
-// The index file: valid for firebase-tools, with the TTL policy that expires the idempotency records and
-// the collection-group index the sweep's query needs, and without the TTL policy of earlier versions.
+// The index file: valid for firebase-tools, with the TTL policy that expires the idempotency records, the
+// collection-group index the sweep's query needs, the index of the midnight commit's query on
+// counters.rollup.windowsMoveAt, and without the TTL policy of earlier versions.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { REQUESTS, ROLLUP, SHARD_SUMS_INDEX } from "../../../functions/src/counters/paths";
+import { COUNTERS, REQUESTS, ROLLUP, SHARD_SUMS_INDEX } from "../../../functions/src/counters/paths";
 import { errorMessage, firestoreApi } from "../firebase-tools-internals";
 import { firestoreConfig } from "./context";
-import { SWEEP } from "./manifest";
+import { SWEEP, WINDOWS } from "./manifest";
 import type { CheckResult, Context } from "./types";
 
 /** The idempotency records' collection id before it became the backend's own (functions/src/counters/paths.ts). */
@@ -40,6 +41,20 @@ export function checkIndexes(ctx: Context): CheckResult {
         message: `${file} has no collection-group index on ${ROLLUP}.dueAt: ${SWEEP}'s query would fail, and claims orphaned when retries run out would never be finished`,
       };
     }
+    // `rollup` is exempt from indexing (bookkeeping), so its one queried field needs an override of its own.
+    const midnightIndex = spec.fieldOverrides?.some(
+      (o) =>
+        o.collectionGroup === COUNTERS &&
+        o.fieldPath === "rollup.windowsMoveAt" &&
+        (o.indexes ?? []).some((i) => i.order === "ASCENDING" && i.queryScope === "COLLECTION"),
+    );
+    if (!midnightIndex) {
+      return {
+        check,
+        status: "fail",
+        message: `${file} has no index on ${COUNTERS}.rollup.windowsMoveAt: ${WINDOWS}' query would fail, and windowed counters (and their mirrors) would keep yesterday's windows until their next increment (docs/windows.md)`,
+      };
+    }
     const sumsIndex = spec.indexes?.some(
       (i) =>
         i.collectionGroup === SHARD_SUMS_INDEX.collectionGroup &&
@@ -67,7 +82,7 @@ export function checkIndexes(ctx: Context): CheckResult {
     return {
       check,
       status: "ok",
-      message: `${file} is valid, with the TTL policy on ${REQUESTS}.expireAt, ${SWEEP}'s index on ${ROLLUP}.dueAt and the shards' index on (count, writes)`,
+      message: `${file} is valid, with the TTL policy on ${REQUESTS}.expireAt, ${SWEEP}'s index on ${ROLLUP}.dueAt, ${WINDOWS}' index on ${COUNTERS}.rollup.windowsMoveAt and the shards' index on (count, writes)`,
     };
   } catch (error) {
     return { check, status: "fail", message: `firestore indexes: ${errorMessage(error)}` };

@@ -1,5 +1,7 @@
-// The params that hold patterns and rules (UNIQUE_COUNTERS, WINDOWED_COUNTERS, MIRRORS, COUNTER_KINDS), parsed by the
-// functions' own parsers from the values a deploy would use: a bad one fails here, naming it.
+// The params that hold patterns and rules (UNIQUE_COUNTERS, WINDOWED_COUNTERS, MIRRORS, COUNTER_KINDS, AUTO_CREATE), parsed
+// by the functions' own parsers from the values a deploy would use: a bad one fails here, naming it. How they
+// fit together (a window mirrored of ids that are not windowed, typos) is id-patterns.ts.
+import { parseAutoCreateRules } from "../../../functions/src/counters/auto-create-rules";
 import { describeKind, parseCounterKinds, type KindLimits } from "../../../functions/src/counters/kinds";
 import { parseMirrorRules } from "../../../functions/src/counters/mirror-rules";
 import { parseCounterIdPatterns } from "../../../functions/src/counters/patterns";
@@ -52,6 +54,18 @@ export function checkCounterKinds(ctx: Context): CheckResult {
     const kinds = parseCounterKinds("COUNTER_KINDS", value, kindLimits(envs));
     if (kinds.length === 0) return "COUNTER_KINDS is empty: callers choose numShards and delta within MAX_SHARDS and MAX_DELTA";
     return `COUNTER_KINDS (the first matching rule applies): ${kinds.map(describeKind).join("; ")}`;
+  });
+}
+
+/**
+ * AUTO_CREATE, parsed by the functions' own parser (counters/auto-create-rules.ts): a bad rule fails here,
+ * naming it, instead of the first calls on missing counters answering internal.
+ */
+export function checkAutoCreate(ctx: Context): CheckResult {
+  return checkPatternParam(ctx, "auto create", "AUTO_CREATE", (value) => {
+    const rules = parseAutoCreateRules("AUTO_CREATE", value);
+    if (rules.length === 0) return "AUTO_CREATE is empty: an increment or setMember on a counter that does not exist is not-found";
+    return `AUTO_CREATE: the first call on a missing counter creates it while its document exists: ${rules.map((r) => `${r.counter.source} <- ${r.document.source}`).join(", ")}`;
   });
 }
 
