@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { errorMessage } from "../firebase-tools-internals";
-import { checkGuarantees } from "../rules-check";
+import { checkGuarantees, type GuaranteeResult } from "../rules-check";
 import { firestoreConfig } from "./context";
 import type { CheckResult, Context } from "./types";
 
@@ -67,7 +67,7 @@ export async function checkRulesGuarantees(ctx: Context): Promise<CheckResult> {
     return { check, status: "fail", message: errorMessage(error) };
   }
   try {
-    const results = await checkGuarantees(source, ctx.options.firestoreHost);
+    const results = await guaranteesOf(source, ctx.options.firestoreHost);
     const broken = results.filter((r) => r.breakers.length > 0);
     if (broken.length === 0) return { check, status: "ok", message: `${file} keeps all ${results.length} guarantees of npm run check-rules` };
     return {
@@ -78,4 +78,18 @@ export async function checkRulesGuarantees(ctx: Context): Promise<CheckResult> {
   } catch (error) {
     return { check, status: "fail", message: `${file} could not be evaluated: ${errorMessage(error).replace(/\s*\n\s*/g, " ")}` };
   }
+}
+
+/** Results per emulator and rules text: the same rules keep the same guarantees (one process checks many copies in the tests). */
+const evaluated = new Map<string, Promise<GuaranteeResult[]>>();
+
+function guaranteesOf(source: string, firestoreHost: string): Promise<GuaranteeResult[]> {
+  const key = `${firestoreHost}\u0000${source}`;
+  let results = evaluated.get(key);
+  if (results === undefined) {
+    results = checkGuarantees(source, firestoreHost);
+    evaluated.set(key, results);
+    results.catch(() => evaluated.delete(key));
+  }
+  return results;
 }
