@@ -201,6 +201,6 @@ describe("importing it", () => {
     // entry used it for every call above, and wrote where the callables write.
     const counterId = uniqueId("adm");
     await admin.createCounter(counterId);
-    expect((await call(functions.incrementCounter, { counterId }, ADMIN)) as object).toMatchObject({ applied: true });
+    await expect(call(functions.incrementCounter, { counterId }, ADMIN)).resolves.toMatchObject({ applied: true });
   });
 });

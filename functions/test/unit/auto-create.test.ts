@@ -6,6 +6,7 @@ import { newCounter } from "../../src/counters/settings";
 import { envSettings } from "../../src/config/env";
 import { paramSettings } from "../../src/config/read";
 import { COUNTER_PARAM_DEFAULTS, COUNTER_PARAM_NAMES } from "../../src/config/shared";
+import * as params from "../../src/config/params";
 
 describe("parseAutoCreateRules", () => {
   it("parses rules with the same placeholder on both sides, and literal ones", () => {
@@ -114,8 +115,11 @@ describe("the admin entry's settings (an environment) and the callables' (declar
   });
 
   it("has a default for every param it reads, the one the declared param has", () => {
-    const params = require("../../src/config/params") as Record<string, { name?: string; options?: { default?: unknown } }>;
-    const declared = Object.fromEntries(Object.values(params).filter((p) => typeof p?.name === "string").map((p) => [p.name, p.options?.default]));
+    const declared = Object.fromEntries(
+      Object.values(params as Record<string, unknown>)
+        .filter((p): p is { name: string; options?: { default?: unknown } } => typeof p === "object" && p !== null && typeof (p as { name?: unknown }).name === "string")
+        .map((p) => [p.name, p.options?.default]),
+    );
     for (const name of COUNTER_PARAM_NAMES) expect([name, declared[name]]).toEqual([name, COUNTER_PARAM_DEFAULTS[name]]);
   });
 });
