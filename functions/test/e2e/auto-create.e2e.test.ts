@@ -119,11 +119,11 @@ describe("posts whose users never created counters", () => {
     const shown: (number | null)[] = [];
     const errors: Error[] = [];
     const stop = client.watchMember(counterId, users[0]!.user.uid, (value) => shown.push(value), (e) => errors.push(e), { autoCreated: true });
-    await waitFor(async () => shown.length > 0, true, SETTLE_MS);
+    await waitFor(() => Promise.resolve(shown.length > 0), true, SETTLE_MS);
     expect(shown).toEqual([0]);
     await client.setMember(counterId, true);
     await users[1]!.call("setMember", { counterId, member: true });
-    expect((await waitFor(async () => shown[shown.length - 1], 2, SETTLE_MS)).value).toBe(2);
+    expect((await waitFor(() => Promise.resolve(shown[shown.length - 1]), 2, SETTLE_MS)).value).toBe(2);
     expect(shown.filter((v) => v !== 0 && v !== 1 && v !== 2)).toEqual([]);
     expect(shown.slice(shown.indexOf(1))).not.toContain(0);
     expect(errors).toEqual([]);

@@ -4,6 +4,7 @@
 // codes; the param rules read from the process's environment; a firebase-admin app passed in; and what
 // importing it does to an app (nothing).
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { getApps, initializeApp } from "firebase-admin/app";
 import { getFirestore } from "firebase-admin/firestore";
@@ -43,6 +44,12 @@ describe("publishPost, an app's function that creates its post's counters with t
     // The counters take the app's users' likes and views at once (through the callables).
     await expect(call(functions.setMember, { counterId: `post-${postId}-likes`, member: true }, USER)).resolves.toMatchObject({ changed: true });
     await expect(call(functions.incrementCounter, { counterId: `post-${postId}-views` }, USER)).resolves.toMatchObject({ applied: true });
+  });
+
+  it("is the function docs/app.md shows, as written", () => {
+    const doc = readFileSync(join(REPO, "docs", "app.md"), "utf8");
+    const file = readFileSync(join(REPO, "examples", "functions", "publish-post.ts"), "utf8");
+    expect(doc).toContain("```ts\n" + file.slice(file.indexOf("import { FieldValue")) + "```");
   });
 
   it("refuses a signed-out caller and a bad title, and then writes nothing", async () => {

@@ -18,7 +18,7 @@ export interface LocalParam {
 /** Call it before the first set(), e.g. in beforeAll: it remembers .env.local as it is then. */
 export function localParam(name: string): LocalParam {
   const params = localParams([name]);
-  return { set: (value) => params.set({ [name]: value }), restore: params.restore };
+  return { set: (value) => params.set({ [name]: value }), restore: () => params.restore() };
 }
 
 /** Several params at once, set together with one reload. */
