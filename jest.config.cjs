@@ -35,9 +35,15 @@ module.exports = {
     // index.ts calls initializeApp() on import), whatever order a file's imports end up in.
     tier("emulator", "emulator/**/*.emulator.test.ts", {
       setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts", "<rootDir>/functions/test/helpers/wrapped.ts"],
+      // The admin entry as an app imports it (examples/functions), from the sources.
+      moduleNameMapper: { "^@firestore-exact-counter/functions/admin$": "<rootDir>/functions/src/admin.ts" },
     }),
     tier("rules", "rules/**/*.rules.test.ts", { setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"] }),
-    tier("e2e", "e2e/**/*.e2e.test.ts", { setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"] }),
+    // Some run the client's sources (an app's watch of counters AUTO_CREATE makes), which import "./x.js".
+    tier("e2e", "e2e/**/*.e2e.test.ts", {
+      setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"],
+      moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
+    }),
     // scripts = the operator tools (deploy preflight, reconcile at scale) against the emulators.
     // Some run the client's sources (npm start's lines for an app), which import "./x.js" like the client tier.
     tier("scripts", "<rootDir>/scripts/test/**/*.test.ts", {

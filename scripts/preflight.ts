@@ -8,7 +8,7 @@ import { REPO_ROOT } from "./lib/firebase-cli";
 import { withFirestoreEmulator } from "./lib/firestore-emulator";
 import { runPreflight, type CheckResult } from "./lib/preflight";
 
-const HELP = `Usage: npm run preflight -- [--project <id>] [--dir <folder>] [--now <date>]
+const HELP = `Usage: npm run preflight -- [--project <id>] [--dir <folder>] [--now <date>] [--rules]
 
 Checks, offline, what \`firebase deploy --only functions:counters,firestore\` checks before uploading anything:
   runtime        the functions' runtime (engines.node, or runtime in firebase.json) is supported;
@@ -38,9 +38,18 @@ Checks, offline, what \`firebase deploy --only functions:counters,firestore\` ch
   counter kinds  COUNTER_KINDS parses: rules ID_PATTERN=shards:N;maxDelta:N, shards within MAX_SHARDS,
                  maxDelta within MAX_DELTA, no rule hidden behind an earlier one (the message names a
                  bad rule)
+  auto create    AUTO_CREATE parses: rules ID_PATTERN=DOCUMENT_PATTERN, the same placeholder on both
+                 sides, a document path not in counters/ (the message names a bad rule)
+  id patterns    those params together: a window mirrored (@today, @last7Days, @last30Days) of ids
+                 that WINDOWED_COUNTERS does not make windowed fails; a MIRRORS or AUTO_CREATE pattern
+                 one character away from another param's (post-{id}-likes / post-{id}-like) warns
+  admin settings another codebase of firebase.json that depends on @firestore-exact-counter/functions
+                 (its admin entry) gives the counters' params (UNIQUE_COUNTERS, MIRRORS, ...) the
+                 same values in its own .env files as the counters codebase
   rules          firebase.json's rules file compiles (in a Firestore emulator; FIRESTORE_EMULATOR_HOST
-                 if set, otherwise one started for the check); whether it keeps the counters'
-                 guarantees is npm run check-rules
+                 if set, otherwise one started for the check)
+  rules guarantees  the rules file keeps every guarantee of npm run check-rules (a catch-all rule of
+                 an app that opens counters/** fails, naming each guarantee it breaks)
   indexes        firestore.indexes.json passes firebase-tools' validator and keeps the TTL policy
                  and the sweep's collection-group index on exactCounterRollup.dueAt
 --project  the project whose params are checked: a project id (lowercase letters, digits, hyphens;
@@ -48,6 +57,10 @@ Checks, offline, what \`firebase deploy --only functions:counters,firestore\` ch
 --dir      the folder holding firebase.json (default: this repository; an app's project folder
            once the counters are added to it, docs/existing-app.md)
 --now      check the runtime's support window as of this date (e.g. 2027-03-01)
+--rules    only rules and rules guarantees: the predeploy step of firebase.json's firestore section,
+           so whenever a deploy includes Firestore rules (starts a Firestore emulator: a few seconds)
+Run as the counters codebase's predeploy step (firebase deploy sets PROJECT_DIR and RESOURCE_DIR), it
+checks everything above that needs neither the built functions nor an emulator.
 Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 on bad arguments (an
 unknown option, a folder without firebase.json, no project given and none in .firebaserc).`;
 
@@ -55,6 +68,7 @@ interface Args {
   dir: string;
   project: string | undefined;
   now: Date;
+  rules: boolean;
 }
 
 const PROJECT_ID = /^[a-z0-9][a-z0-9-]*$/;
@@ -66,6 +80,7 @@ function parseArgs(argv: string[]): Args | "help" {
       "--dir": "a project folder holding firebase.json",
       "--now": "a date such as 2027-03-01",
     },
+    flags: ["--rules"],
   });
   if (read === "help") return read;
   const project = lastValue(read, "--project");
@@ -78,7 +93,7 @@ function parseArgs(argv: string[]): Args | "help" {
   const nowValue = lastValue(read, "--now");
   const now = nowValue === undefined ? new Date() : new Date(nowValue);
   if (Number.isNaN(now.getTime())) throw new UsageError(`--now takes a date such as 2027-03-01, not ${JSON.stringify(nowValue)}`);
-  return { dir, project, now };
+  return { dir, project, now, rules: read.flags.has("--rules") };
 }
 
 function defaultProject(dir: string): string {
@@ -104,11 +119,12 @@ function inPredeployHook(): boolean {
 
 async function main(args: Args): Promise<number> {
   const projectId = args.project ?? defaultProject(args.dir);
-  const predeploy = inPredeployHook();
-  console.log(`preflight${predeploy ? " (predeploy)" : ""}: ${args.dir} for project ${projectId} on Node ${process.versions.node}`);
+  const predeploy = !args.rules && inPredeployHook();
+  console.log(`preflight${args.rules ? " (rules)" : predeploy ? " (predeploy)" : ""}: ${args.dir} for project ${projectId} on Node ${process.versions.node}`);
+  const options = { projectDir: args.dir, projectId, now: args.now, rulesOnly: args.rules };
   const results = predeploy
-    ? await runPreflight({ projectDir: args.dir, projectId, now: args.now, firestoreHost: "", predeploy })
-    : await withFirestoreEmulator((firestoreHost) => runPreflight({ projectDir: args.dir, projectId, now: args.now, firestoreHost }));
+    ? await runPreflight({ ...options, firestoreHost: "", predeploy })
+    : await withFirestoreEmulator((firestoreHost) => runPreflight({ ...options, firestoreHost }));
   const width = Math.max(...results.map((r) => r.check.length));
   for (const r of results) console.log(`  ${MARK[r.status]} ${r.check.padEnd(width)}  ${r.message}`);
   const failed = results.filter((r) => r.status === "fail").length;

@@ -5,7 +5,7 @@ import { httpsCallable, type Functions } from "firebase/functions";
 import type { Firestore } from "firebase/firestore";
 import { counterIdProblem } from "./failure.js";
 import { createIncrements, randomRequestId, type CounterView, type IncrementOutcome, type IncrementRequest, type WatchOptions } from "./increments.js";
-import { createMembership, SetMemberError, type MemberView, type SetMemberOutcome, type SetMemberRequest } from "./membership.js";
+import { createMembership, SetMemberError, type MemberView, type SetMemberOutcome, type SetMemberRequest, type WatchMemberOptions } from "./membership.js";
 import { retryPolicy } from "./retry.js";
 import { isWindowName } from "./windows.js";
 
@@ -48,8 +48,11 @@ export interface CounterClient {
    * Calls `onValue` with the number to show: the server `total` plus this client's own increments not in
    * it yet, never counting one twice or missing one. With `options.window` ("today", "last7Days",
    * "last30Days"; windowed counters only): that window for the client's current UTC day, exact the same
-   * way, re-evaluated at each UTC midnight; `view.window` and `view.day` say which. Returns the
-   * unsubscribe function.
+   * way, re-evaluated at each UTC midnight; `view.window` and `view.day` say which. A counter that does
+   * not exist is `null`, told to `onError` as a {@link CounterNotFoundError} (the watch goes on: a counter
+   * created later shows at once); with `options.autoCreated` (ids the server's AUTO_CREATE creates on
+   * their first increment) it is 0 plus this client's own increments instead. Returns the unsubscribe
+   * function.
    */
   watch(
     counterId: string,
@@ -69,13 +72,16 @@ export interface CounterClient {
    * this"), both updated at once on a tap and exact by the coverage rule (member-coverage.ts). `uid` is
    * the signed-in user's: their `counters/{counterId}/memberships/{uid}` (membership record) and
    * `members/{uid}` are listened to with the counter. Nothing is called before a snapshot of the three
-   * from the server that tells the count. Returns the unsubscribe function.
+   * from the server that tells the count. A counter that does not exist is `null` and told to `onError`
+   * (a {@link CounterNotFoundError}), or, with `options.autoCreated` (AUTO_CREATE makes it on its first
+   * like), 0 plus this user's like. Returns the unsubscribe function.
    */
   watchMember(
     counterId: string,
     uid: string,
     onValue: (value: number | null, view: MemberView) => void,
     onError?: (error: Error) => void,
+    options?: WatchMemberOptions,
   ): () => void;
   /** Stops every watch. Increments and setMember calls already started still finish. */
   dispose(): void;
@@ -110,10 +116,11 @@ export function createCounterClient(options: CounterClientOptions): CounterClien
     return membership.setMember(counterId, member);
   }
 
-  const watchMember: CounterClient["watchMember"] = (counterId, uid, onValue, onError) => {
+  const watchMember: CounterClient["watchMember"] = (counterId, uid, onValue, onError, memberOptions) => {
     checkWatchArguments(counterId, onValue, onError);
     if (typeof uid !== "string" || uid === "" || uid.includes("/")) throw new TypeError("uid must be the signed-in user's uid (a non-empty string without /)");
-    return membership.watchMember(counterId, uid, onValue, onError);
+    checkOptions(memberOptions, ["autoCreated"]);
+    return membership.watchMember(counterId, uid, onValue, onError, memberOptions);
   };
 
   function dispose(): void {
@@ -133,8 +140,17 @@ function checkWatchArguments(counterId: unknown, onValue: unknown, onError: unkn
 }
 
 function checkWatchOptions(options: unknown): void {
+  checkOptions(options, ["window", "autoCreated"]);
+  const { window } = (options ?? {}) as { window?: unknown };
+  if (window !== undefined && !isWindowName(window)) throw new TypeError('options.window must be "today", "last7Days" or "last30Days"');
+}
+
+/** A watch's options: an object of the known keys, `autoCreated` a boolean. */
+function checkOptions(options: unknown, keys: string[]): void {
   if (options === undefined) return;
   if (typeof options !== "object" || options === null) throw new TypeError("options must be an object or undefined");
-  const { window } = options as { window?: unknown };
-  if (window !== undefined && !isWindowName(window)) throw new TypeError('options.window must be "today", "last7Days" or "last30Days"');
+  const unknown = Object.keys(options).find((key) => !keys.includes(key));
+  if (unknown !== undefined) throw new TypeError(`options.${unknown.slice(0, 32)} is not an option (the options are ${keys.join(", ")})`);
+  const { autoCreated } = options as { autoCreated?: unknown };
+  if (autoCreated !== undefined && typeof autoCreated !== "boolean") throw new TypeError("options.autoCreated must be a boolean");
 }

@@ -4,10 +4,13 @@
 // the counter's today / last 7 days / last 30 days (windows.ts), re-evaluated at each UTC midnight.
 import { doc, onSnapshot, type DocumentSnapshot, type Firestore } from "firebase/firestore";
 import { asTime, isCovered, uncoveredDelta, type CounterSnapshotState, type OwnIncrement, type Time } from "./coverage.js";
-import { counterIdProblem, failureMessage, reasonOf } from "./failure.js";
+import { counterIdProblem, IncrementError } from "./failure.js";
+import { autoCreatedValue, forgetAnswered, tellMissing } from "./missing.js";
 import { createRegistry, tell, type Watcher } from "./registry.js";
+
+export { IncrementError } from "./failure.js";
 import { retrying, type RetryPolicy } from "./retry.js";
-import { dayOf, msUntilNextUtcMidnight, readServerWindows, windowToShow, type ServerWindows, type WindowName } from "./windows.js";
+import { dayOf, msUntilNextUtcMidnight, ownInWindow, readServerWindows, windowToShow, type ServerWindows, type WindowName } from "./windows.js";
 
 /** The data `incrementCounter` receives. */
 export interface IncrementRequest {
@@ -54,27 +57,12 @@ export interface CounterView {
 export interface WatchOptions {
   /** Show this window of a windowed counter instead of its total. */
   window?: WindowName;
-}
-
-/** An increment that did not succeed. */
-export class IncrementError extends Error {
-  constructor(
-    /** The callable error code without the "functions/" prefix ("not-found", …), or "unknown". */
-    readonly code: string,
-    readonly counterId: string,
-    /** Send it again with `increment(counterId, delta, { requestId })` to settle a `maybeApplied` outcome. */
-    readonly requestId: string,
-    /**
-     * True when an attempt may have applied the delta although no answer said so (a transient failure
-     * came first, or attempts ran out). The counter's total then shows whether it did.
-     */
-    readonly maybeApplied: boolean,
-    /** `cause`: the last rejection, whose message (the server's) the message repeats; `reason`: the client's own. */
-    options?: { cause?: unknown; reason?: string },
-  ) {
-    super(failureMessage(`incrementCounter(${counterId})`, code, options?.reason ?? reasonOf(options?.cause)), { cause: options?.cause });
-    this.name = "IncrementError";
-  }
+  /**
+   * The counter is created by its first increment or like (the server's AUTO_CREATE): while it does not
+   * exist, show 0 plus this client's own increments, and tell `onError` nothing. Without it, a counter
+   * that does not exist is shown as null and told to `onError` (a CounterNotFoundError).
+   */
+  autoCreated?: boolean;
 }
 
 export interface IncrementsDeps {
@@ -88,6 +76,9 @@ export interface IncrementsDeps {
 
 interface CounterWatcher extends Watcher<CounterView> {
   window: WindowName | undefined;
+  autoCreated: boolean;
+  /** Told that the counter is missing (missing.ts), once per absence. */
+  toldMissing: boolean;
   /** The last problem told to onError, so that every snapshot does not repeat it. */
   problem: string | undefined;
 }
@@ -98,6 +89,8 @@ interface CounterState {
   /** The newest coveredUntil of any snapshot received (the bound in-flight calls are sent after). */
   seenUntil: Time | null;
   latest: CounterSnapshotState | undefined;
+  /** Whether the latest snapshot came from the SDK's cache (then a missing counter may still exist on the server). */
+  fromCache: boolean;
   /** The latest snapshot's windows (null: not windowed, or the counter does not exist). */
   windows: ServerWindows | null;
   watchers: Set<CounterWatcher>;
@@ -120,10 +113,21 @@ export interface Increments {
 
 export function createIncrements(deps: IncrementsDeps): Increments {
   const registry = createRegistry<CounterWatcher, CounterState>({
-    create: () => ({ own: new Map(), seenUntil: null, latest: undefined, windows: null, watchers: new Set(), unsubscribe: undefined, midnight: undefined }),
+    create: () => ({
+      own: new Map(),
+      seenUntil: null,
+      latest: undefined,
+      fromCache: false,
+      windows: null,
+      watchers: new Set(),
+      unsubscribe: undefined,
+      midnight: undefined,
+    }),
     listen: (counterId, state): (() => void) =>
       onSnapshot(
         doc(deps.firestore, "counters", counterId),
+        // With metadata changes: a counter missing from the cache is told missing once the server says so.
+        { includeMetadataChanges: true },
         (snap) => onCounterSnapshot(counterId, state, snap),
         (error) => registry.fail(state, error),
       ),
@@ -142,19 +146,32 @@ export function createIncrements(deps: IncrementsDeps): Increments {
   function publish(counterId: string, state: CounterState): void {
     const latest = state.latest;
     if (latest === undefined) return;
-    let value: number | null = null;
-    let pending = 0;
-    if (latest.exists) {
-      const uncovered = uncoveredDelta(latest.coveredUntil, state.own.values());
-      if (uncovered === null) return; // an in-flight call may or may not be in this total: wait for it
-      pending = uncovered;
-      value = latest.total + uncovered;
+    if (!latest.exists) {
+      for (const watcher of state.watchers) publishMissing(counterId, state, watcher);
+      return;
     }
-    const view: CounterView = { counterId, exists: latest.exists, total: latest.total, coveredUntil: latest.coveredUntil, pending };
+    const uncovered = uncoveredDelta(latest.coveredUntil, state.own.values());
+    if (uncovered === null) return; // an in-flight call may or may not be in this total: wait for it
+    const view: CounterView = { counterId, exists: true, total: latest.total, coveredUntil: latest.coveredUntil, pending: uncovered };
     for (const watcher of state.watchers) {
-      if (watcher.window === undefined) tell(watcher, value, view);
+      watcher.toldMissing = false; // found: a later absence is told again
+      if (watcher.window === undefined) tell(watcher, latest.total + uncovered, view);
       else publishWindow(counterId, state, latest, watcher, watcher.window);
     }
+  }
+
+  /** A counter that does not exist (missing.ts): 0 and own increments when auto-created, else null, told once from the server. */
+  function publishMissing(counterId: string, state: CounterState, watcher: CounterWatcher): void {
+    const day = dayOf(deps.now());
+    const window = watcher.window;
+    const base = { counterId, exists: false, total: 0, coveredUntil: null };
+    if (watcher.autoCreated) {
+      const pending = autoCreatedValue(window === undefined ? state.own.values() : ownInWindow(state.own.values(), window, day));
+      tell(watcher, pending, { ...base, pending, ...(window === undefined ? {} : { window, day, windowTotal: 0 }) });
+      return;
+    }
+    tell(watcher, null, { ...base, pending: 0, ...(window === undefined ? {} : { window, day, windowTotal: null }) });
+    if (!state.fromCache) tellMissing(watcher, counterId);
   }
 
   /**
@@ -165,11 +182,6 @@ export function createIncrements(deps: IncrementsDeps): Increments {
   function publishWindow(counterId: string, state: CounterState, latest: CounterSnapshotState, watcher: CounterWatcher, window: WindowName): void {
     const base = { counterId, exists: latest.exists, total: latest.total, coveredUntil: latest.coveredUntil, window };
     const now = deps.now();
-    if (!latest.exists) {
-      watcher.problem = undefined;
-      tell(watcher, null, { ...base, pending: 0, day: dayOf(now), windowTotal: null });
-      return;
-    }
     const shown = state.windows === null ? null : windowToShow(state.windows, window, now, latest.coveredUntil, state.own.values());
     if (shown === undefined) return; // an in-flight call may or may not be in this snapshot: wait for it
     if (shown === null || shown.value === null) {
@@ -203,7 +215,9 @@ export function createIncrements(deps: IncrementsDeps): Increments {
   function onCounterSnapshot(counterId: string, state: CounterState, snap: DocumentSnapshot): void {
     const counter = registry.readCounter(counterId, state, snap);
     if (counter === undefined) return;
+    if (state.latest?.exists === true && !counter.exists) forgetAnswered(state.own);
     state.latest = counter;
+    state.fromCache = snap.metadata.fromCache;
     state.windows = counter.exists ? readServerWindows(snap) : null;
     for (const [requestId, own] of state.own) {
       if (own.writeTime !== null && isCovered(counter.coveredUntil, own.writeTime)) state.own.delete(requestId);
@@ -249,7 +263,15 @@ export function createIncrements(deps: IncrementsDeps): Increments {
   }
 
   const watch: Increments["watch"] = (counterId, onValue, onError, options) => {
-    const unwatch = registry.watch(counterId, { onValue, onError, last: undefined, window: options?.window, problem: undefined });
+    const unwatch = registry.watch(counterId, {
+      onValue,
+      onError,
+      last: undefined,
+      window: options?.window,
+      autoCreated: options?.autoCreated === true,
+      toldMissing: false,
+      problem: undefined,
+    });
     scheduleMidnight(counterId, registry.stateOf(counterId));
     return unwatch;
   };

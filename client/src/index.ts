@@ -11,9 +11,11 @@ export {
 } from "./increments.js";
 export { type WindowName } from "./windows.js";
 export { TRANSIENT_CODES } from "./retry.js";
+export { CounterNotFoundError } from "./missing.js";
 export {
   SetMemberError,
   type MemberView,
+  type WatchMemberOptions,
   type SetMemberOutcome,
   type SetMemberRequest,
 } from "./membership.js";

@@ -6,9 +6,12 @@
 import { doc, onSnapshot, onSnapshotsInSync, type DocumentSnapshot, type Firestore } from "firebase/firestore";
 import { asTime, type CounterSnapshotState, type Time } from "./coverage.js";
 import { basisOf, holds, memberValue, readMembershipRecord, serverMember, type Basis, type MemberCut, type MembershipRecord, type OwnChange, type PendingCall } from "./member-coverage.js";
-import { failureMessage, reasonOf } from "./failure.js";
+import { SetMemberError } from "./failure.js";
+import { tellMissing } from "./missing.js";
 import { createRegistry, tell, type Watcher } from "./registry.js";
 import { retrying, type RetryPolicy } from "./retry.js";
+
+export { SetMemberError } from "./failure.js";
 
 /** The data `setMember` receives. */
 export interface SetMemberRequest {
@@ -52,32 +55,28 @@ export interface MemberView {
   pending: number;
 }
 
-/** A setMember that did not succeed (the membership shown goes back to what it was). */
-export class SetMemberError extends Error {
-  constructor(
-    /** The callable error code without the "functions/" prefix, or "unknown". */
-    readonly code: string,
-    readonly counterId: string,
-    readonly member: boolean,
-    /** True when an attempt may have changed the membership although no answer said so. */
-    readonly maybeApplied: boolean,
-    /** `cause`: the last rejection, whose message (the server's) the message repeats; `reason`: the client's own. */
-    options?: { cause?: unknown; reason?: string },
-  ) {
-    super(failureMessage(`setMember(${counterId}, ${member})`, code, options?.reason ?? reasonOf(options?.cause)), { cause: options?.cause });
-    this.name = "SetMemberError";
-  }
-}
-
 export interface MembershipDeps {
   firestore: Firestore;
   call: (request: SetMemberRequest) => Promise<unknown>;
   retry: RetryPolicy;
 }
 
+/** The fifth argument of `watchMember`. */
+export interface WatchMemberOptions {
+  /**
+   * The counter is created by its first like (the server's AUTO_CREATE): while it does not exist, show 0
+   * plus this user's like, and tell `onError` nothing. Without it, a counter that does not exist is shown
+   * as null and told to `onError` (a CounterNotFoundError).
+   */
+  autoCreated?: boolean;
+}
+
 /** A watch of the counter for one user (every watch of a counter is for the same user). */
 interface MemberWatcher extends Watcher<MemberView> {
   uid: string;
+  autoCreated: boolean;
+  /** Told that the counter is missing (missing.ts), once per absence. */
+  toldMissing: boolean;
 }
 
 /** A listened document as last delivered: its value, and whether the SDK had it from its cache. */
@@ -115,6 +114,7 @@ export interface Membership {
     uid: string,
     onValue: (value: number | null, view: MemberView) => void,
     onError?: (error: Error) => void,
+    options?: WatchMemberOptions,
   ) => () => void;
   dispose: () => void;
 }
@@ -149,9 +149,14 @@ export function createMembership(deps: MembershipDeps): Membership {
   function publish(counterId: string, state: State): void {
     const cut = state.cut;
     if (cut === undefined) return;
+    if (!cut.exists) {
+      for (const watcher of state.watchers) publishMissing(counterId, state, cut, watcher);
+      return;
+    }
     const shown = memberValue(cut, state.basis, state.last, state.calls);
     if (shown === null) return; // no cut with a known M(R) yet: nothing exact to show
     for (const watcher of state.watchers) {
+      watcher.toldMissing = false; // found again: a later absence is told again
       const view: MemberView = {
         counterId,
         uid: watcher.uid,
@@ -167,6 +172,24 @@ export function createMembership(deps: MembershipDeps): Membership {
   }
 
   /**
+   * A counter that does not exist has no members. Auto-created (WatchMemberOptions): this user's like to
+   * show (a pending call's, or an answered change that no counter holds yet: the one this call's like
+   * creates, before its snapshot arrives) counted alone. Otherwise null, told to onError once (cuts come
+   * from the server only).
+   */
+  function publishMissing(counterId: string, state: State, cut: MemberCut, watcher: MemberWatcher): void {
+    const member = state.calls[state.calls.length - 1]?.member ?? state.last?.member ?? false;
+    const view = { counterId, uid: watcher.uid, exists: false, member, total: 0, coveredUntil: null, memberDoc: serverMember(cut) };
+    if (watcher.autoCreated) {
+      const value = member ? 1 : 0;
+      tell(watcher, value, { ...view, pending: value });
+      return;
+    }
+    tell(watcher, null, { ...view, pending: 0 });
+    tellMissing(watcher, counterId);
+  }
+
+  /**
    * Every listener has fired for a change: the three documents are from the same server snapshot, unless
    * one of them comes from the cache (then the cut could pair a record older than the total: skip it).
    */
@@ -175,6 +198,8 @@ export function createMembership(deps: MembershipDeps): Membership {
     if (counter === undefined || record === undefined || memberDoc === undefined) return; // nothing before all arrived
     if (counter.fromCache || record.fromCache || memberDoc.fromCache) return;
     const cut: MemberCut = { ...counter.value, record: record.value, memberDoc: memberDoc.value };
+    // Deleted: an answered change of this client was made on the counter that is gone.
+    if (state.cut?.exists === true && !cut.exists) state.last = undefined;
     state.cut = cut;
     // A counter that does not exist has no basis; one created again must not inherit the old one.
     state.basis = cut.exists ? (basisOf(cut) ?? state.basis) : undefined;
@@ -271,10 +296,11 @@ export function createMembership(deps: MembershipDeps): Membership {
     uid: string,
     onValue: (value: number | null, view: MemberView) => void,
     onError?: (error: Error) => void,
+    options?: WatchMemberOptions,
   ): () => void {
     const uids = new Set([...registry.stateOf(counterId).watchers].map((w) => w.uid));
     if (uids.size > 0 && !uids.has(uid)) throw new Error(`counter ${counterId} is already watched for another user; stop that watch first`);
-    return registry.watch(counterId, { uid, onValue, onError, last: undefined });
+    return registry.watch(counterId, { uid, onValue, onError, last: undefined, autoCreated: options?.autoCreated === true, toldMissing: false });
   }
 
   return { setMember, watchMember, dispose: registry.dispose };

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { deleteApp, initializeApp } from "firebase-admin/app";
 import { getFirestore } from "firebase-admin/firestore";
 import { migrate, type MigrationItem, type MigrationScan } from "../../functions/src/extension/migrate";
-import { newCounterRule, type NewCounterRule } from "../../functions/src/extension/new-counter";
+import { newCounterRuleOf, type NewCounterRule } from "../../functions/src/extension/new-counter";
 import { extensionRule, type ExtensionRule } from "../../functions/src/extension/rules";
 import type { FoldReport } from "../../functions/src/extension/fold";
 import { EXIT, integerValue, lastValue, readArgv, UsageError, usageLine, type ScriptName } from "./cli";
@@ -113,7 +113,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env, 
 /** How a migrated counter is created, from the codebase's params for the project (as a deploy would read them). */
 function newCounterFor(project: string): NewCounterRule {
   try {
-    return newCounterRule(functionsParams([".env", `.env.${project}`]));
+    return newCounterRuleOf(functionsParams([".env", `.env.${project}`]));
   } catch (error) {
     throw new UsageError(`${error instanceof Error ? error.message : String(error)}; fix it in functions/.env or functions/.env.${project}`);
   }

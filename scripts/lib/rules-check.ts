@@ -43,6 +43,7 @@ export async function openRulesProbes(rules: string, firestoreHost: string): Pro
   // A denied request is the answer here, not a problem: keep the SDK from logging each one.
   setLogLevel("silent");
   const separator = firestoreHost.lastIndexOf(":");
+  bypassProxies(firestoreHost.slice(0, separator));
   const env = await initializeTestEnvironment({
     // A project of its own per run: rules and documents never meet another run's or a test's.
     projectId: `demo-rules-check-${randomUUID().slice(0, 8)}`,
@@ -69,6 +70,16 @@ export async function openRulesProbes(rules: string, firestoreHost: string): Pro
       await env.cleanup();
     },
   };
+}
+
+/**
+ * The emulator runs on this machine: a proxy that the environment names (HTTPS_PROXY, a corporate one, or
+ * firebase deploy's own environment when this runs as its predeploy step) must not carry the probes. The
+ * JS SDK's gRPC reads no_grpc_proxy, and no_proxy only when that is unset.
+ */
+function bypassProxies(hostname: string): void {
+  const list = (process.env.no_grpc_proxy ?? process.env.no_proxy ?? "").split(",").filter((h) => h.trim() !== "");
+  if (!list.includes(hostname)) process.env.no_grpc_proxy = [...list, hostname].join(",");
 }
 
 /** The emulator's own message (e.g. "Error compiling rules: L17:16 Unexpected '('.") from its JSON answer. */

@@ -10,7 +10,7 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { firebaseBin, REPO_ROOT } from "../lib/firebase-cli";
-import { COUNTERS_SOURCE, addCounters, copyOfFixtureApp } from "./helpers/existing-app";
+import { COUNTERS_SOURCE, addCounters, copyOfFixtureApp, withCatchAll } from "./helpers/existing-app";
 import { run, runNode, stopAll, type Run } from "./helpers/run";
 
 jest.setTimeout(180_000);
@@ -48,12 +48,12 @@ function breakLimits(functionsDir: string): void {
   writeFileSync(join(functionsDir, `.env.${PROJECT}`), `MAX_DELTA=5\nCOUNTER_KINDS=${BAD_KINDS}\n`);
 }
 
-/** `firebase deploy --only functions:counters` in `dir`, offline (see the header). */
-function deploy(dir: string): Promise<Run> {
+/** `firebase deploy --only <only>` in `dir`, offline (see the header). */
+function deploy(dir: string, only = "functions:counters"): Promise<Run> {
   const closed = "http://127.0.0.1:9";
   const env: NodeJS.ProcessEnv = { ...process.env, FIREBASE_TOKEN: "offline-test-token", NO_PROXY: "", no_proxy: "" };
   for (const name of ["HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"]) env[name] = closed;
-  return runNode([firebaseBin(), "deploy", "--only", "functions:counters", "--project", PROJECT, "--non-interactive"], { cwd: dir, env });
+  return runNode([firebaseBin(), "deploy", "--only", only, "--project", PROJECT, "--non-interactive"], { cwd: dir, env });
 }
 
 function expectStoppedAtPredeploy(deployed: Run, functionsDir: string): void {
@@ -98,11 +98,60 @@ describe("the preflight as the predeploy step of codebase counters", () => {
     // Every check that needs neither the build nor an emulator, in the runner's order ("local node" only
     // says which Node ran the step).
     const checks = [...step.stdout.matchAll(/^ {2}(?:ok {2}|WARN|FAIL) (.+?) {2,}/gm)].map((m) => m[1]).filter((c) => c !== "local node");
-    expect(checks).toEqual(["runtime", "functions sdk", "params", "settings", "exposure", "unique counters", "windows", "mirrors", "counter kinds", "extension", "indexes", "predeploy"]);
+    expect(checks).toEqual([
+      "runtime",
+      "functions sdk",
+      "params",
+      "settings",
+      "exposure",
+      "unique counters",
+      "windows",
+      "mirrors",
+      "counter kinds",
+      "auto create",
+      "extension",
+      "id patterns",
+      "admin settings",
+      "indexes",
+      "predeploy",
+    ]);
     expect(step.stdout).toMatch(/ok {3}counter kinds +COUNTER_KINDS is empty/);
-    expect(step.stdout).toMatch(/ok {3}predeploy +checked before the build; discovery, manifest, placement, codebase, rules need the built functions or an emulator/);
+    expect(step.stdout).toMatch(/ok {3}predeploy +checked before the build; discovery, manifest, placement, codebase need the built functions/);
+    expect(step.stdout).toContain("the rules and their guarantees are the firestore predeploy step (npm run preflight -- --rules)");
     expect(step.stdout).toContain("preflight: passed");
     expect(step.code).toBe(0);
     expect(existsSync(join(dir, "functions", "lib"))).toBe(false);
+  });
+});
+
+describe("the rules checks as the predeploy step of firebase.json's firestore section", () => {
+  it("runs whenever a deploy includes Firestore: this repository's firestore section has it", () => {
+    const json = JSON.parse(readFileSync(join(REPO_ROOT, "firebase.json"), "utf8")) as { firestore: { predeploy: string[] } };
+    expect(json.firestore.predeploy).toEqual(['npm --prefix "$PROJECT_DIR" run preflight -- --rules --dir "$PROJECT_DIR" --project "$GCLOUD_PROJECT"']);
+  });
+
+  it("stops firebase deploy --only firestore:rules on a catch-all rule, naming the guarantees it breaks, before anything is uploaded", async () => {
+    const dir = repositoryCopy();
+    writeFileSync(join(dir, "firestore.rules"), withCatchAll(readFileSync(join(dir, "firestore.rules"), "utf8")));
+    const deployed = await deploy(dir, "firestore:rules");
+    const output = deployed.stdout + deployed.stderr;
+    expect(output).toContain("preflight (rules)");
+    expect(output).toMatch(/FAIL rules guarantees +firestore\.rules: 15 of 18 guarantees broken: signed-in users can list or query counters; /);
+    expect(output).toContain("preflight: 1 check(s) failed");
+    expect(output).toContain("firestore predeploy error");
+    expect(output).not.toMatch(/uploading rules|released rules|Deploy complete/i);
+    expect(deployed.code).not.toBe(0);
+  });
+
+  it("passes on this repository's rules, offline, starting an emulator of its own", async () => {
+    const dir = repositoryCopy();
+    const env: NodeJS.ProcessEnv = { ...process.env, PROJECT_DIR: dir, RESOURCE_DIR: dir, GCLOUD_PROJECT: PROJECT };
+    delete env.FIRESTORE_EMULATOR_HOST;
+    const step = await run("npm", ["--prefix", dir, "run", "preflight", "--", "--rules", "--dir", dir, "--project", PROJECT], { cwd: dir, env });
+    const checks = [...step.stdout.matchAll(/^ {2}(?:ok {2}|WARN|FAIL) (.+?) {2,}/gm)].map((m) => m[1]).filter((c) => c !== "local node");
+    expect(checks).toEqual(["rules", "rules guarantees"]);
+    expect(step.stdout).toContain("firestore.rules keeps all 18 guarantees of npm run check-rules");
+    expect(step.stdout).toContain("preflight: passed");
+    expect(step.code).toBe(0);
   });
 });

@@ -5,7 +5,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writ
 import { join } from "node:path";
 import { REPO_ROOT } from "../lib/firebase-cli";
 import { CALLABLES, runPreflight, type CheckResult } from "../lib/preflight";
-import { addCounters, APP_PROJECT, copyOfFixtureApp, removeCopies } from "./helpers/existing-app";
+import { addCounters, APP_PROJECT, COUNTERS_SOURCE, copyOfFixtureApp, removeCopies, withCatchAll } from "./helpers/existing-app";
 
 const FIXTURES = join(REPO_ROOT, ".cache", "preflight-fixtures");
 const TODAY = new Date("2026-11-22T12:00:00Z");
@@ -57,7 +57,25 @@ describe("preflight", () => {
     const results = await preflight(REPO_ROOT);
     expect(failures(results)).toEqual([]);
     expect(results.map((r) => r.check)).toEqual(
-      expect.arrayContaining(["runtime", "functions sdk", "discovery", "params", "settings", "manifest", "placement", "unique counters", "windows", "mirrors", "counter kinds", "rules", "indexes"]),
+      expect.arrayContaining([
+        "runtime",
+        "functions sdk",
+        "discovery",
+        "params",
+        "settings",
+        "manifest",
+        "placement",
+        "unique counters",
+        "windows",
+        "mirrors",
+        "counter kinds",
+        "auto create",
+        "id patterns",
+        "admin settings",
+        "rules",
+        "rules guarantees",
+        "indexes",
+      ]),
     );
     expect(only(results, "settings").status).toBe("ok");
     expect(only(results, "manifest").message).toMatch(/^10 v2 endpoints in us-central1: 6 callables.*; cleanupDeletedCounter on google\.cloud\.firestore\.document\.v1\.updated counters\/\{counterId\}\/exactCounterCleanup\/pending, retry on$/);
@@ -271,6 +289,21 @@ describe("preflight", () => {
     expect(check.message).toContain('pattern 1 "likes-{id}/x" has "/"');
   });
 
+  it("accepts AUTO_CREATE rules and lists them; fails on a bad one, naming it", async () => {
+    const good = brokenCopy((d) => edit(join(d, "functions", ".env"), (t) => t.replace(/^AUTO_CREATE=.*$/m, "AUTO_CREATE=post-{id}-likes=posts/{id}")));
+    expect(only(await preflight(good), "auto create")).toEqual({
+      check: "auto create",
+      status: "ok",
+      message: "AUTO_CREATE: the first call on a missing counter creates it while its document exists: post-{id}-likes <- posts/{id}",
+    });
+    const bad = brokenCopy((d) => edit(join(d, "functions", ".env"), (t) => t.replace(/^AUTO_CREATE=.*$/m, "AUTO_CREATE=post-{id}-likes=posts/{postId}")));
+    const check = only(await preflight(bad), "auto create");
+    expect(check.status).toBe("fail");
+    expect(check.message).toBe(
+      'AUTO_CREATE: rule 1 "post-{id}-likes=posts/{postId}" names the placeholder {id} in the counter-id pattern but {postId} in the document path; fix it in functions/.env or functions/.env.demo-counter',
+    );
+  });
+
   it("fails on an invalid endpoint setting (concurrency with less than one CPU)", async () => {
     const dir = brokenCopy((d) =>
       edit(join(d, "functions", "lib", "config", "params.js"), (t) => t.replace("exports.ROLLUP_CPU = 1;", "exports.ROLLUP_CPU = 0.5;")),
@@ -343,6 +376,16 @@ describe("preflight", () => {
     expect(rules.message).toMatch(/firestore\.rules does not compile: Error compiling rules: L\d+:\d+/);
   });
 
+  it("fails when a catch-all rule opens the counters' documents, naming every guarantee it breaks", async () => {
+    const dir = brokenCopy((d) => edit(join(d, "firestore.rules"), withCatchAll));
+    const results = await preflight(dir);
+    expect(only(results, "rules")).toMatchObject({ status: "ok" });
+    const guarantees = only(results, "rules guarantees");
+    expect(guarantees.status).toBe("fail");
+    expect(guarantees.message).toMatch(/^firestore\.rules: 15 of 18 guarantees broken: signed-in users can list or query counters; /);
+    expect(guarantees.message).toContain("signed-in users can write counters/{id}/shards/{n}");
+  });
+
   it("fails on an invalid index file and on a missing TTL policy", async () => {
     const invalid = brokenCopy((d) => edit(join(d, "firestore.indexes.json"), (t) => t.replace('"fieldOverrides"', '"fieldOverides"')));
     const noTtl = brokenCopy((d) => edit(join(d, "firestore.indexes.json"), (t) => t.replace('"ttl": true', '"ttl": false')));
@@ -392,6 +435,81 @@ describe("preflight", () => {
     const sdk = only(await preflight(dir), "functions sdk");
     expect(sdk.status).toBe("fail");
     expect(sdk.message).toMatch(/installed firebase-functions 7\.\d+\.\d+ does not satisfy "\^8\.0\.0"/);
+  });
+
+  describe("the params that name counters, read together", () => {
+    const withParams = (values: Record<string, string>) =>
+      brokenCopy((d) =>
+        edit(join(d, "functions", ".env"), (t) => Object.entries(values).reduce((text, [name, value]) => text.replace(new RegExp(`^${name}=.*$`, "m"), `${name}=${value}`), t)),
+      );
+
+    it("fails on a window mirrored of ids that WINDOWED_COUNTERS does not make windowed (a letter short), naming the rule, the fix and the near pattern", async () => {
+      const dir = withParams({ WINDOWED_COUNTERS: "post-{id}-view", MIRRORS: "post-{id}-views=posts/{id}:views7d@last7Days" });
+      const check = only(await preflight(dir), "id patterns");
+      expect(check.status).toBe("fail");
+      expect(check.message).toContain(
+        'MIRRORS: rule 1 "post-{id}-views=posts/{id}:views7d@last7Days" mirrors the window @last7Days of post-{id}-views, but WINDOWED_COUNTERS (post-{id}-view) ' +
+          "does not make every such id windowed: on a counter that is not windowed the field is never written. Add post-{id}-views to WINDOWED_COUNTERS (it has post-{id}-view, one character away: a typo?)",
+      );
+      expect(check.message).toMatch(/fix it in functions\/\.env or functions\/\.env\.demo-counter$/);
+    });
+
+    it("passes a window mirrored of windowed ids, and a total's mirror of any id", async () => {
+      const dir = withParams({ WINDOWED_COUNTERS: "post-{id}-views", MIRRORS: "post-{id}-views=posts/{id}:views7d@last7Days,post-{id}-likes=posts/{id}:likeCount" });
+      expect(only(await preflight(dir), "id patterns").status).toBe("ok");
+    });
+
+    it("warns when the likes counters mirrored and created by AUTO_CREATE are one letter away from UNIQUE_COUNTERS's pattern", async () => {
+      const dir = withParams({ UNIQUE_COUNTERS: "post-{id}-like", MIRRORS: "post-{id}-likes=posts/{id}:likeCount", AUTO_CREATE: "post-{id}-likes=posts/{id}" });
+      const results = await preflight(dir);
+      expect(failures(results)).toEqual([]);
+      const check = only(results, "id patterns");
+      expect(check.status).toBe("warn");
+      expect(check.message).toContain(
+        "MIRRORS names post-{id}-likes, one character away from UNIQUE_COUNTERS's post-{id}-like: a typo? Counters such as post-1-likes are not unique by UNIQUE_COUNTERS",
+      );
+      expect(check.message).toContain("AUTO_CREATE names post-{id}-likes, one character away from UNIQUE_COUNTERS's post-{id}-like");
+    });
+
+    it("says nothing when every pattern is where it belongs", async () => {
+      const dir = withParams({
+        UNIQUE_COUNTERS: "post-{id}-likes",
+        WINDOWED_COUNTERS: "post-{id}-views",
+        COUNTER_KINDS: "post-{id}-views=shards:3;maxDelta:1",
+        MIRRORS: "post-{id}-likes=posts/{id}:likeCount,post-{id}-views=posts/{id}:views7d@last7Days",
+        AUTO_CREATE: "post-{id}-likes=posts/{id},post-{id}-views=posts/{id}",
+      });
+      const results = await preflight(dir);
+      expect(results.filter((r) => r.status !== "ok")).toEqual([]);
+    });
+  });
+
+  describe("an app codebase that imports the admin entry", () => {
+    /** The fixture app with the counters added, its own codebase depending on the functions package. */
+    function appUsingAdmin(appEnv: string): string {
+      const app = copyOfFixtureApp();
+      addCounters(app, true);
+      edit(join(app, "functions", "package.json"), (t) => t.replace('"firebase-admin"', '"@firestore-exact-counter/functions": "^0.1.0",\n    "firebase-admin"'));
+      edit(join(app, COUNTERS_SOURCE, ".env"), (t) => t.replace(/^UNIQUE_COUNTERS=.*$/m, "UNIQUE_COUNTERS=post-{id}-likes"));
+      writeFileSync(join(app, "functions", ".env"), appEnv);
+      return app;
+    }
+
+    async function adminCheck(app: string): Promise<CheckResult> {
+      return only(await runPreflight({ projectDir: app, projectId: APP_PROJECT, now: TODAY, firestoreHost: "", predeploy: true }), "admin settings");
+    }
+
+    it("fails when its .env lacks a value the counters codebase sets, naming the param, both values and both files", async () => {
+      const check = await adminCheck(appUsingAdmin("MAX_DELTA=1000\n"));
+      expect(check.status).toBe("fail");
+      expect(check.message).toContain('UNIQUE_COUNTERS is "" for codebase "default" (functions/.env) but "post-{id}-likes" for the counters');
+      expect(check.message).toContain("Give it the counters' values (counters/.env, counters/.env.demo-existing-app) in its own .env files");
+    });
+
+    it("passes when it gives the counters' params the counters' values", async () => {
+      const check = await adminCheck(appUsingAdmin("UNIQUE_COUNTERS=post-{id}-likes\n"));
+      expect(check).toEqual({ check: "admin settings", status: "ok", message: 'codebase "default" uses the admin entry with the counters\' values of 11 params' });
+    });
   });
 });
 

@@ -2,16 +2,17 @@
 // no secrets) so that the emulator never prompts for one; override per project in .env.<projectId>.
 import { defineBoolean, defineInt, defineString } from "firebase-functions/params";
 import { paramAtLoad } from "./at-load";
+import { COUNTER_PARAM_DEFAULTS as DEFAULTS } from "./shared";
 
 // 1: a counter starts as cheap as a counter can be (its create writes 2 documents) and grows its shards
 // when its load asks for them (docs/growth.md, "Where a counter starts").
 export const defaultShards = defineInt("DEFAULT_SHARDS", {
-  default: 1,
+  default: DEFAULTS.DEFAULT_SHARDS,
   description: "Shards given to a counter created without numShards; it grows more under load (docs/growth.md).",
 });
 
 export const maxShards = defineInt("MAX_SHARDS", {
-  default: 200,
+  default: DEFAULTS.MAX_SHARDS,
   description: "Largest numShards a counter may have (create and reshard). At most 200 (one batch).",
 });
 
@@ -23,12 +24,12 @@ export const shardWritesPerSecond = defineInt("SHARD_WRITES_PER_SECOND", {
 });
 
 export const maxGrownShards = defineInt("MAX_GROWN_SHARDS", {
-  default: 1000,
+  default: DEFAULTS.MAX_GROWN_SHARDS,
   description: "Most shards a counter grows to by itself under load (docs/growth.md).",
 });
 
 export const maxDelta = defineInt("MAX_DELTA", {
-  default: 1000,
+  default: DEFAULTS.MAX_DELTA,
   description: "Largest |delta| one incrementCounter call may apply.",
 });
 
@@ -38,7 +39,7 @@ export const rollupIntervalMs = defineInt("ROLLUP_INTERVAL_MS", {
 });
 
 export const requestTtlHours = defineInt("REQUEST_TTL_HOURS", {
-  default: 24,
+  default: DEFAULTS.REQUEST_TTL_HOURS,
   description: "How long an incrementCounter requestId is remembered (TTL on the idempotency record).",
 });
 
@@ -53,21 +54,21 @@ export const enforceAppCheck = defineBoolean("ENFORCE_APP_CHECK", {
 });
 
 export const uniqueCounters = defineString("UNIQUE_COUNTERS", {
-  default: "",
+  default: DEFAULTS.UNIQUE_COUNTERS,
   description:
     "Counter-id patterns, comma-separated, with one optional {name} placeholder (e.g. post-{id}-likes): every " +
     "counter whose id matches is a unique counter (setMember only); createCounter refuses unique: false for it.",
 });
 
 export const windowedCounters = defineString("WINDOWED_COUNTERS", {
-  default: "",
+  default: DEFAULTS.WINDOWED_COUNTERS,
   description:
     "Counter-id patterns, comma-separated, with one optional {name} placeholder (e.g. post-{id}-views): every " +
     "counter whose id matches keeps counts per UTC day (windows.today, last7Days, last30Days); createCounter refuses windowed: false for it.",
 });
 
 export const mirrors = defineString("MIRRORS", {
-  default: "",
+  default: DEFAULTS.MIRRORS,
   description:
     "Where counters' totals are also written, on the app's own documents: rules COUNTER_ID_PATTERN=" +
     "DOCUMENT_PATH_PATTERN:FIELD_PATH, comma-separated, one optional {name} placeholder used on both sides " +
@@ -75,7 +76,7 @@ export const mirrors = defineString("MIRRORS", {
 });
 
 export const counterKinds = defineString("COUNTER_KINDS", {
-  default: "",
+  default: DEFAULTS.COUNTER_KINDS,
   description:
     "Shapes the server declares for counter ids, so clients cannot choose them: rules ID_PATTERN=SPEC, " +
     "comma-separated, SPEC being shards:N and/or maxDelta:N separated by ; (e.g. post-{id}-likes=shards:20," +
@@ -100,6 +101,14 @@ export const extensionCounters = defineString("EXTENSION_COUNTERS", {
 export function extensionCountersAtLoad(): boolean {
   return (paramAtLoad("EXTENSION_COUNTERS") ?? "").trim() !== "";
 }
+
+export const autoCreate = defineString("AUTO_CREATE", {
+  default: DEFAULTS.AUTO_CREATE,
+  description:
+    "Counters that create themselves: rules ID_PATTERN=DOCUMENT_PATTERN, comma-separated, one optional {name} " +
+    "placeholder used on both sides (e.g. post-{id}-likes=posts/{id}). The first incrementCounter or setMember on a " +
+    "missing counter whose id matches creates it, as createCounter would, if and only if that document exists.",
+});
 
 // The deploy default is the strictest policy: a counter costs shards and rollup events from the moment it
 // exists, so who may create them is opened up on purpose, not by accident (docs/security.md).
@@ -158,7 +167,7 @@ export const region = defineString("REGION", {
 });
 
 export const databaseId = defineString("DATABASE_ID", {
-  default: "(default)",
+  default: DEFAULTS.DATABASE_ID,
   description: "Firestore database the counters live in; must match firebase.json firestore.database.",
 });
 

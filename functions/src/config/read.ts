@@ -3,16 +3,19 @@
 // functions' fallback). Each function reads only the params it uses: a bad callable setting must not
 // stop the rollup, and a bad rollup setting must not stop the callables.
 import * as logger from "firebase-functions/logger";
+import { autoCreateDocument, parseAutoCreateRules } from "../counters/auto-create-rules";
 import { kindFor, parseCounterKindRules, type CounterKind, type KindLimits } from "../counters/kinds";
 import { newCounterRule, type NewCounterRule } from "../extension/new-counter";
 import { parseExtensionRules, type ExtensionRule } from "../extension/rules";
 import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "../counters/mirror-rules";
 import { parseCounterIdPatterns, type Template } from "../counters/patterns";
 import type { RateLimit } from "../counters/ratelimit";
+import type { CounterSettings } from "../counters/settings";
 import { HOT_FOR_MS, type GrowthSettings } from "../rollup/growth";
 import { staleAfterMsFor } from "../rollup/plan";
 import {
   allowUnauthenticated,
+  autoCreate,
   counterKinds,
   createPolicy as createPolicyParam,
   defaultShards,
@@ -209,12 +212,27 @@ export function extensionRules(): ExtensionRule[] {
 
 /** How a fold creates a counter that does not exist yet, from the deployed params (extension/new-counter.ts). */
 export function foldNewCounterRule(): NewCounterRule {
-  return newCounterRule({
-    DEFAULT_SHARDS: defaultShards.value(),
-    MAX_SHARDS: maxShards.value(),
-    MAX_DELTA: maxDelta.value(),
-    UNIQUE_COUNTERS: uniqueCounters.value(),
-    WINDOWED_COUNTERS: windowedCounters.value(),
-    COUNTER_KINDS: counterKinds.value(),
-  });
+  return newCounterRule(paramSettings);
 }
+
+/**
+ * The AUTO_CREATE document for `counterId` (parsed once per value), if a rule matches. Asked only once a
+ * call found its counter missing, so a bad value stops nothing else: such calls fail loudly (logged,
+ * `internal`), naming the rule, instead of answering not-found as if the param were empty.
+ */
+export function autoCreateFor(counterId: string): string | undefined {
+  return autoCreateDocument(parseAutoCreateRules("AUTO_CREATE", autoCreate.value()), counterId);
+}
+
+/** The counter operations' view of the params, for the callables (counters/settings.ts). */
+export const paramSettings: CounterSettings = {
+  limits: () => {
+    const { defaultShards, maxShards, maxGrownShards, maxDelta, requestTtlMs } = config();
+    return { defaultShards, maxShards, maxGrownShards, maxDelta, requestTtlMs };
+  },
+  uniquePatterns: uniqueCounterPatterns,
+  windowedPatterns: windowedCounterPatterns,
+  kindFor: counterKindFor,
+  mirrorsFor: mirrorTargetsFor,
+  autoCreateFor,
+};

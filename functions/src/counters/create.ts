@@ -1,6 +1,6 @@
 // createCounter's write: the parent and all its shards, in one transaction that refuses an id still
 // being deleted (deletion.ts), with the new total (0) on the counter's mirror targets (mirror-writes.ts).
-import { FieldValue, type Firestore } from "firebase-admin/firestore";
+import { FieldValue, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { windowsOf } from "./windows";
 import { dayOf } from "./days";
 import { CounterError, GRPC, grpcCode } from "./errors";
@@ -57,23 +57,18 @@ export async function createCounter(
   numShards: number,
   options: { unique?: boolean; windowed?: boolean; mirrors?: readonly MirrorTarget[]; now?: () => number } = {},
 ): Promise<CreateResult> {
-  const unique = options.unique ?? false;
-  const windowed = options.windowed ?? false;
-  const mirrors = options.mirrors ?? [];
+  const counter = { numShards, unique: options.unique ?? false, windowed: options.windowed ?? false, mirrors: options.mirrors ?? [] };
   const id = counterId;
   const parent = counterRef(db, id);
   try {
     await db.runTransaction(
       async (tx) => {
-        const [existing, marker, ...targets] = await tx.getAll(parent, cleanupRef(db, id), ...mirrorRefs(db, mirrors));
+        const [existing, marker, ...targets] = await tx.getAll(parent, cleanupRef(db, id), ...mirrorRefs(db, counter.mirrors));
         if (existing!.exists) throw new CounterError("already-exists", `counter "${id}" already exists`);
         if (marker!.exists) {
           throw new CounterError("failed-precondition", `counter "${id}" is still being deleted; try again shortly`);
         }
-        tx.create(parent, newCounterDocument(numShards, { unique, windowed, nowMs: (options.now ?? Date.now)() }));
-        for (const shardId of shardIds(numShards)) tx.set(shardRef(db, id, shardId), NEW_SHARD);
-        // A counter created again after a delete starts its mirror at 0 too, not at the old total.
-        writeMirrors(tx, id, mirrors, targets, 0);
+        writeNewCounter(tx, db, id, counter, targets, options.now ?? Date.now);
       },
       { maxAttempts: ADMIN_TRANSACTION_ATTEMPTS },
     );
@@ -81,6 +76,26 @@ export async function createCounter(
     if (grpcCode(error) === GRPC.ALREADY_EXISTS) throw new CounterError("already-exists", `counter "${id}" already exists`);
     throw error;
   }
-  rememberShape(id, { numShards, unique, windowed });
-  return { counterId: id, numShards, unique, windowed };
+  rememberShape(id, { numShards, unique: counter.unique, windowed: counter.windowed });
+  return { counterId: id, numShards, unique: counter.unique, windowed: counter.windowed };
+}
+
+/**
+ * The writes of a new counter, in a transaction that has read the parent (absent), the deletion marker
+ * (absent) and `counter.mirrors`' targets (`targets`, in order): the parent at `total: 0`, every shard at 0,
+ * and 0 on the mirror targets that exist. Shared by createCounter and AUTO_CREATE (auto-create.ts).
+ */
+export function writeNewCounter(
+  tx: Transaction,
+  db: Firestore,
+  counterId: string,
+  counter: { numShards: number; unique: boolean; windowed: boolean; mirrors: readonly MirrorTarget[] },
+  targets: readonly DocumentSnapshot[],
+  now: () => number,
+): void {
+  const { numShards, unique, windowed } = counter;
+  tx.create(counterRef(db, counterId), newCounterDocument(numShards, { unique, windowed, nowMs: now() }));
+  for (const shardId of shardIds(numShards)) tx.set(shardRef(db, counterId, shardId), NEW_SHARD);
+  // A counter created again after a delete starts its mirror at 0 too, not at the old total.
+  writeMirrors(tx, counterId, counter.mirrors, targets, 0, counter);
 }

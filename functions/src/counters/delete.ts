@@ -40,13 +40,14 @@ export async function deleteCounter(db: Firestore, counterId: string, options: D
       if (!parent!.exists && marker!.exists) {
         throw new CounterError("not-found", `counter "${counterId}" does not exist (an earlier delete of it is still cleaning up)`);
       }
-      const { numShards } = shapeIn(counterId, parent!);
+      const shape = shapeIn(counterId, parent!);
+      const { numShards } = shape;
       for (const id of shardIds(numShards)) tx.delete(shardRef(db, counterId, id));
       tx.delete(leaseRef(db, counterId));
       tx.delete(counterRef(db, counterId));
       markDeleted(tx, db, counterId);
       // The mirrored field goes with the counter: a count that no counter stands behind any more.
-      writeMirrors(tx, counterId, mirrors, targets, FieldValue.delete());
+      writeMirrors(tx, counterId, mirrors, targets, FieldValue.delete(), shape);
     },
     { maxAttempts: ADMIN_TRANSACTION_ATTEMPTS },
   );

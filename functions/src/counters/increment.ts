@@ -6,7 +6,8 @@ import * as logger from "firebase-functions/logger";
 import { CounterError, GRPC, grpcCode } from "./errors";
 import { requestRef, shardRef } from "./paths";
 import { dayOf } from "./days";
-import { forgetShape, notForUnique, shapeOf, type CounterShape } from "./shape";
+import { shapeOrCreate, type AutoCreateLookup } from "./auto-create";
+import { forgetShape, notForUnique, type CounterShape } from "./shape";
 import { shardIncrement } from "./shard-writes";
 import { pickShard, type Random } from "./shards";
 
@@ -36,6 +37,8 @@ export interface IncrementOptions {
   requestTtlMs: number;
   random?: Random;
   now?: () => number;
+  /** AUTO_CREATE: how a missing counter creates itself (auto-create.ts); asked only when it is missing. */
+  autoCreate?: AutoCreateLookup | undefined;
 }
 
 /** Attempts before giving up when shards keep vanishing under us (reshards racing the increment). */
@@ -55,8 +58,10 @@ export async function incrementCounter(
   const random = options.random ?? Math.random;
   const now = options.now ?? Date.now;
   for (let attempt = 0; attempt < INCREMENT_ATTEMPTS; attempt++) {
-    const { numShards, unique, windowed } = await shapeOf(db, counterId, attempt > 0);
-    if (unique) throw notForUnique(counterId, "incrementCounter", "only setMember moves its total");
+    const refuse = refuseUnique(counterId);
+    const { numShards, unique, windowed } = await shapeOrCreate(db, counterId, attempt > 0, options.autoCreate, refuse);
+    const refusal = refuse({ numShards, unique, windowed });
+    if (refusal !== undefined) throw refusal;
     const shard = pickShard(numShards, random);
     const batch = db.batch();
     if (options.requestId !== undefined) {
@@ -89,6 +94,11 @@ export async function incrementCounter(
     }
   }
   throw new CounterError("aborted", `counter "${counterId}" kept changing shape; try again`);
+}
+
+/** incrementCounter's refusal of a unique counter (only setMember moves its total), also before one is auto-created. */
+function refuseUnique(counterId: string): (shape: CounterShape) => CounterError | undefined {
+  return (shape) => (shape.unique ? notForUnique(counterId, "incrementCounter", "only setMember moves its total") : undefined);
 }
 
 /**

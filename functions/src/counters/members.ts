@@ -31,7 +31,8 @@ import { CounterError, GRPC, grpcCode } from "./errors";
 import { counterRef, memberRef, membershipRef, shardRef } from "./paths";
 import { reservedFlag, type Template } from "./patterns";
 import { dayOf } from "./days";
-import { shapeIn } from "./shape";
+import { createOnFirstCall, type AutoCreateLookup } from "./auto-create";
+import { shapeIn, type CounterShape } from "./shape";
 import { shardIncrement } from "./shard-writes";
 import { pickShard, type Random } from "./shards";
 import { writeTimeOf, type WriteTime } from "./increment";
@@ -64,6 +65,8 @@ export interface SetMemberOptions {
   beforeTimeWritten?: () => void | Promise<void>;
   /** Runs after the batch committed and before the answer; tests throw from it to lose the answer. */
   onCommitted?: () => void | Promise<void>;
+  /** AUTO_CREATE: how a missing counter creates itself (auto-create.ts); asked only when it is missing. */
+  autoCreate?: AutoCreateLookup | undefined;
 }
 
 /** Rounds of read-then-commit before giving up: each lost race costs one (see setMember). */
@@ -118,13 +121,22 @@ export async function setMember(
   const id = memberDocumentId(uid);
   const ref = memberRef(db, counterId, id);
   const recordRef = membershipRef(db, counterId, id);
+  let created = false;
   for (let attempt = 0; attempt < SET_MEMBER_ATTEMPTS; attempt++) {
-    if (attempt > 0) await pause(backoffMs(attempt, random, BACKOFF_STEP_MS));
+    // A read right after this call created the counter lost no race: no backoff before it.
+    if (attempt > 0 && !created) await pause(backoffMs(attempt, random, BACKOFF_STEP_MS));
+    created = false;
     const [parent, current, record] = await db.getAll(counterRef(db, counterId), ref, recordRef);
-    const { numShards, unique, windowed } = shapeIn(counterId, parent!);
-    if (!unique) {
-      throw new CounterError("failed-precondition", `setMember: counter "${counterId}" is not a unique counter; use incrementCounter`);
+    const auto = parent!.exists ? undefined : options.autoCreate?.();
+    if (auto !== undefined) {
+      await createOnFirstCall(db, counterId, auto, refusePlain(counterId));
+      created = true;
+      continue;
     }
+    const shape = shapeIn(counterId, parent!);
+    const refusal = refusePlain(counterId)(shape);
+    if (refusal !== undefined) throw refusal;
+    const { numShards, windowed } = shape;
     if (current!.exists === member) {
       // Unchanged. The change that made it so may never have got its time (see above): a retry writes it.
       const unwritten = record!.exists && record!.get("member") === member && record!.get("changedAt") === null;
@@ -181,6 +193,22 @@ async function writeChangeTime(ref: DocumentReference, at: Timestamp): Promise<v
       await pause(backoffMs(attempt, Math.random, 20));
     }
   }
+}
+
+/**
+ * setMember's refusal of a plain counter (also before one is auto-created), with the fix: the kind is
+ * fixed when a counter is created, by `unique` or UNIQUE_COUNTERS.
+ */
+function refusePlain(counterId: string): (shape: CounterShape) => CounterError | undefined {
+  return (shape) =>
+    shape.unique
+      ? undefined
+      : new CounterError(
+          "failed-precondition",
+          `setMember: counter "${counterId}" is a plain counter: only unique counters count members. A counter keeps the kind it was ` +
+            "created with: to make ids like this one unique, add their pattern to UNIQUE_COUNTERS (in the counters codebase's .env), " +
+            "then delete this counter and create it again; or count it with incrementCounter",
+        );
 }
 
 /**

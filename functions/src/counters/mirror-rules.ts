@@ -81,7 +81,10 @@ function parseFieldAndValue(text: string): { field: string; value: MirrorValue }
   return { field: text.slice(0, at).trim(), value: suffix as WindowName };
 }
 
-/** Parses a document path pattern (`posts/{id}`): even segments, outside the counters' collection; throws saying what is wrong. */
+/**
+ * Parses a document path pattern (`posts/{id}`): an even number of segments, not in the counters'
+ * collection (also not when its placeholder is filled). Shared with AUTO_CREATE (auto-create-rules.ts) and EXTENSION_COUNTERS (extension/rules.ts).
+ */
 export function parseDocumentPattern(text: string): Template {
   if (text === "") throw new Error("has an empty document path");
   let template: Template;

@@ -20,18 +20,36 @@ interface Updater {
   update(ref: DocumentReference, data: UpdateData<DocumentData>): unknown;
 }
 
-/** Writes `value` to each target whose snapshot (read with mirrorRefs, in the same order) exists; warns of the others. */
+/**
+ * Writes `value` (0, or a delete) to each target whose snapshot (read with mirrorRefs, in the same order)
+ * exists, and warns of the others. The total and, on a windowed counter, every window are all that value
+ * (created or reset: 0; deleted: gone). A window's target on a counter that is not windowed is left as it
+ * is, as in the rollup's commit (writeTargets): that counter has no such window, and a 0 there would read
+ * as "no views this week" (a WINDOWED_COUNTERS typo would otherwise zero a trending field).
+ */
 export function writeMirrors(
   tx: Updater,
   counterId: string,
   mirrors: readonly MirrorTarget[],
   snaps: readonly (DocumentSnapshot | undefined)[],
   value: number | FieldValue,
+  counter: { windowed: boolean },
 ): void {
   mirrors.forEach((target, i) => {
     const snap = snaps[i];
-    if (snap?.exists) tx.update(snap.ref, { [target.field]: value });
+    if (target.value !== "total" && !counter.windowed) logWindowOfPlainCounter(counterId, target);
+    else if (snap?.exists) tx.update(snap.ref, { [target.field]: value });
     else logMissingMirror(counterId, target);
+  });
+}
+
+/** The warning for a window's mirror on a counter that is not windowed: its target is left as it is. */
+function logWindowOfPlainCounter(counterId: string, target: MirrorTarget): void {
+  logger.warn("mirror of a window on a counter that is not windowed; left as it is (add the id's pattern to WINDOWED_COUNTERS)", {
+    counterId,
+    mirrorPath: target.path,
+    mirrorField: target.field,
+    window: target.value,
   });
 }
 
@@ -45,10 +63,10 @@ export interface MirrorValues {
  * The value a target mirrors: the total, or the window it names; undefined for a window's target on a
  * counter that is not windowed (warned: there is no such window to mirror, the target is left as it is).
  */
-export function mirroredValue(target: MirrorTarget, values: MirrorValues): number | undefined {
+export function mirroredValue(counterId: string, target: MirrorTarget, values: MirrorValues): number | undefined {
   if (target.value === "total") return values.total;
   if (values.windows !== null) return values.windows[target.value];
-  logger.warn("mirror of a window on a counter that is not windowed; left as it is", { mirrorPath: target.path, mirrorField: target.field, window: target.value });
+  logWindowOfPlainCounter(counterId, target);
   return undefined;
 }
 
@@ -56,9 +74,16 @@ export function mirroredValue(target: MirrorTarget, values: MirrorValues): numbe
  * The rollup's commit: each target of `present` gets its value (update: it must exist), and each of
  * `absent` is asserted absent.
  */
-export function writeTargets(batch: WriteBatch, db: Firestore, present: readonly MirrorTarget[], absent: readonly string[], values: MirrorValues): void {
+export function writeTargets(
+  batch: WriteBatch,
+  db: Firestore,
+  counterId: string,
+  present: readonly MirrorTarget[],
+  absent: readonly string[],
+  values: MirrorValues,
+): void {
   for (const target of present) {
-    const value = mirroredValue(target, values);
+    const value = mirroredValue(counterId, target, values);
     if (value !== undefined) batch.update(db.doc(target.path), { [target.field]: value });
   }
   for (const path of absent) batch.delete(db.doc(path), { exists: false });
@@ -69,10 +94,10 @@ export function writeTargets(batch: WriteBatch, db: Firestore, present: readonly
  * what the document holds: what a write that skips unchanged values writes (the midnight commit's, read in
  * its transaction). Empty when the document holds every value already.
  */
-export function differingValues(doc: DocumentSnapshot, targets: readonly MirrorTarget[], values: MirrorValues): Record<string, number> {
+export function differingValues(counterId: string, doc: DocumentSnapshot, targets: readonly MirrorTarget[], values: MirrorValues): Record<string, number> {
   const update: Record<string, number> = {};
   for (const target of targets) {
-    const value = mirroredValue(target, values);
+    const value = mirroredValue(counterId, target, values);
     if (value !== undefined && doc.get(target.field) !== value) update[target.field] = value;
   }
   return update;

@@ -181,7 +181,7 @@ async function writeReset(db: Firestore, counterId: string, write: ResetWrite): 
         tx.update(ref, fields);
         write.mirrors.forEach((target, i) => {
           if (!targets[i]!.exists) return logMissingMirror(counterId, target);
-          const value = mirroredValue(target, { total: plan.total, windows });
+          const value = mirroredValue(counterId, target, { total: plan.total, windows });
           if (value !== undefined) tx.update(targets[i]!.ref, { [target.field]: value });
         });
         return "committed";

@@ -1,7 +1,7 @@
 // deleteCounter (admin): the counter and its mirrored field go at once; what it leaves behind is removed
 // within the call's budget, then by cleanupDeletedCounter (counters/delete.ts, counters/deletion.ts).
-import { mirrorTargetsFor } from "../config/read";
-import { deleteCounter as remove } from "../counters/delete";
+import { paramSettings } from "../config/read";
+import { deleteWith } from "../counters/operations";
 import { counterOnlyInput } from "../counters/schema";
 import { countersDb } from "./deps";
 import { validatedOnCall } from "./oncall";
@@ -10,5 +10,5 @@ export const deleteCounter = validatedOnCall({
   name: "deleteCounter",
   schema: counterOnlyInput,
   admin: true,
-  handler: (input) => remove(countersDb(), input.counterId, { mirrors: mirrorTargetsFor(input.counterId) }),
+  handler: (input) => deleteWith(countersDb(), paramSettings, input.counterId),
 });

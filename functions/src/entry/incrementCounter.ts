@@ -1,7 +1,7 @@
-// incrementCounter: adds a delta (within the counter's kind, COUNTER_KINDS) to a plain counter.
-import { counterKindFor } from "../config/read";
-import { incrementCounter as increment } from "../counters/increment";
-import { checkDelta } from "../counters/kinds";
+// incrementCounter: adds a delta (within the counter's kind, COUNTER_KINDS) to a plain counter; a missing
+// one that AUTO_CREATE names creates itself first (counters/operations.ts).
+import { paramSettings } from "../config/read";
+import { incrementWith } from "../counters/operations";
 import { incrementCounterInput } from "../counters/schema";
 import { countersDb } from "./deps";
 import { validatedOnCall } from "./oncall";
@@ -10,9 +10,5 @@ export const incrementCounter = validatedOnCall({
   name: "incrementCounter",
   schema: incrementCounterInput,
   rateLimited: true,
-  handler: (input, { config }) => {
-    const delta = input.delta ?? 1;
-    checkDelta(input.counterId, delta, counterKindFor(input.counterId, config));
-    return increment(countersDb(), input.counterId, delta, { requestId: input.requestId, requestTtlMs: config.requestTtlMs });
-  },
+  handler: (input) => incrementWith(countersDb(), paramSettings, input),
 });

@@ -1,6 +1,6 @@
 // reshardCounter (admin): a new number of shards, the same sum (counters/reshard.ts). Not bound by
 // COUNTER_KINDS: an admin may reshard a counter of a declared kind (a hot one, say).
-import { reshardCounter as reshard } from "../counters/reshard";
+import { reshardWith } from "../counters/operations";
 import { reshardCounterInput } from "../counters/schema";
 import { countersDb } from "./deps";
 import { validatedOnCall } from "./oncall";
@@ -9,5 +9,5 @@ export const reshardCounter = validatedOnCall({
   name: "reshardCounter",
   schema: reshardCounterInput,
   admin: true,
-  handler: (input) => reshard(countersDb(), input.counterId, input.numShards),
+  handler: (input) => reshardWith(countersDb(), input.counterId, input.numShards),
 });

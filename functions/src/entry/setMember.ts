@@ -1,5 +1,7 @@
-// setMember: the signed-in caller joins or leaves a unique counter (counters/members.ts).
-import { setMember as set } from "../counters/members";
+// setMember: the signed-in caller joins or leaves a unique counter (counters/members.ts); a missing one
+// that AUTO_CREATE names creates itself first (counters/operations.ts).
+import { paramSettings } from "../config/read";
+import { setMemberWith } from "../counters/operations";
 import { setMemberInput } from "../counters/schema";
 import { countersDb } from "./deps";
 import { validatedOnCall } from "./oncall";
@@ -11,6 +13,6 @@ export const setMember = validatedOnCall({
   rateLimited: true,
   handler: (input, { uid }) => {
     if (uid === null) throw new Error("setMember ran without a signed-in user"); // validatedOnCall refuses that first
-    return set(countersDb(), input.counterId, uid, input.member);
+    return setMemberWith(countersDb(), paramSettings, input, uid);
   },
 });

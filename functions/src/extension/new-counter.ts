@@ -1,10 +1,11 @@
 // The shape of a counter that a fold creates (an extension counter's first amount, when no counter has its
-// id yet): what createCounter would give that id without a request's choices. DEFAULT_SHARDS, or the
-// shards COUNTER_KINDS declares for it; windowed if WINDOWED_COUNTERS names it. An id that UNIQUE_COUNTERS
-// reserves is refused: a unique counter counts members, and extension amounts are not members. The
-// trigger takes the params as deployed, migrate-extension from the codebase's env files. Pure.
-import { kindFor, parseCounterKindRules } from "../counters/kinds";
-import { matchesAny, parseCounterIdPatterns } from "../counters/patterns";
+// id yet): what createCounter gives that id without a request's choices (counters/settings.ts, newCounter:
+// DEFAULT_SHARDS or the shards COUNTER_KINDS declares, windowed if WINDOWED_COUNTERS names it). An id that
+// UNIQUE_COUNTERS reserves is refused: a unique counter counts members, and extension amounts are not
+// members. The trigger reads the params as deployed (config/read.ts), migrate-extension the codebase's env
+// files (config/env.ts reads them as the admin entry reads its environment). Pure.
+import { envSettings } from "../config/env";
+import { newCounter, type CounterSettings } from "../counters/settings";
 
 export interface NewCounterShape {
   numShards: number;
@@ -14,34 +15,27 @@ export interface NewCounterShape {
 /** Decides a new counter's shape, or throws an Error saying why no counter may be created with that id. */
 export type NewCounterRule = (counterId: string) => NewCounterShape;
 
-/** The params that decide it, as text (an env file's values, or the deployed params). */
-export interface NewCounterParams {
-  DEFAULT_SHARDS?: string | number;
-  MAX_SHARDS?: string | number;
-  MAX_DELTA?: string | number;
-  UNIQUE_COUNTERS?: string;
-  WINDOWED_COUNTERS?: string;
-  COUNTER_KINDS?: string;
-}
+/** The params that decide it, as text (an env file's values); a param absent has its default. */
+export type NewCounterParams = Record<string, string | undefined>;
 
 /**
- * The rule the params give (their defaults where one is absent). A pattern param that does not parse
- * throws here, naming it (a COUNTER_KINDS rule that is bad only for some ids throws when one of them is created).
+ * The rule the settings give. A limit out of range or a pattern param that does not parse throws here,
+ * naming it (a COUNTER_KINDS rule that is bad only for some ids throws when one of them is created).
  */
-export function newCounterRule(params: NewCounterParams): NewCounterRule {
-  const int = (value: string | number | undefined, fallback: number): number => {
-    const n = Number(value ?? fallback);
-    return Number.isSafeInteger(n) && n >= 1 ? n : fallback;
-  };
-  const defaultShards = int(params.DEFAULT_SHARDS, 1);
-  const limits = { maxShards: int(params.MAX_SHARDS, 200), maxDelta: int(params.MAX_DELTA, 1000) };
-  const unique = parseCounterIdPatterns("UNIQUE_COUNTERS", params.UNIQUE_COUNTERS ?? "");
-  const windowed = parseCounterIdPatterns("WINDOWED_COUNTERS", params.WINDOWED_COUNTERS ?? "");
-  const kinds = parseCounterKindRules("COUNTER_KINDS", params.COUNTER_KINDS ?? "", limits);
+export function newCounterRule(settings: CounterSettings): NewCounterRule {
+  const limits = settings.limits();
+  settings.uniquePatterns();
+  settings.windowedPatterns();
   return (counterId) => {
-    if (matchesAny(unique, counterId)) {
+    const counter = newCounter(counterId, {}, settings, limits);
+    if (counter.unique) {
       throw new Error(`counter "${counterId}" matches UNIQUE_COUNTERS: a unique counter counts members, and extension amounts are not members`);
     }
-    return { numShards: kindFor(kinds, counterId)?.shards ?? defaultShards, windowed: matchesAny(windowed, counterId) };
+    return { numShards: counter.numShards, windowed: counter.windowed };
   };
+}
+
+/** The rule of params given as text, as an env file holds them. */
+export function newCounterRuleOf(params: NewCounterParams): NewCounterRule {
+  return newCounterRule(envSettings(params));
 }

@@ -71,7 +71,7 @@ async function moveMirrored(ref: DocumentReference, lastUpdateTime: Timestamp, m
     docs.forEach((doc, i) => {
       const mirrors = targets.filter((t) => t.path === paths[i]);
       if (!doc.exists) return mirrors.forEach((target) => logMissingMirror(ref.id, target));
-      const update = differingValues(doc, mirrors, values);
+      const update = differingValues(ref.id, doc, mirrors, values);
       if (Object.keys(update).length === 0) return;
       tx.update(doc.ref, update);
       targetWrites++;

@@ -253,7 +253,7 @@ async function commitTotalAt(
           batch.set(shardRef(db, ref.id, i), newShardMerge(), { merge: true });
         }
       }
-      writeTargets(batch, db, present, absent, values);
+      writeTargets(batch, db, ref.id, present, absent, values);
       const [result] = await batch.commit();
       return result!;
     },

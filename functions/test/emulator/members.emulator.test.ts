@@ -291,7 +291,7 @@ describe("setMember", () => {
     const counterId = await newUniqueCounter("fresh", 1);
     await like(counterId, user(1)); // this instance now knows the counter
     await counterRef(db, counterId).update({ unique: false }); // as if deleted and re-created as plain elsewhere
-    await expectRefused(like(counterId, user(2)), "failed-precondition", /not a unique counter/);
+    await expectRefused(like(counterId, user(2)), "failed-precondition", /is a plain counter: only unique counters count members/);
     expect(await memberIds(counterId)).toEqual(["member-1"]);
   });
 
@@ -489,12 +489,12 @@ describe("setMember refusals (nothing written)", () => {
     });
   });
 
-  it("refuses a plain counter with failed-precondition", async () => {
+  it("refuses a plain counter with failed-precondition naming UNIQUE_COUNTERS and the fix, and writes nothing", async () => {
     const counterId = uniqueId("plain-member");
     await call(createCounter, { counterId, numShards: 2 });
     const before = await snapshotOf(counterId);
-    await expectRefused(like(counterId, USER), "failed-precondition", /is not a unique counter/);
-    await expectRefused(like(counterId, USER, false), "failed-precondition", /is not a unique counter/);
+    await expectRefused(like(counterId, USER), "failed-precondition", /is a plain counter: only unique counters count members\. .*add their pattern to UNIQUE_COUNTERS/);
+    await expectRefused(like(counterId, USER, false), "failed-precondition", /is a plain counter: only unique counters count members\. .*add their pattern to UNIQUE_COUNTERS/);
     expect(await snapshotOf(counterId)).toEqual(before);
   });
 

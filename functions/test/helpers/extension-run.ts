@@ -6,7 +6,7 @@ import type { Firestore } from "firebase-admin/firestore";
 import { mirrorTargets, parseMirrorRules } from "../../src/counters/mirror-rules";
 import { shardsRef } from "../../src/counters/paths";
 import { migrate, type MigrationItem } from "../../src/extension/migrate";
-import { newCounterRule, type NewCounterParams } from "../../src/extension/new-counter";
+import { newCounterRuleOf, type NewCounterParams } from "../../src/extension/new-counter";
 import { extensionRule } from "../../src/extension/rules";
 import { firestoreRollupStore } from "../../src/rollup/firestore-store";
 import { rollupShardWrite } from "../../src/rollup/index";
@@ -22,7 +22,7 @@ export async function migrateAll(
   const items: MigrationItem[] = [];
   const run = migrate(db, extensionRule(rule.document, rule.field, rule.counter), {
     dryRun: options.dryRun ?? false,
-    newCounter: newCounterRule(options.params ?? {}),
+    newCounter: newCounterRuleOf(options.params ?? {}),
     concurrency: options.concurrency ?? 4,
   });
   for await (const item of run) items.push(item);

@@ -21,18 +21,21 @@ export function localParam(name: string): LocalParam {
   return { set: (value) => params.set({ [name]: value }), restore: () => params.restore() };
 }
 
-/** Several params set together (one reload), as localParam sets one. */
+/** Several params at once, set together with one reload. */
 export interface LocalParams {
+  /** Sets each param (undefined: removes it) in .env.local, keeping the file's other lines, and reloads. */
   set(values: Record<string, string | undefined>): void;
+  /** Puts .env.local back as it was when localParams() was called, and reloads. */
   restore(): void;
 }
 
+/** localParam for several params; call it before the first set(). */
 export function localParams(names: readonly string[]): LocalParams {
   const original = existsSync(ENV_LOCAL) ? readFileSync(ENV_LOCAL, "utf8") : undefined;
-  const assignment = new RegExp(`^\\s*(${names.join("|")})\\s*=`);
+  const assignments = names.map((name) => new RegExp(`^\\s*${name}\\s*=`));
   return {
     set(values) {
-      const kept = (original ?? "").split("\n").filter((line) => !assignment.test(line) && line !== "");
+      const kept = (original ?? "").split("\n").filter((line) => line !== "" && !assignments.some((a) => a.test(line)));
       const lines = [...kept, ...Object.entries(values).flatMap(([name, value]) => (value === undefined ? [] : [`${name}=${value}`]))];
       if (lines.length === 0 && original === undefined) rmSync(ENV_LOCAL, { force: true });
       else writeFileSync(ENV_LOCAL, lines.length > 0 ? `${lines.join("\n")}\n` : "");

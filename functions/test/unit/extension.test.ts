@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { paramAtLoad } from "../../src/config/at-load";
 import { fieldAmount, shardAmount } from "../../src/extension/amounts";
-import { newCounterRule } from "../../src/extension/new-counter";
+import { newCounterRuleOf } from "../../src/extension/new-counter";
 import { collectionIdOf, collectionOf, extensionRule, nearMiss, parseExtensionRules, sourceFor, sourcesFor } from "../../src/extension/rules";
 import { PatternError } from "../../src/counters/patterns";
 
@@ -146,18 +146,18 @@ describe("fieldAmount", () => {
 
 describe("a counter a fold creates", () => {
   it("has DEFAULT_SHARDS, or the shards COUNTER_KINDS declares, and is windowed when WINDOWED_COUNTERS names it", () => {
-    const rule = newCounterRule({ DEFAULT_SHARDS: "2", COUNTER_KINDS: "page-{id}-views=shards:5", WINDOWED_COUNTERS: "page-{id}-views" });
+    const rule = newCounterRuleOf({ DEFAULT_SHARDS: "2", COUNTER_KINDS: "page-{id}-views=shards:5", WINDOWED_COUNTERS: "page-{id}-views" });
     expect(rule("page-a-visits")).toEqual({ numShards: 2, windowed: false });
     expect(rule("page-a-views")).toEqual({ numShards: 5, windowed: true });
-    expect(newCounterRule({})("x")).toEqual({ numShards: 1, windowed: false });
+    expect(newCounterRuleOf({})("x")).toEqual({ numShards: 1, windowed: false });
   });
 
   it("cannot be a unique counter: an id UNIQUE_COUNTERS reserves is refused, naming it", () => {
-    expect(() => newCounterRule({ UNIQUE_COUNTERS: "page-{id}-likes" })("page-a-likes")).toThrow(/matches UNIQUE_COUNTERS/);
+    expect(() => newCounterRuleOf({ UNIQUE_COUNTERS: "page-{id}-likes" })("page-a-likes")).toThrow(/matches UNIQUE_COUNTERS/);
   });
 
   it("refuses a pattern param that does not parse, naming it", () => {
-    expect(() => newCounterRule({ WINDOWED_COUNTERS: "a-{" })).toThrow(/WINDOWED_COUNTERS/);
+    expect(() => newCounterRuleOf({ WINDOWED_COUNTERS: "a-{" })).toThrow(/WINDOWED_COUNTERS/);
   });
 });
 

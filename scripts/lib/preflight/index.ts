@@ -4,14 +4,16 @@
 // Each check (a file of this folder) returns ok / warn / fail with a message that names the problem and
 // the file to change; this runner lists them in the order they print.
 import { errorMessage } from "../firebase-tools-internals";
+import { checkAdminSettings } from "./admin";
 import { checkCodebase } from "./codebase";
 import { context } from "./context";
 import { checkIndexes } from "./indexes";
 import { checkManifest, discover } from "./manifest";
 import { checkExposure, checkSettings, predeployParams, resolve } from "./params";
-import { checkCounterKinds, checkExtensionCounters, checkMirrors, checkUniqueCounters, checkWindowedCounters } from "./patterns";
+import { checkIdPatterns } from "./id-patterns";
+import { checkAutoCreate, checkCounterKinds, checkExtensionCounters, checkMirrors, checkUniqueCounters, checkWindowedCounters } from "./patterns";
 import { checkPlacement } from "./placement";
-import { checkRules } from "./rules";
+import { checkRules, checkRulesGuarantees } from "./rules";
 import { checkFunctionsSdk, checkRuntime } from "./runtime";
 import type { CheckResult, Context, PreflightOptions } from "./types";
 
@@ -26,6 +28,7 @@ export async function runPreflight(options: PreflightOptions): Promise<CheckResu
   } catch (error) {
     return [{ check: "firebase.json", status: "fail", message: errorMessage(error) }];
   }
+  if (options.rulesOnly === true) return runRulesChecks(ctx);
   if (options.predeploy === true) return runPredeploy(ctx);
   results.push(...checkRuntime(ctx), checkFunctionsSdk(ctx));
   const discovered = await discover(ctx);
@@ -39,17 +42,38 @@ export async function runPreflight(options: PreflightOptions): Promise<CheckResu
       results.push(await checkCodebase(ctx.project, ctx.codebases, resolved.backend));
     }
   }
-  results.push(checkUniqueCounters(ctx));
-  results.push(checkWindowedCounters(ctx));
-  results.push(checkMirrors(ctx));
-  results.push(checkCounterKinds(ctx));
-  results.push(checkExtensionCounters(ctx));
-  results.push(await checkRules(ctx), checkIndexes(ctx));
+  results.push(...checkPatternParams(ctx));
+  results.push(...(await runRulesChecks(ctx)), checkIndexes(ctx));
   return results;
 }
 
-/** The checks runPreflight makes only with the built functions or an emulator (skipped at predeploy). */
-const AFTER_BUILD = ["discovery", "manifest", "placement", "codebase", "rules"];
+/** The params that hold counter-id patterns, each parsed, then read together; and the admin entry's copies of them. */
+function checkPatternParams(ctx: Context): CheckResult[] {
+  return [
+    checkUniqueCounters(ctx),
+    checkWindowedCounters(ctx),
+    checkMirrors(ctx),
+    checkCounterKinds(ctx),
+    checkAutoCreate(ctx),
+    checkExtensionCounters(ctx),
+    checkIdPatterns(ctx),
+    checkAdminSettings(ctx),
+  ];
+}
+
+/**
+ * The rules file compiles and keeps the counters' guarantees (both in the emulator at firestoreHost): part
+ * of every npm run preflight, and alone (--rules) the predeploy step of firebase.json's firestore section,
+ * so whenever a deploy includes Firestore rules.
+ */
+async function runRulesChecks(ctx: Context): Promise<CheckResult[]> {
+  const compiled = await checkRules(ctx);
+  if (compiled.status === "fail") return [compiled];
+  return [compiled, await checkRulesGuarantees(ctx)];
+}
+
+/** The checks runPreflight makes only with the built functions (skipped at predeploy). */
+const AFTER_BUILD = ["discovery", "manifest", "placement", "codebase"];
 
 /**
  * The predeploy subset: every check of the params a deploy to this project would use (their values from
@@ -62,11 +86,13 @@ function runPredeploy(ctx: Context): CheckResult[] {
   const values = predeployParams(ctx);
   results.push(values.result);
   if (values.params !== undefined) results.push(checkSettings(ctx, values.params), checkExposure(ctx, values.params));
-  results.push(checkUniqueCounters(ctx), checkWindowedCounters(ctx), checkMirrors(ctx), checkCounterKinds(ctx), checkExtensionCounters(ctx), checkIndexes(ctx));
+  results.push(...checkPatternParams(ctx), checkIndexes(ctx));
   results.push({
     check: "predeploy",
     status: "ok",
-    message: `checked before the build; ${AFTER_BUILD.join(", ")} need the built functions or an emulator: the deploy loads the functions next, and npm run preflight checks them all`,
+    message:
+      `checked before the build; ${AFTER_BUILD.join(", ")} need the built functions: the deploy loads them next, and npm run preflight checks them all; ` +
+      "the rules and their guarantees are the firestore predeploy step (npm run preflight -- --rules)",
   });
   return results;
 }

@@ -1,6 +1,7 @@
-// The params that hold patterns and rules (UNIQUE_COUNTERS, WINDOWED_COUNTERS, MIRRORS, COUNTER_KINDS,
-// EXTENSION_COUNTERS), parsed by the
-// functions' own parsers from the values a deploy would use: a bad one fails here, naming it.
+// The params that hold patterns and rules (UNIQUE_COUNTERS, WINDOWED_COUNTERS, MIRRORS, COUNTER_KINDS, AUTO_CREATE,
+// EXTENSION_COUNTERS), parsed by the functions' own parsers from the values a deploy would use: a bad one fails
+// here, naming it. How they fit together (a window mirrored of ids that are not windowed, typos) is id-patterns.ts.
+import { parseAutoCreateRules } from "../../../functions/src/counters/auto-create-rules";
 import { describeKind, parseCounterKinds, type KindLimits } from "../../../functions/src/counters/kinds";
 import { mirrorTargets, parseMirrorRules, type MirrorRule } from "../../../functions/src/counters/mirror-rules";
 import { fillTemplate, matchesAny, parseCounterIdPatterns, type Template } from "../../../functions/src/counters/patterns";
@@ -116,6 +117,18 @@ function safely<T>(parse: () => T): T | undefined {
   } catch {
     return undefined; // that param's own check names what is wrong
   }
+}
+
+/**
+ * AUTO_CREATE, parsed by the functions' own parser (counters/auto-create-rules.ts): a bad rule fails here,
+ * naming it, instead of the first calls on missing counters answering internal.
+ */
+export function checkAutoCreate(ctx: Context): CheckResult {
+  return checkPatternParam(ctx, "auto create", "AUTO_CREATE", (value) => {
+    const rules = parseAutoCreateRules("AUTO_CREATE", value);
+    if (rules.length === 0) return "AUTO_CREATE is empty: an increment or setMember on a counter that does not exist is not-found";
+    return `AUTO_CREATE: the first call on a missing counter creates it while its document exists: ${rules.map((r) => `${r.counter.source} <- ${r.document.source}`).join(", ")}`;
+  });
 }
 
 /**

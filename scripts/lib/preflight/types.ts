@@ -25,6 +25,11 @@ export interface PreflightOptions {
    * few seconds: everything a param combination can get wrong (runPredeploy).
    */
   predeploy?: boolean;
+  /**
+   * Only the rules: they compile and keep the counters' guarantees (in the emulator at firestoreHost). The
+   * predeploy step of firebase.json's firestore section, which runs whenever a deploy includes Firestore.
+   */
+  rulesOnly?: boolean;
 }
 
 export interface FirestoreConfig {

@@ -65,11 +65,14 @@ function predeployFor(appDir: string, steps: unknown): unknown {
   );
 }
 
-/** Step 2: firebase.json's functions as a list: theirs named "default" explicitly, then ours. */
+/**
+ * Step 2: firebase.json's functions as a list: theirs named "default" explicitly, then ours; and our rules
+ * check as the predeploy step of their firestore section.
+ */
 export function mergeFirebaseJson(appDir: string): void {
   const path = join(appDir, "firebase.json");
-  const theirs = JSON.parse(readFileSync(path, "utf8")) as { functions?: CodebaseEntry | CodebaseEntry[] };
-  const repo = JSON.parse(readFileSync(join(REPO_ROOT, "firebase.json"), "utf8")) as { functions: CodebaseEntry[] };
+  const theirs = JSON.parse(readFileSync(path, "utf8")) as { functions?: CodebaseEntry | CodebaseEntry[]; firestore?: Record<string, unknown> };
+  const repo = JSON.parse(readFileSync(join(REPO_ROOT, "firebase.json"), "utf8")) as { functions: CodebaseEntry[]; firestore: { predeploy: unknown } };
   const ours = repo.functions.find((entry) => entry.codebase === CODEBASE);
   if (ours === undefined) throw new Error(`firebase.json of the repository has no codebase ${CODEBASE}`);
   const existing = theirs.functions === undefined ? [] : Array.isArray(theirs.functions) ? theirs.functions : [theirs.functions];
@@ -77,6 +80,7 @@ export function mergeFirebaseJson(appDir: string): void {
     ...existing.map(({ source, codebase, ...rest }) => ({ source, codebase: codebase ?? "default", ...rest })),
     { ...ours, source: COUNTERS_SOURCE, predeploy: predeployFor(appDir, ours.predeploy) },
   ];
+  if (theirs.firestore !== undefined) theirs.firestore.predeploy = predeployFor(appDir, repo.firestore.predeploy);
   writeFileSync(path, `${JSON.stringify(theirs, null, 2)}\n`);
 }
 

@@ -1,0 +1,60 @@
+// The counters' settings read from an environment (process.env unless told otherwise), for the admin entry
+// (admin.ts): an app's own functions and scripts run it, outside the counters codebase, where declaring the
+// params (params.ts) would make firebase-tools ask the app's codebase for every one of them. The same names,
+// defaults (shared.ts), ranges (rules.ts) and parsers as the callables', read when an operation needs them,
+// so a value means the same thing on both sides; docs/app.md says where the values come from. No
+// firebase-functions/params import.
+import { autoCreateDocument, parseAutoCreateRules } from "../counters/auto-create-rules";
+import { kindFor, parseCounterKindRules } from "../counters/kinds";
+import { mirrorTargets, parseMirrorRules } from "../counters/mirror-rules";
+import { parseCounterIdPatterns } from "../counters/patterns";
+import type { CounterSettings } from "../counters/settings";
+import { paramProblem, relationProblems } from "./rules";
+import { COUNTER_PARAM_DEFAULTS, type CounterParamName } from "./shared";
+
+/** The admin entry's settings: the operations' (counters/settings.ts) and the counters' database. */
+export interface EnvSettings extends CounterSettings {
+  /** DATABASE_ID: the database the counters live in. */
+  databaseId(): string;
+}
+
+export function envSettings(env: NodeJS.ProcessEnv = process.env): EnvSettings {
+  const text = (name: CounterParamName): string => env[name] ?? String(COUNTER_PARAM_DEFAULTS[name]);
+  const checked = (name: CounterParamName): string => {
+    const value = text(name);
+    const problem = paramProblem(name, value);
+    if (problem !== undefined) throw new Error(settingError(problem));
+    return value;
+  };
+  const int = (name: CounterParamName): number => Number(checked(name));
+  return {
+    databaseId: () => checked("DATABASE_ID"),
+    limits: () => {
+      const values = {
+        DEFAULT_SHARDS: int("DEFAULT_SHARDS"),
+        MAX_SHARDS: int("MAX_SHARDS"),
+        MAX_GROWN_SHARDS: int("MAX_GROWN_SHARDS"),
+        MAX_DELTA: int("MAX_DELTA"),
+        REQUEST_TTL_HOURS: int("REQUEST_TTL_HOURS"),
+      };
+      const problem = relationProblems(values)[0];
+      if (problem !== undefined) throw new Error(settingError(problem));
+      return {
+        defaultShards: values.DEFAULT_SHARDS,
+        maxShards: values.MAX_SHARDS,
+        maxGrownShards: values.MAX_GROWN_SHARDS,
+        maxDelta: values.MAX_DELTA,
+        requestTtlMs: values.REQUEST_TTL_HOURS * 3_600_000,
+      };
+    },
+    uniquePatterns: () => parseCounterIdPatterns("UNIQUE_COUNTERS", text("UNIQUE_COUNTERS")),
+    windowedPatterns: () => parseCounterIdPatterns("WINDOWED_COUNTERS", text("WINDOWED_COUNTERS")),
+    kindFor: (counterId, limits) => kindFor(parseCounterKindRules("COUNTER_KINDS", text("COUNTER_KINDS"), limits), counterId),
+    mirrorsFor: (counterId) => mirrorTargets(parseMirrorRules("MIRRORS", text("MIRRORS")), counterId),
+    autoCreateFor: (counterId) => autoCreateDocument(parseAutoCreateRules("AUTO_CREATE", text("AUTO_CREATE")), counterId),
+  };
+}
+
+function settingError(problem: string): string {
+  return `${problem}: set it in the environment of this process, the same value as in the counters codebase's .env (docs/app.md)`;
+}

@@ -1,0 +1,64 @@
+// The six counter operations with the params' rules applied (UNIQUE_COUNTERS, WINDOWED_COUNTERS,
+// COUNTER_KINDS, MIRRORS, AUTO_CREATE, the limits), on validated input: what a callable's handler runs
+// (entry/) and what the admin entry runs (admin.ts), each with its own reader of the params
+// (settings.ts). So both give the same answers and the same refusals (CounterError codes) for the same
+// values. Who may call is the callers' business: the callables check auth, policy and rate limits first.
+import type { Firestore } from "firebase-admin/firestore";
+import type { AutoCreateLookup } from "./auto-create";
+import { createCounter, newCounterId, type CreateResult } from "./create";
+import { deleteCounter } from "./delete";
+import { incrementCounter, type IncrementResult } from "./increment";
+import { checkDelta } from "./kinds";
+import { setMember, type SetMemberResult } from "./members";
+import { resetCounter } from "./reset";
+import { reshardCounter } from "./reshard";
+import { newCounter, type CounterSettings, type OperationLimits, type Requested } from "./settings";
+
+export async function createWith(db: Firestore, settings: CounterSettings, input: Requested & { counterId?: string | undefined }): Promise<CreateResult> {
+  const limits = settings.limits();
+  // The id is chosen before the shape: the patterns and COUNTER_KINDS apply to auto ids too.
+  const counterId = input.counterId ?? newCounterId(db);
+  const counter = newCounter(counterId, input, settings, limits);
+  return createCounter(db, counterId, counter.numShards, counter);
+}
+
+export async function incrementWith(
+  db: Firestore,
+  settings: CounterSettings,
+  input: { counterId: string; delta?: number | undefined; requestId?: string | undefined },
+): Promise<IncrementResult> {
+  const limits = settings.limits();
+  const delta = input.delta ?? 1;
+  checkDelta(input.counterId, delta, settings.kindFor(input.counterId, limits));
+  return incrementCounter(db, input.counterId, delta, {
+    requestId: input.requestId,
+    requestTtlMs: limits.requestTtlMs,
+    autoCreate: autoCreateOf(settings, input.counterId, limits),
+  });
+}
+
+export async function setMemberWith(db: Firestore, settings: CounterSettings, input: { counterId: string; member: boolean }, uid: string): Promise<SetMemberResult> {
+  return setMember(db, input.counterId, uid, input.member, { autoCreate: autoCreateOf(settings, input.counterId) });
+}
+
+export function resetWith(db: Firestore, settings: CounterSettings, counterId: string): Promise<{ counterId: string }> {
+  return resetCounter(db, counterId, { mirrors: settings.mirrorsFor(counterId) });
+}
+
+/** Not bound by COUNTER_KINDS: an admin may reshard a counter of a declared kind (a hot one, say). */
+export function reshardWith(db: Firestore, counterId: string, numShards: number): Promise<{ counterId: string; numShards: number }> {
+  return reshardCounter(db, counterId, numShards);
+}
+
+export function deleteWith(db: Firestore, settings: CounterSettings, counterId: string): Promise<{ counterId: string }> {
+  return deleteCounter(db, counterId, { mirrors: settings.mirrorsFor(counterId) });
+}
+
+/** AUTO_CREATE for `counterId`, looked up (with the counter's shape) only once a call found it missing. */
+function autoCreateOf(settings: CounterSettings, counterId: string, known?: OperationLimits): AutoCreateLookup {
+  return () => {
+    const document = settings.autoCreateFor(counterId);
+    if (document === undefined) return undefined;
+    return { document, counter: () => newCounter(counterId, {}, settings, known ?? settings.limits()) };
+  };
+}

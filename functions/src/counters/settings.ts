@@ -1,0 +1,59 @@
+// What the counter operations (operations.ts) read of the params, behind one interface with two readers:
+// the callables' (config/read.ts: firebase-functions params in the counters codebase) and the admin
+// entry's (config/env.ts: the same names from the environment of an app's own code). Every part is read
+// only when an operation needs it, so a bad value stops only the operations that use it. Also, pure, the
+// shape a new counter gets from them: createCounter, the admin entry and AUTO_CREATE all make it here.
+import { shardsFor, type CounterKind, type KindLimits } from "./kinds";
+import { uniqueFor } from "./members";
+import type { MirrorTarget } from "./mirror-rules";
+import { reservedFlag, type Template } from "./patterns";
+import type { Limits } from "./schema";
+
+/** The bounds of one call: the schemas' limits, DEFAULT_SHARDS and the idempotency records' lifetime. */
+export interface OperationLimits extends Limits {
+  defaultShards: number;
+  requestTtlMs: number;
+}
+
+export interface CounterSettings {
+  /** DEFAULT_SHARDS, MAX_SHARDS, MAX_GROWN_SHARDS, MAX_DELTA, REQUEST_TTL_HOURS; throws naming a bad one. */
+  limits(): OperationLimits;
+  /** UNIQUE_COUNTERS. */
+  uniquePatterns(): Template[];
+  /** WINDOWED_COUNTERS. */
+  windowedPatterns(): Template[];
+  /** The COUNTER_KINDS rule `counterId` matches first (throws for ids a bad rule could match). */
+  kindFor(counterId: string, limits: KindLimits): CounterKind | undefined;
+  /** Where MIRRORS writes `counterId`'s total and windows. */
+  mirrorsFor(counterId: string): MirrorTarget[];
+  /** The app document that lets a missing `counterId` create itself on its first call (AUTO_CREATE), if a rule matches. */
+  autoCreateFor(counterId: string): string | undefined;
+}
+
+/** What a counter is created as. */
+export interface NewCounter {
+  numShards: number;
+  unique: boolean;
+  windowed: boolean;
+  mirrors: MirrorTarget[];
+}
+
+/** What a caller may ask of a new counter (createCounter's optional fields). */
+export interface Requested {
+  numShards?: number | undefined;
+  unique?: boolean | undefined;
+  windowed?: boolean | undefined;
+}
+
+/**
+ * The counter `counterId` is created as: what was asked, within what the params declare for its id
+ * (UNIQUE_COUNTERS and WINDOWED_COUNTERS reserve the flags, COUNTER_KINDS the shard count, DEFAULT_SHARDS
+ * otherwise; MIRRORS its targets). Throws invalid-argument, naming the field and the param, for a request
+ * the params refuse.
+ */
+export function newCounter(counterId: string, requested: Requested, settings: CounterSettings, limits: OperationLimits): NewCounter {
+  const unique = uniqueFor(counterId, requested.unique, settings.uniquePatterns());
+  const windowed = reservedFlag("windowed", "WINDOWED_COUNTERS", counterId, requested.windowed, settings.windowedPatterns());
+  const numShards = shardsFor(counterId, requested.numShards, settings.kindFor(counterId, limits)) ?? limits.defaultShards;
+  return { numShards, unique, windowed, mirrors: settings.mirrorsFor(counterId) };
+}
