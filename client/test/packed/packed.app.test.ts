@@ -8,7 +8,7 @@
 // newest release of every other major its peer range claims (the range claims nothing this does not
 // run); and docs/app.md's main snippet runs as written in the fresh app.
 import { spawn } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
@@ -82,37 +82,13 @@ beforeAll(async () => {
   expect((await admin.readCounter(counterId))?.total).toBe(INCREMENTS);
 });
 
-/**
- * Packages some `firebase` releases depend on that the registry these tests run against does not have
- * (firebase 13 depends on `@firebase/ai@3.0.0` and `@firebase/crashlytics`; its newest `@firebase/ai` there
- * is 2.x and it has no `@firebase/crashlytics` at all). The client loads neither (only `firebase/app`,
- * `firebase/firestore`, `firebase/functions` and `firebase/auth` in the test apps), so where an install
- * fails on exactly these, it is done again with them replaced: the newest `@firebase/ai` the registry has,
- * and an empty package. Everything the client runs on is the real release. On a complete registry the
- * first install succeeds and nothing is replaced.
- */
-const MISSING_FROM_REGISTRY = /(ETARGET|E404)[^]*@firebase\/(ai|crashlytics)|@firebase\/(ai|crashlytics)[^]*(ETARGET|E404|No matching version)/;
-
 /** A fresh "type": "module" app in work/<name> with the packed client and `firebase@<firebase>` installed. */
 async function freshApp(name: string, firebase: string): Promise<string> {
   const dir = join(work, name);
   cpSync(join(__dirname, "app"), dir, { recursive: true });
   const manifest: Record<string, unknown> = { name: "fresh-esm-app", private: true, type: "module" };
   writeFileSync(join(dir, "package.json"), JSON.stringify(manifest, null, 2));
-  const install = () => npm(["install", "--prefer-offline", "--no-audit", "--no-fund", tarball, `firebase@${firebase}`], dir);
-  let installed = await install();
-  if (installed.code !== 0 && MISSING_FROM_REGISTRY.test(installed.stderr)) {
-    const stub = join(work, "stub-firebase-crashlytics");
-    mkdirSync(stub, { recursive: true });
-    writeFileSync(join(stub, "package.json"), JSON.stringify({ name: "@firebase/crashlytics", version: "0.0.0-stub", main: "index.js" }));
-    writeFileSync(join(stub, "index.js"), "module.exports = {};\n");
-    const ai = await npm(["view", "--prefer-offline", "@firebase/ai", "version"], dir);
-    if (ai.code !== 0 || !/^\d+\.\d+\.\d+$/.test(ai.stdout.trim())) throw new Error(`npm view @firebase/ai version failed:\n${ai.stderr}`);
-    manifest.overrides = { "@firebase/ai": ai.stdout.trim(), "@firebase/crashlytics": `file:${stub}` };
-    writeFileSync(join(dir, "package.json"), JSON.stringify(manifest, null, 2));
-    console.log(`firebase@${firebase}: this registry lacks @firebase/ai@3 / @firebase/crashlytics; installed with @firebase/ai@${ai.stdout.trim()} and an empty @firebase/crashlytics (the client loads neither)`);
-    installed = await install();
-  }
+  const installed = await npm(["install", "--prefer-offline", "--no-audit", "--no-fund", tarball, `firebase@${firebase}`], dir);
   if (installed.code !== 0) throw new Error(`npm install of the client with firebase@${firebase} in a fresh app failed:\n${installed.stderr}`);
   return dir;
 }
