@@ -32,7 +32,7 @@ module.exports = {
   projects: [
     tier("unit", "unit/**/*.test.ts"),
     // wrapped.ts sets the wrapped tests' project before any test file can import the functions (whose
-    // index.ts calls initializeApp() on import), whatever order a file's imports end up in.
+    // first run initializes the default admin app from it), whatever order a file's imports end up in.
     tier("emulator", "emulator/**/*.emulator.test.ts", {
       setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts", "<rootDir>/functions/test/helpers/wrapped.ts"],
     }),

@@ -1,14 +1,9 @@
-// Entry point of the Cloud Functions codebase: initializes the admin SDK, sets the options every
-// function shares, and exports the deployed functions, one file each under entry/: the callables, the
-// rollup trigger, the rollup's scheduled sweep (which also resumes stranded deletions) and the trigger
-// that finishes deleting a counter.
-import { initializeApp } from "firebase-admin/app";
-import { setGlobalOptions } from "firebase-functions/v2";
-import { maxInstances, region } from "./config/params";
-
-initializeApp();
-setGlobalOptions({ region, maxInstances });
-
+// The package's main entry (@firestore-exact-counter/functions) and this repository's codebase
+// `counters`: exactly the deployed functions, one file each under entry/: the callables, the rollup
+// trigger, the rollup's scheduled sweep (which also resumes stranded deletions), the midnight commit of
+// windows and the trigger that finishes deleting a counter. Importing it changes nothing in the app that
+// re-exports it: no setGlobalOptions (each function carries its own region and maxInstances: entry/
+// options.ts) and no admin app until a function first runs (entry/deps.ts).
 export { createCounter } from "./entry/createCounter";
 export { incrementCounter } from "./entry/incrementCounter";
 export { setMember } from "./entry/setMember";

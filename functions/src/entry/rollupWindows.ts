@@ -7,10 +7,11 @@ import { onSchedule } from "firebase-functions/v2/scheduler";
 import { commitMovedWindows } from "../rollup/midnight";
 import { findMovedWindows } from "../rollup/firestore-store";
 import { countersDb, rollupDeps } from "./deps";
+import { EVERY_FUNCTION } from "./options";
 
 /** How often it runs (Cloud Scheduler; App Engine cron syntax): within this long after each UTC midnight. */
 const WINDOWS_SCHEDULE = "every 10 minutes";
 
-export const rollupWindows = onSchedule({ schedule: WINDOWS_SCHEDULE, timeoutSeconds: 300, memory: "256MiB", retryCount: 0 }, async () => {
+export const rollupWindows = onSchedule({ ...EVERY_FUNCTION, schedule: WINDOWS_SCHEDULE, timeoutSeconds: 300, memory: "256MiB", retryCount: 0 }, async () => {
   await commitMovedWindows(rollupDeps(), findMovedWindows(countersDb()));
 });

@@ -77,8 +77,10 @@ export function checkFunctionsSdk(ctx: Context): CheckResult {
   if (compareVersions(version, MIN_FUNCTIONS_SDK) < 0) {
     return { check, status: "fail", message: `firebase-functions ${version} is older than ${MIN_FUNCTIONS_SDK.join(".")}, the oldest a deploy can read a manifest from` };
   }
-  const pkg = JSON.parse(readFileSync(join(ctx.sourceDir, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
-  const declared = pkg.dependencies?.["firebase-functions"];
+  // A codebase that re-exports the package lists it in dependencies; the package itself (this
+  // repository's own codebase) as a peer, which npm installs with it, in the deployed build too.
+  const pkg = JSON.parse(readFileSync(join(ctx.sourceDir, "package.json"), "utf8")) as { dependencies?: Record<string, string>; peerDependencies?: Record<string, string> };
+  const declared = pkg.dependencies?.["firebase-functions"] ?? pkg.peerDependencies?.["firebase-functions"];
   if (declared === undefined) {
     return { check, status: "fail", message: `${relativeDir}/package.json does not list firebase-functions in dependencies: the deployed build would not install it` };
   }
