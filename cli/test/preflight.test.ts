@@ -3,8 +3,8 @@
 // functions they load resolve their dependencies from the repository's node_modules.
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { REPO_ROOT } from "../lib/firebase-cli";
-import { CALLABLES, runPreflight, type CheckResult } from "../lib/preflight";
+import { REPO_ROOT } from "../../scripts/lib/firebase-cli";
+import { CALLABLES, runPreflight, type CheckResult } from "../src/preflight";
 import { addCounters, APP_PROJECT, copyOfFixtureApp, removeCopies } from "./helpers/existing-app";
 
 const FIXTURES = join(REPO_ROOT, ".cache", "preflight-fixtures");
@@ -85,7 +85,7 @@ describe("preflight", () => {
         check: "firebase.json",
         status: "fail",
         message: expect.stringMatching(
-          /firebase\.json has no functions codebase "counters" \(it has "default"\): name the counters' codebase "counters"\. Under "default" a deploy of this repository offers to delete every function of the project that is not in its source$/,
+          /firebase\.json has no functions codebase "counters" \(it has "default"\): name the counters' codebase "counters" \(firestore-exact-counter init adds it\)\. Under "default" a deploy of this repository offers to delete every function of the project that is not in its source$/,
         ) as string,
       },
     ]);
@@ -298,7 +298,7 @@ describe("preflight", () => {
 
   it("names the params files of the layout it checked: counters/.env.<project> in an app's folder", async () => {
     const app = copyOfFixtureApp();
-    addCounters(app, true);
+    addCounters(app);
     edit(join(app, "firebase.json"), (t) => t.replace('"location": "nam5"', '"location": "eur3"'));
     writeFileSync(join(app, "counters", `.env.${APP_PROJECT}`), "CREATE_POLICY=non-anonymous\nMAX_SHARDS=5\nDEFAULT_SHARDS=10\n");
     const results = await runPreflight({ projectDir: app, projectId: APP_PROJECT, now: TODAY, firestoreHost: process.env.FIRESTORE_EMULATOR_HOST ?? "127.0.0.1:8080" });

@@ -2,7 +2,7 @@
 // bounded concurrency, progress on stderr with a count() total, resuming with --start-after, exit codes.
 import { deleteApp, initializeApp } from "firebase-admin/app";
 import { Timestamp, getFirestore } from "firebase-admin/firestore";
-import { progressLine } from "../lib/progress";
+import { progressLine } from "../src/lib/progress";
 import { requireEmulators } from "../../functions/test/helpers/emulators";
 import { runReconcile, type Run } from "./helpers/reconcile-cli";
 

@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { deleteApp, initializeApp } from "firebase-admin/app";
 import { FieldValue, getFirestore } from "firebase-admin/firestore";
-import { reconcile, type CounterReport } from "../lib/reconcile";
+import { reconcile, type CounterReport } from "../src/lib/reconcile";
 import { requireEmulators } from "../../functions/test/helpers/emulators";
 import { runReconcile } from "./helpers/reconcile-cli";
 import { withConcurrency } from "../../functions/test/helpers/client";

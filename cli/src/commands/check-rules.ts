@@ -1,27 +1,30 @@
-// `npm run check-rules -- PATH/TO/firestore.rules`: whether a rules file (typically an existing app's,
-// with our block pasted in) keeps the counters' guarantees. Evaluates the file in a Firestore emulator
-// with the table the rules tests use (scripts/lib/rules-guarantees.ts): one line per guarantee, exit 1
-// naming each broken one.
+// `firestore-exact-counter check-rules PATH/TO/firestore.rules` (in this repository: npm run check-rules):
+// whether a rules file (typically an app's, with the counters' block that init put in) keeps the
+// counters' guarantees. Evaluates the file in a Firestore emulator with the table the rules tests use
+// (lib/rules-guarantees.ts): one line per guarantee, exit 1 naming each broken one. init runs the same
+// check on the rules it writes.
 import { readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { EXIT, readArgv, runCli, UsageError } from "./lib/cli";
-import { REPO_ROOT } from "./lib/firebase-cli";
-import { withFirestoreEmulator } from "./lib/firestore-emulator";
-import { errorMessage } from "./lib/firebase-tools-internals";
-import { blockStatus, type BlockStatus } from "./lib/rules-block";
-import { checkGuarantees, type GuaranteeResult } from "./lib/rules-check";
-import { ALL_CALLERS, CALLERS, GUARANTEES } from "./lib/rules-guarantees";
+import { resolve } from "node:path";
+import { EXIT, readArgv, UsageError, type Command } from "../lib/cli";
+import { withFirestoreEmulator } from "../lib/firestore-emulator";
+import { shippedFile } from "../lib/package";
+import { errorMessage } from "../lib/firebase-tools-internals";
+import { blockStatus, type BlockStatus } from "../lib/rules-block";
+import { checkGuarantees, type GuaranteeResult } from "../lib/rules-check";
+import { ALL_CALLERS, CALLERS, GUARANTEES } from "../lib/rules-guarantees";
 
-const HELP = `Usage: npm run check-rules -- <path/to/firestore.rules>
+const HELP = `Usage: firestore-exact-counter check-rules <path/to/firestore.rules>
 
 Checks whether a Firestore rules file keeps the counters' guarantees, by evaluating it in the Firestore
 emulator with real client requests as ${ALL_CALLERS.map((c) => CALLERS[c].label).join(", ")}:
 ${GUARANTEES.map((g) => `  - ${g.statement}`).join("\n")}
 Rules are OR'ed: a rule elsewhere in the file (a catch-all match /{document=**}, a collection-group rule)
-can open what the counters' block denies. Use it on an app's rules after pasting the block marked
-"BEGIN firestore-exact-counter rules" from this repository's firestore.rules (docs/existing-app.md).
+can open what the counters' block denies. firestore-exact-counter init puts the block (marked
+"BEGIN firestore-exact-counter rules") into an app's rules and runs this check on the result; run it
+again after changing your rules.
 
-Uses the Firestore emulator at FIRESTORE_EMULATOR_HOST when set, else starts one for the check.
+Uses the Firestore emulator at FIRESTORE_EMULATOR_HOST when set, else starts one for the check (the
+Debian package google-cloud-cli-firestore-emulator's, or firebase-tools' download).
 Exit code: 0 when every guarantee holds, 1 when one is broken (each is named) or the file does not
 compile, 2 on bad arguments (no file, a file that does not exist or cannot be read, an empty file).`;
 
@@ -30,7 +33,7 @@ interface Args {
   source: string;
 }
 
-function parseArgs(argv: string[]): Args | "help" {
+function parse(argv: string[]): Args | "help" {
   const read = readArgv(argv, { positionals: { min: 1, max: 1, name: "one rules file (path/to/firestore.rules)" } });
   if (read === "help") return read;
   const given = read.positionals[0]!;
@@ -50,12 +53,12 @@ function parseArgs(argv: string[]): Args | "help" {
 }
 
 const BLOCK_NOTE: Record<BlockStatus, string> = {
-  current: "the firestore-exact-counter block is there, the same as this repository's",
-  outdated: "the firestore-exact-counter block differs from this repository's firestore.rules: paste the current one",
-  missing: "no firestore-exact-counter block (BEGIN/END markers) in this file",
+  current: "the firestore-exact-counter block is there, the same as this version's",
+  outdated: "the firestore-exact-counter block differs from this version's: firestore-exact-counter init puts the current one in",
+  missing: "no firestore-exact-counter block (BEGIN/END markers) in this file: firestore-exact-counter init adds it",
 };
 
-async function main({ file, source }: Args): Promise<number> {
+async function run({ file, source }: Args): Promise<number> {
   console.log(`check-rules: ${file}`);
   let results: GuaranteeResult[];
   try {
@@ -68,7 +71,7 @@ async function main({ file, source }: Args): Promise<number> {
     const by = breakers.map((c) => CALLERS[c].label).join(", ");
     console.log(breakers.length === 0 ? `  ok   ${guarantee.statement}` : `  FAIL ${guarantee.statement} (broken for ${by})`);
   }
-  console.log(`  note ${BLOCK_NOTE[blockStatus(source, readFileSync(join(REPO_ROOT, "firestore.rules"), "utf8"))]}`);
+  console.log(`  note ${BLOCK_NOTE[blockStatus(source, shippedFile("firestore.rules"))]}`);
   const broken = results.flatMap((r) => r.breaches);
   if (broken.length === 0) {
     console.log(`check-rules: all ${results.length} guarantees hold`);
@@ -79,4 +82,4 @@ async function main({ file, source }: Args): Promise<number> {
   return 1;
 }
 
-runCli("check-rules", HELP, parseArgs, main);
+export const command: Command<Args> = { name: "check-rules", help: HELP, parse, run };

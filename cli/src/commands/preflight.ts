@@ -1,20 +1,22 @@
-// `npm run preflight`: what `firebase deploy --only functions:counters,firestore` checks before it
-// touches the network, offline, with firebase-tools' own code (scripts/lib/preflight/). Run it before a
-// deploy, here or on an app's project that the counters were added to (--dir).
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { lastValue, readArgv, runCli, UsageError } from "./lib/cli";
-import { REPO_ROOT } from "./lib/firebase-cli";
-import { withFirestoreEmulator } from "./lib/firestore-emulator";
-import { runPreflight, type CheckResult } from "./lib/preflight";
+// `firestore-exact-counter preflight` (in this repository: npm run preflight): what `firebase deploy
+// --only functions:counters,firestore` checks before it touches the network, offline, with firebase-tools'
+// own code (cli/src/preflight/). The predeploy step of the counters' codebase runs it before every deploy;
+// run it yourself after changing a param.
+import { join } from "node:path";
+import { lastValue, readArgv, UsageError, type Command } from "../lib/cli";
+import { useFirebaseToolsFrom } from "../lib/firebase-tools-internals";
+import { withFirestoreEmulator } from "../lib/firestore-emulator";
+import { CODEBASE, firebasercProject, projectDir, ProjectError } from "../lib/project";
+import { CODEBASE_NAME } from "../init/firebase-json";
+import { runPreflight, type CheckResult } from "../preflight";
 
-const HELP = `Usage: npm run preflight -- [--project <id>] [--dir <folder>] [--now <date>]
+const HELP = `Usage: firestore-exact-counter preflight [--dir <folder>] [--project <id>] [--codebase <name>] [--now <date>]
 
 Checks, offline, what \`firebase deploy --only functions:counters,firestore\` checks before uploading anything:
   runtime        the functions' runtime (engines.node, or runtime in firebase.json) is supported;
                  fails when decommissioned, warns within 90 days of its deprecation
   functions sdk  firebase-functions is installed, recent enough, and matches package.json
-  discovery      the built functions load and the SDK's manifest can be read (run npm run build first)
+  discovery      the functions load and the SDK's manifest can be read (built, and installed: npm install)
   params         every param has a value for the project (<source>/.env, .env.<project>): a deploy
                  never prompts; memory/CPU/concurrency settings are valid
   settings       every param within its range, DEFAULT_SHARDS <= MAX_SHARDS, and
@@ -40,55 +42,62 @@ Checks, offline, what \`firebase deploy --only functions:counters,firestore\` ch
                  bad rule)
   rules          firebase.json's rules file compiles (in a Firestore emulator; FIRESTORE_EMULATOR_HOST
                  if set, otherwise one started for the check); whether it keeps the counters'
-                 guarantees is npm run check-rules
+                 guarantees is firestore-exact-counter check-rules
   indexes        firestore.indexes.json passes firebase-tools' validator and keeps the TTL policy
                  and the sweep's collection-group index on exactCounterRollup.dueAt
+--dir      the folder holding firebase.json (default: the current folder, or the nearest folder above
+           it holding one: the project, when run from its codebase folder)
 --project  the project whose params are checked: a project id (lowercase letters, digits, hyphens;
            default: .firebaserc's default project)
---dir      the folder holding firebase.json (default: this repository; an app's project folder
-           once the counters are added to it, docs/existing-app.md)
+--codebase the counters' codebase in firebase.json (default: counters)
 --now      check the runtime's support window as of this date (e.g. 2027-03-01)
+Needs firebase-tools: the project's own (its devDependency, or a global install).
+Run by firebase deploy as the codebase's predeploy step (PROJECT_DIR and RESOURCE_DIR set), it makes
+only the checks that need neither the built functions nor an emulator.
 Exit code: 0 when nothing failed (warnings allowed), 1 when a check failed, 2 on bad arguments (an
-unknown option, a folder without firebase.json, no project given and none in .firebaserc).`;
+unknown option, a folder without firebase.json, no project given and none in .firebaserc, no
+firebase-tools).`;
 
 interface Args {
   dir: string;
   project: string | undefined;
+  codebase: string;
   now: Date;
 }
 
 const PROJECT_ID = /^[a-z0-9][a-z0-9-]*$/;
 
-function parseArgs(argv: string[]): Args | "help" {
+function parse(argv: string[]): Args | "help" {
   const read = readArgv(argv, {
     values: {
       "--project": "a project id (lowercase letters, digits, hyphens)",
       "--dir": "a project folder holding firebase.json",
+      "--codebase": "the counters' codebase name",
       "--now": "a date such as 2027-03-01",
     },
   });
   if (read === "help") return read;
   const project = lastValue(read, "--project");
   if (project !== undefined && !PROJECT_ID.test(project)) throw new UsageError(`--project takes a project id (lowercase letters, digits, hyphens), not ${JSON.stringify(project)}`);
-  const dirValue = lastValue(read, "--dir");
-  const dir = dirValue === undefined ? REPO_ROOT : resolve(dirValue);
-  if (!existsSync(dir)) throw new UsageError(`--dir ${dirValue}: no such folder`);
-  if (!statSync(dir).isDirectory()) throw new UsageError(`--dir ${dirValue}: not a folder (name the folder that holds firebase.json)`);
-  if (!existsSync(join(dir, "firebase.json"))) throw new UsageError(`--dir ${dirValue}: no firebase.json in ${dir}`);
+  let dir: string;
+  try {
+    dir = projectDir(lastValue(read, "--dir"));
+  } catch (error) {
+    if (error instanceof ProjectError) throw new UsageError(error.message);
+    throw error;
+  }
+  const codebase = lastValue(read, "--codebase") ?? CODEBASE;
+  if (!CODEBASE_NAME.test(codebase)) throw new UsageError(`--codebase takes a codebase name of lowercase letters, digits, _ and -, not ${JSON.stringify(codebase)}`);
   const nowValue = lastValue(read, "--now");
   const now = nowValue === undefined ? new Date() : new Date(nowValue);
   if (Number.isNaN(now.getTime())) throw new UsageError(`--now takes a date such as 2027-03-01, not ${JSON.stringify(nowValue)}`);
-  return { dir, project, now };
+  return { dir, project, codebase, now };
 }
 
 function defaultProject(dir: string): string {
-  try {
-    const rc = JSON.parse(readFileSync(join(dir, ".firebaserc"), "utf8")) as { projects?: { default?: string } };
-    if (rc.projects?.default) return rc.projects.default;
-  } catch {
-    // no .firebaserc: fall through
-  }
-  throw new UsageError(`no --project given and no default project in ${join(dir, ".firebaserc")}`);
+  const project = firebasercProject(dir);
+  if (project === undefined) throw new UsageError(`no --project given and no default project in ${join(dir, ".firebaserc")}`);
+  return project;
 }
 
 const MARK: Record<CheckResult["status"], string> = { ok: "ok  ", warn: "WARN", fail: "FAIL" };
@@ -102,13 +111,15 @@ function inPredeployHook(): boolean {
   return process.env.PROJECT_DIR !== undefined && process.env.RESOURCE_DIR !== undefined;
 }
 
-async function main(args: Args): Promise<number> {
+async function run(args: Args): Promise<number> {
   const projectId = args.project ?? defaultProject(args.dir);
   const predeploy = inPredeployHook();
+  useFirebaseToolsFrom(args.dir);
   console.log(`preflight${predeploy ? " (predeploy)" : ""}: ${args.dir} for project ${projectId} on Node ${process.versions.node}`);
+  const options = { projectDir: args.dir, projectId, now: args.now, codebase: args.codebase };
   const results = predeploy
-    ? await runPreflight({ projectDir: args.dir, projectId, now: args.now, firestoreHost: "", predeploy })
-    : await withFirestoreEmulator((firestoreHost) => runPreflight({ projectDir: args.dir, projectId, now: args.now, firestoreHost }));
+    ? await runPreflight({ ...options, firestoreHost: "", predeploy })
+    : await withFirestoreEmulator((firestoreHost) => runPreflight({ ...options, firestoreHost }));
   const width = Math.max(...results.map((r) => r.check.length));
   for (const r of results) console.log(`  ${MARK[r.status]} ${r.check.padEnd(width)}  ${r.message}`);
   const failed = results.filter((r) => r.status === "fail").length;
@@ -117,4 +128,4 @@ async function main(args: Args): Promise<number> {
   return failed === 0 ? 0 : 1;
 }
 
-runCli("preflight", HELP, parseArgs, main);
+export const command: Command<Args> = { name: "preflight", help: HELP, parse, run };

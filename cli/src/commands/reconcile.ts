@@ -1,14 +1,15 @@
-// Compares every counter's total with the sum of its shards (and a unique counter's shard sum with its
-// members); reports drift; fixes it with --fix.
+// `firestore-exact-counter reconcile` (in this repository: npm run reconcile): compares every counter's
+// total with the sum of its shards (and a unique counter's shard sum with its members); reports drift;
+// fixes it with --fix. The project folder gives the counters' MIRRORS (their codebase's .env) and, for a
+// demo-* project, the Firestore emulator's port.
 import { initializeApp } from "firebase-admin/app";
 import { getFirestore } from "firebase-admin/firestore";
-import { EXIT, integerValue, lastValue, readArgv, runCli } from "./lib/cli";
-import { answers, configuredHosts, START_EMULATORS_FIRST } from "./lib/emulator-hosts";
-import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "../functions/src/counters/mirror-rules";
-import { DEFAULT_PROJECT } from "./lib/firebase-cli";
-import { functionsParam } from "./lib/functions-env";
-import { progressLine } from "./lib/progress";
-import { countCounters, reconcile, STUCK_INTERVALS, STUCK_MARGIN_MS, stuckAfterMsFor, type CounterReport, type ReconcileOptions } from "./lib/reconcile";
+import { EXIT, integerValue, lastValue, readArgv, UsageError, type Command } from "../lib/cli";
+import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "../../../functions/src/counters/mirror-rules";
+import { answers } from "../lib/firestore-emulator";
+import { configuredFirestoreHost, countersParam, countersSourceDir, firebasercProject, projectDir, ProjectError, readFirebaseJson } from "../lib/project";
+import { progressLine } from "../lib/progress";
+import { countCounters, reconcile, STUCK_INTERVALS, STUCK_MARGIN_MS, stuckAfterMsFor, type CounterReport, type ReconcileOptions } from "../lib/reconcile";
 
 /** A progress line on stderr at most this often (a run over 100,000 counters takes minutes). */
 const PROGRESS_EVERY_MS = 2_000;
@@ -17,8 +18,11 @@ const INTERRUPTED = 130;
 /** Some counter is stuck (and none drifted): its own code, so a cron job can page on it. */
 const STUCK = 4;
 
-const HELP = `Usage: npm run reconcile -- [--project <id>] [--counter <id>]... [--fix] [--json]
-                              [--concurrency <n>] [--start-after <id>] [--quiet]
+/** What to do when the emulator does not answer. */
+const START_EMULATORS_FIRST = "start the emulators first (firebase emulators:start; in the firestore-exact-counter repository: npm start)";
+
+const HELP = `Usage: firestore-exact-counter reconcile [--dir <folder>] [--project <id>] [--counter <id>]...
+                              [--fix] [--json] [--concurrency <n>] [--start-after <id>] [--quiet]
                               [--interval-ms <ms>] [--stuck-after <seconds>]
 
 For every counter (or each --counter), compares total with the sum of its shards and prints one line
@@ -37,23 +41,26 @@ per counter whose status is not ok (all of them with --json), then a summary.
 Also lists shard documents outside 0..numShards-1 (stray) and missing shards, and for unique counters
 members= (member documents) and member-drift= (shard sum - members).
 --fix writes the shard sum as the total (a rollup commit, conditioned on the parent being unchanged),
-and to the counter's mirrors (MIRRORS from functions/.env and .env.<project>) in the same write.
-For a unique counter whose shard sum differs from its members, --fix first adds the difference to
-shard 0 (exact while setMember calls run: see scripts/lib/reconcile.ts), then commits the new sum.
+and to the counter's mirrors (MIRRORS from the counters' codebase's .env and .env.<project>) in the
+same write. For a unique counter whose shard sum differs from its members, --fix first adds the
+difference to shard 0 (exact while setMember calls run), then commits the new sum.
 Many counters: --concurrency checks that many at once (default 16; reports stay in id order). Progress
 goes to stderr (done of a total taken with one count() aggregation, rate, time left); --quiet turns it
 off. Interrupted (Ctrl-C), it prints the id to resume from: --start-after <id> resumes after it.
 Connects to the Firestore emulator when FIRESTORE_EMULATOR_HOST is set, or by default for demo-*
 projects (firebase.json's port); otherwise to the real project with Application Default Credentials.
 
+--dir: the Firebase project folder (default: the current folder, or the nearest above it with
+firebase.json); --project: default GCLOUD_PROJECT, else .firebaserc's default project.
 --concurrency takes 1 to 500; --interval-ms and --stuck-after a whole number from 1 up.
 
 Exit codes: 0 every counter is ok or was fixed; 1 drift or lag remains (or an unexpected error);
 2 bad arguments, a MIRRORS param that does not parse (nothing checked), or a --counter that does
-not exist (the other counters are still checked; drift and stuck outrank it); 3 the Firestore emulator does not answer (start the emulators first: npm start);
+not exist (the other counters are still checked; drift and stuck outrank it); 3 the Firestore emulator does not answer (start the emulators first);
 4 a counter is stuck and none drifted; 130 interrupted (after printing where to resume).`;
 
 interface Args {
+  dir: string;
   project: string;
   counterIds: string[];
   fix: boolean;
@@ -64,10 +71,11 @@ interface Args {
   stuckAfterMs: number;
 }
 
-function parseArgs(argv: string[]): Args | "help" {
+function parse(argv: string[]): Args | "help" {
   const read = readArgv(argv, {
     flags: ["--fix", "--json", "--quiet"],
     values: {
+      "--dir": "the Firebase project folder (holds firebase.json)",
       "--project": "a project id",
       "--counter": "a counter id",
       "--concurrency": "a whole number from 1 to 500",
@@ -81,8 +89,18 @@ function parseArgs(argv: string[]): Args | "help" {
   const intervalMs = lastValue(read, "--interval-ms");
   const stuckAfter = lastValue(read, "--stuck-after");
   const concurrency = lastValue(read, "--concurrency");
+  let dir: string;
+  try {
+    dir = projectDir(lastValue(read, "--dir"));
+  } catch (error) {
+    if (error instanceof ProjectError) throw new UsageError(error.message);
+    throw error;
+  }
+  const project = lastValue(read, "--project") ?? process.env.GCLOUD_PROJECT ?? firebasercProject(dir);
+  if (project === undefined) throw new UsageError(`no --project given, no GCLOUD_PROJECT, and no default project in ${dir}/.firebaserc`);
   return {
-    project: lastValue(read, "--project") ?? process.env.GCLOUD_PROJECT ?? DEFAULT_PROJECT,
+    dir,
+    project,
     counterIds: read.values.get("--counter") ?? [],
     fix: read.flags.has("--fix"),
     json: read.flags.has("--json"),
@@ -110,9 +128,9 @@ function line(r: CounterReport): string {
   return parts.join("  ");
 }
 
-async function main(args: Args): Promise<number> {
+async function run(args: Args): Promise<number> {
   if (process.env.FIRESTORE_EMULATOR_HOST === undefined && args.project.startsWith("demo-")) {
-    process.env.FIRESTORE_EMULATOR_HOST = configuredHosts().firestore; // firebase.json's, as npm start uses
+    process.env.FIRESTORE_EMULATOR_HOST = configuredFirestoreHost(readFirebaseJson(args.dir)); // as firebase emulators:start serves it
   }
   const emulator = process.env.FIRESTORE_EMULATOR_HOST;
   if (emulator !== undefined) {
@@ -124,7 +142,7 @@ async function main(args: Args): Promise<number> {
     // No Google metadata server to look for next to an emulator.
     process.env.METADATA_SERVER_DETECTION ??= "none";
   }
-  const mirrors = mirrorsOf(args.project);
+  const mirrors = mirrorsOf(args.dir, args.project);
   if (typeof mirrors === "string") {
     console.error(mirrors);
     return EXIT.usage;
@@ -185,18 +203,20 @@ async function main(args: Args): Promise<number> {
 }
 
 /**
- * MIRRORS as the functions read it for the project (functions/.env, .env.<projectId>), parsed by their own
- * parser: --fix writes a repaired total to its mirrors in the same atomic write, as the rollup does, so a
- * repair never leaves a mirrored field behind its total. A bad value: the message naming the rule.
+ * MIRRORS as the functions read it for the project (the counters' codebase's .env, .env.<projectId>),
+ * parsed by their own parser: --fix writes a repaired total to its mirrors in the same atomic write, as
+ * the rollup does, so a repair never leaves a mirrored field behind its total. A bad value: the message
+ * naming the rule.
  */
-function mirrorsOf(project: string): ((counterId: string) => MirrorTarget[]) | string {
+function mirrorsOf(dir: string, project: string): ((counterId: string) => MirrorTarget[]) | string {
   try {
-    const value = functionsParam("MIRRORS", project) ?? "";
+    const value = countersParam(dir, "MIRRORS", project) ?? "";
     const rules = parseMirrorRules("MIRRORS", value);
     return (counterId) => mirrorTargets(rules, counterId);
   } catch (error) {
-    return `reconcile: ${error instanceof Error ? error.message : String(error)}; fix it in functions/.env or functions/.env.${project}`;
+    const where = error instanceof ProjectError ? "" : `; fix it in ${countersSourceDir(dir)}/.env or .env.${project}`;
+    return `reconcile: ${error instanceof Error ? error.message : String(error)}${where}`;
   }
 }
 
-runCli("reconcile", HELP, parseArgs, main);
+export const command: Command<Args> = { name: "reconcile", help: HELP, parse, run };

@@ -1,8 +1,8 @@
-// The one convention every operator script follows (seed, make-admin, reconcile, preflight, check-rules,
-// emulators, bench): read argv against a declared list of options, validate every value (naming the
-// allowed ones), answer --help with exit 0, and turn a user's mistake into one line on stderr with a
-// pointer to --help and exit 2, never a stack trace or the whole help. An unexpected error (a bug, not a
-// mistake) is printed with its stack and exits 1.
+// The one convention every command of the CLI (init, preflight, check-rules, reconcile, firestore-jar) and
+// every script of this repository (seed, make-admin, emulators, bench) follows: read argv against a
+// declared list of options, validate every value (naming the allowed ones), answer --help with exit 0,
+// and turn a user's mistake into one line on stderr with a pointer to --help and exit 2, never a stack
+// trace or the whole help. An unexpected error (a bug, not a mistake) is printed with its stack and exits 1.
 
 /** Exit codes the scripts share (each script's --help lists the ones it uses). */
 export const EXIT = {
@@ -151,5 +151,35 @@ export function runCli<T>(script: ScriptName, help: string, parse: (argv: string
       return EXIT.ok;
     }
     return main(args);
+  });
+}
+
+/** A command of the CLI: its help, its arguments, and what it does with them (its exit code). */
+export interface Command<T> {
+  name: string;
+  help: string;
+  /** Returns "help" for --help, the arguments otherwise; throws UsageError on a mistake. */
+  parse(argv: string[]): T | "help";
+  run(args: T): Promise<number>;
+}
+
+/**
+ * How a command names itself in a mistake's line: `firestore-exact-counter <name> --help`, or the npm
+ * script that ran it in this repository (npm run <name>), whose arguments follow a `--`.
+ */
+export function commandName(name: string, env: NodeJS.ProcessEnv = process.env): ScriptName {
+  const viaRepositoryScript = env.npm_lifecycle_event === name && env.npm_package_name === "firestore-exact-counter";
+  return { name, helpCommand: viaRepositoryScript ? `npm run ${name} -- --help` : `firestore-exact-counter ${name} --help` };
+}
+
+/** Runs a command with `argv` (the arguments after its name) and exits the process with its code. */
+export function runCommand<T>(command: Command<T>, argv: string[]): void {
+  exitWith(commandName(command.name), async () => {
+    const args = command.parse(argv);
+    if (args === "help") {
+      console.log(command.help);
+      return EXIT.ok;
+    }
+    return command.run(args);
   });
 }

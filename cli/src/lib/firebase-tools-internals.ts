@@ -1,14 +1,75 @@
-// The parts of the pinned firebase-tools (14.27.0) that `firebase deploy` runs before it touches the
-// network, loaded from its own lib/ so the preflight checks exactly what a deploy checks. firebase-tools
-// ships no type declarations: the shapes below are the subset we use, written from its sources.
+// The parts of firebase-tools that `firebase deploy` runs before it touches the network, loaded from its
+// own lib/ so the preflight checks exactly what a deploy checks (written against 14.27.0, the version this
+// repository pins). The firebase-tools used is the project's own: found from the project folder (its
+// node_modules or a folder above it), then from where this command is installed, then the global npm
+// install; never a dependency of this package (nor of the functions an app deploys). It is looked up on
+// first use, so commands that do not need it run without it. firebase-tools ships no type declarations:
+// the shapes below are the subset we use, written from its sources.
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
-import { REPO_ROOT } from "./firebase-cli";
+import { dirname, join } from "node:path";
+import { CliError, EXIT } from "./cli";
 
-const fromTools = createRequire(join(REPO_ROOT, "node_modules", "firebase-tools", "package.json"));
+let searchFrom = process.cwd();
+let found: { root: string; require: NodeJS.Require } | undefined;
 
-function load<T>(module: string): T {
-  return fromTools(`./lib/${module}`) as T;
+/** Where to look for firebase-tools first: the project folder the command works on. */
+export function useFirebaseToolsFrom(dir: string): void {
+  if (found === undefined) searchFrom = dir;
+}
+
+/** The global npm install's node_modules, if npm answers. */
+function globalRoot(): string | undefined {
+  try {
+    return execFileSync("npm", ["root", "--global"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 10_000 }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The folder of the firebase-tools package this command uses; exit 2 naming what to install when there is none. */
+export function firebaseToolsRoot(): string {
+  if (found !== undefined) return found.root;
+  const local = [searchFrom, __dirname].map((from) => {
+    try {
+      return dirname(require.resolve("firebase-tools/package.json", { paths: [from] }));
+    } catch {
+      return undefined;
+    }
+  });
+  const global = globalRoot();
+  const root = [...local, global === undefined ? undefined : join(global, "firebase-tools")].find((r) => r !== undefined && existsSync(join(r, "package.json")));
+  if (root === undefined) {
+    throw new CliError(
+      `firebase-tools is not installed for ${searchFrom}: install it in the project (npm install --save-dev firebase-tools@14.27.0) or globally (npm install --global firebase-tools), then run this again`,
+      EXIT.usage,
+    );
+  }
+  found = { root, require: createRequire(join(root, "package.json")) };
+  return root;
+}
+
+/** The version of the firebase-tools this command uses. */
+export function firebaseToolsVersion(): string {
+  return (JSON.parse(readFileSync(join(firebaseToolsRoot(), "package.json"), "utf8")) as { version: string }).version;
+}
+
+/** One module of firebase-tools' lib/, loaded on first use (a property read or a call). */
+function load<T extends object>(module: string): T {
+  let loaded: T | undefined;
+  const target = (): T => {
+    if (loaded === undefined) {
+      firebaseToolsRoot();
+      try {
+        loaded = found!.require(`./lib/${module}`) as T;
+      } catch (error) {
+        throw new Error(`firebase-tools ${firebaseToolsVersion()} (${found!.root}) has no lib/${module} as 14.27.0 does: ${errorMessage(error)}`);
+      }
+    }
+    return loaded;
+  };
+  return new Proxy({} as T, { get: (_, key) => Reflect.get(target(), key) as unknown });
 }
 
 export interface RuntimeInfo {

@@ -1,13 +1,29 @@
-// Starts a bare Firestore emulator (no firebase-tools around it) on a free loopback port, for a script
-// that needs one for a moment: the preflight compiles the rules with it, check-rules evaluates them. The binary is the one the
-// emulator suite uses: FIRESTORE_EMULATOR_BINARY_PATH, the launcher for the Debian-installed jar, or
-// firebase-tools' own download.
+// Starts a bare Firestore emulator (no firebase-tools around it) on a free loopback port, for a command
+// that needs one for a moment: the preflight compiles the rules with it, check-rules and init evaluate
+// them. The binary is the one the emulator suite uses: FIRESTORE_EMULATOR_BINARY_PATH, the launcher for the
+// Debian-installed jar (in this user's cache folder), or firebase-tools' own download. Also: whether
+// anything answers at an emulator's address.
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
+import { homedir } from "node:os";
 import { join } from "node:path";
-import { REPO_ROOT } from "./firebase-cli";
 import { downloadableEmulators } from "./firebase-tools-internals";
 import { firestoreEmulatorBinary } from "./launcher";
+
+/** Where the command keeps the emulator launcher it writes: the user's cache folder (XDG), never the project. */
+export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.XDG_CACHE_HOME || join(homedir(), ".cache"), "firestore-exact-counter");
+}
+
+/** Whether anything answers HTTP at host:port within `timeoutMs` (a refused connection fails at once). */
+export async function answers(host: string, timeoutMs = 1500): Promise<boolean> {
+  try {
+    await fetch(`http://${host}/`, { signal: AbortSignal.timeout(timeoutMs) });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export interface RunningEmulator {
   host: string;
@@ -27,7 +43,7 @@ export async function freePort(): Promise<number> {
 }
 
 async function binary(): Promise<string> {
-  const local = firestoreEmulatorBinary(join(REPO_ROOT, ".cache"));
+  const local = firestoreEmulatorBinary(cacheDir());
   if (local !== undefined) return local;
   await downloadableEmulators.downloadIfNecessary("firestore");
   return downloadableEmulators.getDownloadDetails("firestore").downloadPath;

@@ -1,6 +1,6 @@
-// The marked block of firestore.rules that an existing app pastes into its own rules
-// (docs/existing-app.md): found by its BEGIN and END comment lines, so that check-rules can tell whether
-// an app's copy is missing, current, or older than this repository's.
+// The marked block of firestore.rules that init puts into an app's own rules (docs/existing-app.md):
+// found by its BEGIN and END comment lines, so that init can replace it and check-rules can tell whether
+// an app's copy is missing, current, or older than this version's.
 export const BLOCK_BEGIN = "// BEGIN firestore-exact-counter rules";
 export const BLOCK_END = "// END firestore-exact-counter rules";
 
@@ -24,11 +24,11 @@ function normalized(block: string[]): string {
 
 export type BlockStatus = "current" | "outdated" | "missing";
 
-/** Whether `source` holds the block of `ours` (this repository's firestore.rules), and the same one. */
+/** Whether `source` holds the block of `ours` (the shipped firestore.rules), and the same one. */
 export function blockStatus(source: string, ours: string): BlockStatus {
   const theirs = findBlock(source);
   if (theirs === undefined) return "missing";
   const reference = findBlock(ours);
-  if (reference === undefined) throw new Error(`the repository's firestore.rules has no ${BLOCK_BEGIN} … ${BLOCK_END} block`);
+  if (reference === undefined) throw new Error(`the shipped firestore.rules has no ${BLOCK_BEGIN} … ${BLOCK_END} block`);
   return normalized(theirs) === normalized(reference) ? "current" : "outdated";
 }

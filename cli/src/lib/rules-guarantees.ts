@@ -1,9 +1,9 @@
 // What any Firestore rules file must keep for the counters (docs/security.md, "Firestore rules"), as one
 // table: each guarantee is a statement and the client requests (probes) that show it, each as
 // signed-out, signed-in and admin-claim callers. The rules test tier runs this table on
-// firestore.rules, and `npm run check-rules` on any file (an app's rules with our block pasted in), so
-// both check the same expectations. Pure data: scripts/lib/rules-check.ts runs it in the emulator.
-import { CLEANUP, LEASE_ID, PENDING_ID, REQUESTS, ROLLUP } from "../../functions/src/counters/paths";
+// firestore.rules, and check-rules (and init) on any file (an app's rules with our block in them), so
+// both check the same expectations. Pure data: rules-check.ts runs it in the emulator.
+import { CLEANUP, LEASE_ID, PENDING_ID, REQUESTS, ROLLUP } from "../../../functions/src/counters/paths";
 
 export type Caller = "signed-out" | "signed-in" | "admin";
 

@@ -3,7 +3,7 @@
 // reads the params from (and every fix names), their values, and the Firestore section.
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { errorMessage, functionsEnv, projectConfig } from "../firebase-tools-internals";
+import { errorMessage, functionsEnv, projectConfig } from "../lib/firebase-tools-internals";
 import { countersCodebase } from "./codebase";
 import type { CheckResult, Context, FirebaseJson, FirestoreConfig, PreflightOptions } from "./types";
 
@@ -11,7 +11,7 @@ export function context(options: PreflightOptions): Context {
   const path = join(options.projectDir, "firebase.json");
   const firebaseJson = JSON.parse(readFileSync(path, "utf8")) as FirebaseJson;
   const codebases = projectConfig.normalizeAndValidate(firebaseJson.functions);
-  const codebase = countersCodebase(codebases, path);
+  const codebase = countersCodebase(codebases, path, options.codebase);
   const { projectId, projectDir } = options;
   // What a deploy fetches from the project (getFirebaseConfig); only the ids matter offline.
   const firebaseConfig = { projectId, databaseURL: "", storageBucket: `${projectId}.appspot.com` };

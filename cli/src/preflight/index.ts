@@ -1,9 +1,9 @@
 // The deploy preflight: everything `firebase deploy --only functions:counters,firestore` checks before it
-// touches the network, run offline with firebase-tools' own code where it has it (scripts/lib/firebase-tools-
+// touches the network, run offline with firebase-tools' own code where it has it (lib/firebase-tools-
 // internals.ts), plus the settings a deploy cannot check for us (trigger region vs database location).
 // Each check (a file of this folder) returns ok / warn / fail with a message that names the problem and
 // the file to change; this runner lists them in the order they print.
-import { errorMessage } from "../firebase-tools-internals";
+import { errorMessage } from "../lib/firebase-tools-internals";
 import { checkCodebase } from "./codebase";
 import { context } from "./context";
 import { checkIndexes } from "./indexes";
@@ -15,7 +15,7 @@ import { checkRules } from "./rules";
 import { checkFunctionsSdk, checkRuntime } from "./runtime";
 import type { CheckResult, Context, PreflightOptions } from "./types";
 
-export { CALLABLES } from "./manifest";
+export { CALLABLES, DEPLOYED_FUNCTIONS } from "./manifest";
 export type { CheckResult, PreflightOptions, Status } from "./types";
 
 export async function runPreflight(options: PreflightOptions): Promise<CheckResult[]> {
@@ -36,7 +36,7 @@ export async function runPreflight(options: PreflightOptions): Promise<CheckResu
     if (resolved.params !== undefined) results.push(checkSettings(ctx, resolved.params), checkExposure(ctx, resolved.params));
     if (resolved.backend !== undefined) {
       results.push(checkManifest(ctx, resolved.backend), ...checkPlacement(ctx, resolved.backend));
-      results.push(await checkCodebase(ctx.project, ctx.codebases, resolved.backend));
+      results.push(await checkCodebase(ctx.project, ctx.codebases, resolved.backend, ctx.codebase.codebase));
     }
   }
   results.push(checkUniqueCounters(ctx));

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { REQUESTS, ROLLUP, SHARD_SUMS_INDEX } from "../../../functions/src/counters/paths";
-import { errorMessage, firestoreApi } from "../firebase-tools-internals";
+import { errorMessage, firestoreApi } from "../lib/firebase-tools-internals";
 import { firestoreConfig } from "./context";
 import { SWEEP } from "./manifest";
 import type { CheckResult, Context } from "./types";

@@ -2,8 +2,8 @@
 // itself: the contract's callables, the rollup trigger, its sweep and the cleanup trigger, each of the
 // kind, event, document and retry the rollup and the cleanup rely on.
 import { CLEANUP_DOCUMENT_PATTERN, SHARD_DOCUMENT_PATTERN } from "../../../functions/src/counters/paths";
-import { discoverBuild, endpointsOf } from "../codebases";
-import { errorMessage, type Backend, type Build } from "../firebase-tools-internals";
+import { discoverBuild, endpointsOf } from "../lib/codebases";
+import { errorMessage, type Backend, type Build } from "../lib/firebase-tools-internals";
 import { envFiles } from "./context";
 import type { CheckResult, Context } from "./types";
 
@@ -15,6 +15,8 @@ export const SWEEP = "rollupSweep";
 export const WINDOWS = "rollupWindows";
 /** Finishes deleting a counter whose cleanup outlasted deleteCounter's budget (functions/src/entry/cleanupDeletedCounter.ts). */
 const CLEANUP_TRIGGER = "cleanupDeletedCounter";
+/** Every function the package deploys (functions/src/index.ts): no other codebase of an app may use these names. */
+export const DEPLOYED_FUNCTIONS = [...CALLABLES, TRIGGER, SWEEP, WINDOWS, CLEANUP_TRIGGER];
 const WRITTEN_EVENT = "google.cloud.firestore.document.v1.written";
 const UPDATED_EVENT = "google.cloud.firestore.document.v1.updated";
 
@@ -37,8 +39,8 @@ export function checkManifest(ctx: Context, backend: Backend): CheckResult {
   const endpoints = endpointsOf(backend);
   const problems: string[] = [];
   const byId = new Map(endpoints.map((e) => [e.id, e]));
-  const expected = [...CALLABLES, TRIGGER, SWEEP, WINDOWS, CLEANUP_TRIGGER];
-  for (const name of expected) if (!byId.has(name)) problems.push(`${name} is not exported by ${envFiles(ctx).source}/src/index.ts`);
+  const expected = DEPLOYED_FUNCTIONS;
+  for (const name of expected) if (!byId.has(name)) problems.push(`${name} is not exported by codebase ${envFiles(ctx).source}/ (its package.json's main)`);
   for (const e of endpoints) {
     if (!expected.includes(e.id)) problems.push(`unexpected endpoint ${e.id}`);
     if (e.platform !== "gcfv2") problems.push(`${e.id} is ${e.platform}, not a 2nd-gen function`);

@@ -1,10 +1,10 @@
 // The params a deploy would use: each has a value (from the env files, or its default) so that a deploy
 // never prompts, each is within its range and consistent with the others (the rules the functions apply
 // at run time), and the settings left open for local use are named for a real project.
-import * as functionParams from "../../../functions/src/config/params";
+import { paramList } from "../../../functions/src/config/param-list";
 import { settingsProblems } from "../../../functions/src/config/rules";
-import { resolveBuildWithParams } from "../codebases";
-import { deployValidate, errorMessage, type Backend, type Build } from "../firebase-tools-internals";
+import { resolveBuildWithParams } from "../lib/codebases";
+import { deployValidate, errorMessage, type Backend, type Build } from "../lib/firebase-tools-internals";
 import { envFiles, userEnvs } from "./context";
 import type { CheckResult, Context } from "./types";
 
@@ -40,17 +40,9 @@ export function predeployParams(ctx: Context): { result: CheckResult; params?: R
   return { result: { check, status: "ok", message: `all ${count} params have a value for ${projectId} (${env.base}, ${env.project}, or their defaults)` }, params };
 }
 
-/** The functions' params (functions/src/config/params.ts) by name, with their literal defaults as strings (undefined: none). */
+/** The functions' params (functions/src/config/params.ts) by name, with their defaults as .env text (undefined: none). */
 function declaredParamDefaults(): Record<string, string | undefined> {
-  const defaults: Record<string, string | undefined> = {};
-  for (const value of Object.values(functionParams as Record<string, unknown>)) {
-    if (typeof value !== "object" || value === null || !("name" in value) || !("options" in value)) continue;
-    const { name, options } = value as { name: unknown; options: { default?: unknown } | undefined };
-    if (typeof name !== "string") continue;
-    const fallback = options?.default;
-    defaults[name] = typeof fallback === "string" || typeof fallback === "number" || typeof fallback === "boolean" ? String(fallback) : undefined;
-  }
-  return defaults;
+  return Object.fromEntries(paramList().map((p) => [p.name, p.default]));
 }
 
 export async function resolve(ctx: Context, build: Build): Promise<{ result: CheckResult; backend?: Backend; params?: Record<string, string> }> {

@@ -4,7 +4,7 @@ import { describeKind, parseCounterKinds, type KindLimits } from "../../../funct
 import { parseMirrorRules } from "../../../functions/src/counters/mirror-rules";
 import { parseCounterIdPatterns } from "../../../functions/src/counters/patterns";
 import { PARAM_RULES, paramProblem } from "../../../functions/src/config/rules";
-import { errorMessage } from "../firebase-tools-internals";
+import { errorMessage } from "../lib/firebase-tools-internals";
 import { envFiles, userEnvs } from "./context";
 import type { CheckResult, Context } from "./types";
 

@@ -1,7 +1,7 @@
 // Where the rollup trigger runs: a Firestore trigger must run in its database's location, and listen
 // to the database that firebase.json deploys the rules and indexes to.
-import { endpointsOf } from "../codebases";
-import { errorMessage, type Backend } from "../firebase-tools-internals";
+import { endpointsOf } from "../lib/codebases";
+import { errorMessage, type Backend } from "../lib/firebase-tools-internals";
 import { envFiles, firestoreConfig } from "./context";
 import { TRIGGER } from "./manifest";
 import type { CheckResult, Context, FirestoreConfig } from "./types";

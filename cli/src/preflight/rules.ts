@@ -1,8 +1,8 @@
 // The rules file compiles, with the production compiler (in a Firestore emulator). Whether it keeps the
-// counters' guarantees is npm run check-rules (scripts/lib/rules-check.ts).
+// counters' guarantees is check-rules (lib/rules-check.ts).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { errorMessage } from "../firebase-tools-internals";
+import { errorMessage } from "../lib/firebase-tools-internals";
 import { firestoreConfig } from "./context";
 import type { CheckResult, Context } from "./types";
 

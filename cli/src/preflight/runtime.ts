@@ -3,7 +3,7 @@
 // a manifest, and the version package.json declares.
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { errorMessage, nodeValidate, runtimeChoice, supported, versioning } from "../firebase-tools-internals";
+import { errorMessage, nodeValidate, runtimeChoice, supported, versioning } from "../lib/firebase-tools-internals";
 import type { CheckResult, Context } from "./types";
 
 /** firebase-tools reads a manifest only from firebase-functions >= 3.20.0 (runtimes/node/index.js). */

@@ -1,7 +1,7 @@
 // The preflight's shared shapes: what every check returns, what the runner is asked, and the context
 // every check reads (firebase.json, our codebase, the project), made once by context.ts.
-import type { ProjectRef } from "../codebases";
-import type { FunctionsCodebaseConfig } from "../firebase-tools-internals";
+import type { ProjectRef } from "../lib/codebases";
+import type { FunctionsCodebaseConfig } from "../lib/firebase-tools-internals";
 
 export type Status = "ok" | "warn" | "fail";
 
@@ -14,6 +14,8 @@ export interface CheckResult {
 export interface PreflightOptions {
   /** The folder holding firebase.json. */
   projectDir: string;
+  /** The counters' codebase in firebase.json (default "counters"). */
+  codebase?: string;
   projectId: string;
   /** "Today", for the runtime's support window. */
   now: Date;

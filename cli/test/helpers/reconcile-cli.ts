@@ -1,8 +1,9 @@
-// Runs `npm run reconcile` as an operator would (a child process with the project's Node and tsx), for
-// the scripts tier's tests of its output and exit codes.
+// Runs `firestore-exact-counter reconcile` as an operator would (a child process with the project's
+// Node, from the sources as npm run reconcile runs them), in this repository's project folder, for the
+// scripts tier's tests of its output and exit codes.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { REPO_ROOT } from "../../lib/firebase-cli";
+import { REPO_ROOT } from "../../../scripts/lib/firebase-cli";
 
 export interface Run {
   code: number;
@@ -17,7 +18,7 @@ export function runReconcile(
   onStdout?: (stdout: string) => NodeJS.Signals | undefined,
 ): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "scripts", "reconcile.ts"), "--project", project, ...args], {
+    const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "cli", "src", "main.ts"), "reconcile", "--project", project, ...args], {
       cwd: REPO_ROOT,
       env: process.env,
       stdio: ["ignore", "pipe", "pipe"],

@@ -11,7 +11,7 @@ import { incrementCounter } from "../../src/counters/increment";
 import { counterRef, shardsRef } from "../../src/counters/paths";
 import { rollupShardWrite } from "../../src/rollup/index";
 import { microsCeil } from "../../src/rollup/plan";
-import { reconcileCounter } from "../../../scripts/lib/reconcile";
+import { reconcileCounter } from "../../../cli/src/lib/reconcile";
 
 jest.setTimeout(300_000);
 
