@@ -23,7 +23,7 @@ await build({
   target: "node20",
   format: "cjs",
   external: ["firebase-admin", "firebase-admin/*", "firebase-functions", "firebase-functions/*"],
-  sourcemap: true,
+  sourcemap: false,
   logLevel: "warning",
 });
 for (const file of ["firestore.rules", "firestore.indexes.json"]) copyFileSync(join(root, file), join(lib, file));

@@ -87,6 +87,7 @@ async function run(args: Args): Promise<number> {
   const changes = changed(plan);
   console.log(`init: ${args.dir}${args.dryRun ? " (dry run: nothing is written)" : ""}`);
   for (const file of changes) console.log(`  ${args.dryRun ? "would " : ""}${file.before === undefined ? "create" : "change"} ${file.path}: ${file.what}`);
+  console.log(`  ${plan.namesSummary}`);
   console.log(`  ${plan.rulesSummary}`);
   for (const warning of plan.warnings) console.log(`  WARN ${warning}`);
   const install = args.install && (changes.length > 0 || !plan.installed);

@@ -46,6 +46,8 @@ export interface Plan {
   /** The app's rules file (as firebase.json names it), and the result of its check, for the summary. */
   rulesPath: string;
   rulesSummary: string;
+  /** The result of the function-name comparison, for the summary. */
+  namesSummary: string;
   /** Whether the codebase's dependencies are installed already (npm install can be skipped when nothing changed). */
   installed: boolean;
 }
@@ -92,7 +94,14 @@ export function planFiles(options: InitOptions): Plan & { others: CodebaseEntry[
   add(rulesPath, mergeRules(rulesBefore, rulesPath), rulesBefore === undefined ? "the counters' rules" : "the counters' block inside match /databases/{database}/documents, every line of yours kept");
   add(indexesPath, indexes.text, `${indexes.addedIndexes} composite index(es) and ${indexes.addedOverrides} field override(s) of the counters' (the TTL policy of their idempotency records among them)`);
   const installed = existsSync(join(codebaseDir, "node_modules", ...FUNCTIONS_PACKAGE.split("/"), "package.json"));
-  return { dir, codebase, files, warnings, rulesPath, rulesSummary: "", installed, others: merged.others };
+  // firebase-tools runs the predeploy steps of every entry without a codebase name on a deploy of ours too
+  // (getReleventConfigs in its deploy/lifecycleHooks.js): worth knowing, never changed for the app.
+  for (const entry of merged.others.filter((e) => e.codebase === undefined && e.predeploy !== undefined)) {
+    warnings.push(
+      `firebase.json's codebase "default" (${entry.source ?? "remote"}) names no "codebase", so firebase deploy --only functions:${codebase} runs its predeploy steps too; add "codebase": "default" to it to avoid that`,
+    );
+  }
+  return { dir, codebase, files, warnings, rulesPath, rulesSummary: "", namesSummary: "", installed, others: merged.others };
 }
 
 /** planFiles, then the checks that run code: the app's codebases' function names, and the merged rules in an emulator. */
@@ -104,6 +113,8 @@ export async function planInit(options: InitOptions): Promise<Plan> {
   if (names.clashes.length > 0) {
     refuse(`${names.clashes.join("; ")}: function names are per project and these are the counters'; rename yours first (a deploy that loads both codebases fails)`);
   }
+  plan.namesSummary =
+    names.compared.length === 0 ? "function names: no other codebase to compare with" : `function names: none in common with codebase ${names.compared.join(", ")}`;
   for (const unreadable of names.unreadable) {
     plan.warnings.push(`could not load ${unreadable}; so its function names were not compared with ours (install and build it, then run init again: firestore-exact-counter preflight compares them before every deploy too)`);
   }

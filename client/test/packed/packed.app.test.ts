@@ -18,7 +18,8 @@ import { emulatorHosts, type EmulatorHosts } from "../../../scripts/lib/emulator
 import { functionsRegion } from "../../../scripts/lib/example-web";
 import { REPO_ROOT } from "../../../scripts/lib/firebase-cli";
 import { serveStatic } from "../../../scripts/lib/static-server";
-import { run, type Run } from "../../../scripts/test/helpers/run";
+import { npm, packedTarballs } from "../../../scripts/test/helpers/packed";
+import { run } from "../../../scripts/test/helpers/run";
 import { E2E_PROJECT, signedInClient, type Client } from "../../../functions/test/helpers/client";
 
 // npm pack and an install of firebase (from npm's cache, which `npm ci` filled) take a minute or two here.
@@ -44,15 +45,6 @@ let hosts: EmulatorHosts;
 let admin: Client;
 const counterId = `packed-${randomUUID().slice(0, 8)}`;
 
-/** npm as the test's own npm run started it (npm_execpath), else the one on PATH; outside any npm script's settings. */
-function npm(args: string[], cwd: string): Promise<Run> {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !/^npm_(package_|lifecycle_|config_(local_)?prefix$)/.test(key) && key !== "INIT_CWD"),
-  );
-  const cli = process.env.npm_execpath;
-  return cli !== undefined && cli.endsWith(".js") ? run(process.execPath, [cli, ...args], { cwd, env }) : run("npm", args, { cwd, env });
-}
-
 function appConfig() {
   return { projectId: E2E_PROJECT, region: functionsRegion(), emulators: hosts, counterId };
 }
@@ -70,9 +62,7 @@ beforeAll(async () => {
   admin = await signedInClient({ admin: true });
   work = mkdtempSync(join(tmpdir(), "counter-packed-"));
 
-  const packed = await npm(["pack", "./client", "--pack-destination", work, "--json"], REPO_ROOT);
-  expect(packed.code).toBe(0);
-  tarball = join(work, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
+  tarball = (await packedTarballs()).client;
   appDir = await freshApp("app", FIREBASE_VERSION);
 
   await admin.call("createCounter", { counterId, numShards: 3 });
