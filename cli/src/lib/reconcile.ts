@@ -2,7 +2,7 @@
 // (a regular rollup commit, conditioned on the parent being unchanged). For unique counters it also
 // compares the shard sum with the number of member documents and, with `fix`, repairs the shards from the
 // members first. For windowed counters it compares the parent's windows with every day of the last 30
-// summed at the same read time and, with `fix`, commits them with the total. Used by scripts/reconcile.ts.
+// summed at the same read time and, with `fix`, commits them with the total. Used by the reconcile command (commands/reconcile.ts).
 import { AggregateField, FieldPath, FieldValue, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
 import { GRPC, grpcCode } from "../../../functions/src/counters/errors";
 import type { MirrorTarget } from "../../../functions/src/counters/mirror-rules";

@@ -36,7 +36,8 @@ async function main(): Promise<void> {
     // The app's own function, from its own codebase.
     const app = await callApp(user, process.env.PROBE_APP_CALLABLE ?? "");
     // Ours next to it: create, increment, and the total rolled up by the trigger.
-    const counterId = `probe-${String(app.postId ?? app.id ?? "x")}-likes`;
+    const answered = app.postId ?? app.id;
+    const counterId = `probe-${typeof answered === "string" ? answered : "x"}-likes`;
     const created = await admin.call("createCounter", { counterId, numShards: 2 });
     const applied: boolean[] = [];
     for (let i = 0; i < INCREMENTS; i++) applied.push((await user.call<{ applied: boolean }>("incrementCounter", { counterId })).applied);
