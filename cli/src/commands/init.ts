@@ -1,7 +1,7 @@
 // `firestore-exact-counter init`: adds the counters to a Firebase project folder in one command (the
 // codebase folder, firebase.json's entry, the rules block, the indexes, the params) and says what it
 // changed. Everything is worked out before anything is written (init/plan.ts): a refusal changes no file.
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { readArgv, lastValue, EXIT, type Command } from "../lib/cli";
 import { useFirebaseToolsFrom } from "../lib/firebase-tools-internals";
 import { CLI_NAME, FUNCTIONS_PACKAGE, VERSION } from "../lib/package";
@@ -9,7 +9,6 @@ import { packageSpec } from "../init/codebase";
 import { checkCodebaseName } from "../init/firebase-json";
 import { changed, planInit, type Plan } from "../init/plan";
 import { npmInstall, writePlan } from "../init/apply";
-import { resolve } from "node:path";
 
 const HELP = `Usage: ${CLI_NAME} init [--dir <project folder>] [--codebase <name>]
                              [--functions-package <spec>] [--cli-package <spec>]

@@ -4,7 +4,7 @@
 // run it yourself after changing a param.
 import { join } from "node:path";
 import { lastValue, readArgv, UsageError, type Command } from "../lib/cli";
-import { useFirebaseToolsFrom } from "../lib/firebase-tools-internals";
+import { firebaseToolsRoot, useFirebaseToolsFrom } from "../lib/firebase-tools-internals";
 import { withFirestoreEmulator } from "../lib/firestore-emulator";
 import { CODEBASE, firebasercProject, projectDir, ProjectError } from "../lib/project";
 import { CODEBASE_NAME } from "../init/firebase-json";
@@ -115,6 +115,7 @@ async function run(args: Args): Promise<number> {
   const projectId = args.project ?? defaultProject(args.dir);
   const predeploy = inPredeployHook();
   useFirebaseToolsFrom(args.dir);
+  firebaseToolsRoot(); // every check runs firebase-tools' code: without it, say what to install first
   console.log(`preflight${predeploy ? " (predeploy)" : ""}: ${args.dir} for project ${projectId} on Node ${process.versions.node}`);
   const options = { projectDir: args.dir, projectId, now: args.now, codebase: args.codebase };
   const results = predeploy

@@ -15,7 +15,7 @@ import { firebasercProject, readFirebaseJson, type CodebaseEntry } from "../lib/
 import { checkGuarantees } from "../lib/rules-check";
 import { CALLERS } from "../lib/rules-guarantees";
 import { withFirestoreEmulator } from "../lib/firestore-emulator";
-import { errorMessage } from "../lib/firebase-tools-internals";
+import { errorMessage, firebaseToolsRoot } from "../lib/firebase-tools-internals";
 
 export interface InitOptions {
   /** The project folder (holds firebase.json). */
@@ -108,6 +108,7 @@ export function planFiles(options: InitOptions): Plan & { others: CodebaseEntry[
 export async function planInit(options: InitOptions): Promise<Plan> {
   const { others, ...plan } = planFiles(options);
   const { dir } = options;
+  firebaseToolsRoot(); // the checks below run the app's firebase-tools: without it, say what to install first
   const projectId = firebasercProject(dir) ?? "demo-firestore-exact-counter-init";
   const names = await checkFunctionNames({ projectId, projectDir: dir, firebaseConfig: { projectId, databaseURL: "", storageBucket: `${projectId}.appspot.com` } }, others);
   if (names.clashes.length > 0) {

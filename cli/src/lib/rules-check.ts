@@ -1,7 +1,7 @@
 // Runs the guarantee table (rules-guarantees.ts) against a rules file in a Firestore emulator: loads the
 // rules into a project of their own, seeds the documents the probes need with rules disabled, makes every
 // probe as a real client (the Firebase JS SDK through @firebase/rules-unit-testing) and reports, per
-// guarantee, which callers broke it. Shared by the rules test tier and `npm run check-rules`.
+// guarantee, which callers broke it. Shared by the rules test tier, check-rules and init.
 import { randomUUID } from "node:crypto";
 import { initializeTestEnvironment, type RulesTestEnvironment } from "@firebase/rules-unit-testing";
 import {

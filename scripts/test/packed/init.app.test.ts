@@ -6,7 +6,8 @@
 // publishes posts, a counter counts); the app's rules allow and deny exactly what they did; the
 // codebase's preflight runs from its folder, and stops an offline deploy whose params the functions would
 // refuse. (Every refusal and option, from the sources: cli/test/init.test.ts.)
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { initializeTestEnvironment } from "@firebase/rules-unit-testing";
 import { doc, getDoc, setDoc, deleteDoc, type Firestore } from "firebase/firestore";
@@ -124,6 +125,22 @@ describe("firestore-exact-counter init on an existing project, installed from th
     expect(served.probe.projectId).toBe(PROJECT);
     expect(served.probe.post).toEqual({ title: "Hello", authorIsCaller: true });
     expect(served.probe.counter).toMatchObject({ created: { numShards: 2 }, applied: [true, true, true], total: 3, numShards: 2 });
+  });
+
+  it("says what to install, in one line with exit 2, where the project has no firebase-tools (the CLI never brings its own)", async () => {
+    const project = mkdtempSync(join(tmpdir(), "counter-no-tools-"));
+    try {
+      writeFileSync(join(project, "firebase.json"), readFileSync(join(app, "firebase.json")));
+      // No firebase-tools in the project, beside the CLI, or in the global npm install (an empty prefix).
+      const env = { ...withoutOuterEmulators(), npm_config_prefix: join(project, "no-global") };
+      const preflight = await codebaseCli(["preflight", "--dir", project, "--project", PROJECT], env);
+      expect({ code: preflight.code, stderr: preflight.stderr }).toEqual({
+        code: 2,
+        stderr: `preflight: firebase-tools is not installed for ${project}: install it in the project (npm install --save-dev firebase-tools@14.27.0) or globally (npm install --global firebase-tools), then run this again\n`,
+      });
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
   });
 
   it("stops an offline deploy whose params the functions would refuse at the codebase's predeploy preflight", async () => {
