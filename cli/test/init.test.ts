@@ -4,32 +4,18 @@
 // nothing, and each refusal, after which every file is as it was, byte for byte. Copies live inside the
 // repository, so the app's codebase loads with the repository's node_modules. The whole flow installed
 // from the packed tarballs, with npm install and the emulators: scripts/test/packed/init.app.test.ts.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { REPO_ROOT } from "../../scripts/lib/firebase-cli";
 import { runCommand, stopAll, type Run } from "../../scripts/test/helpers/run";
 import { requireEmulators } from "../../functions/test/helpers/emulators";
 import { paramList } from "../../functions/src/config/param-list";
 import { copyOfFixtureApp, removeCopies, withCatchAll } from "./helpers/existing-app";
+import { snapshot } from "../../scripts/test/helpers/tree";
 
 jest.setTimeout(180_000);
 
 const init = (dir: string, ...args: string[]): Promise<Run> => runCommand("init", ["--dir", dir, "--no-install", ...args]);
-
-/** Every file under `dir` (node_modules aside) with its content: what "nothing changed" compares. */
-function snapshot(dir: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  const walk = (folder: string) => {
-    for (const name of readdirSync(folder)) {
-      const path = join(folder, name);
-      if (name === "node_modules") continue;
-      if (statSync(path).isDirectory()) walk(path);
-      else files[relative(dir, path)] = readFileSync(path, "utf8");
-    }
-  };
-  walk(dir);
-  return files;
-}
 
 function edit(path: string, change: (text: string) => string): void {
   writeFileSync(path, change(readFileSync(path, "utf8")));

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { lastValue, readArgv, UsageError, type Command } from "../lib/cli";
 import { firebaseToolsRoot, useFirebaseToolsFrom } from "../lib/firebase-tools-internals";
 import { withFirestoreEmulator } from "../lib/firestore-emulator";
-import { CODEBASE, firebasercProject, projectDir, ProjectError } from "../lib/project";
+import { CODEBASE, firebasercProject, projectDir } from "../lib/project";
 import { CODEBASE_NAME } from "../init/firebase-json";
 import { runPreflight, type CheckResult } from "../preflight";
 
@@ -79,13 +79,7 @@ function parse(argv: string[]): Args | "help" {
   if (read === "help") return read;
   const project = lastValue(read, "--project");
   if (project !== undefined && !PROJECT_ID.test(project)) throw new UsageError(`--project takes a project id (lowercase letters, digits, hyphens), not ${JSON.stringify(project)}`);
-  let dir: string;
-  try {
-    dir = projectDir(lastValue(read, "--dir"));
-  } catch (error) {
-    if (error instanceof ProjectError) throw new UsageError(error.message);
-    throw error;
-  }
+  const dir = projectDir(lastValue(read, "--dir"));
   const codebase = lastValue(read, "--codebase") ?? CODEBASE;
   if (!CODEBASE_NAME.test(codebase)) throw new UsageError(`--codebase takes a codebase name of lowercase letters, digits, _ and -, not ${JSON.stringify(codebase)}`);
   const nowValue = lastValue(read, "--now");

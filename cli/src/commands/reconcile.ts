@@ -89,13 +89,7 @@ function parse(argv: string[]): Args | "help" {
   const intervalMs = lastValue(read, "--interval-ms");
   const stuckAfter = lastValue(read, "--stuck-after");
   const concurrency = lastValue(read, "--concurrency");
-  let dir: string;
-  try {
-    dir = projectDir(lastValue(read, "--dir"));
-  } catch (error) {
-    if (error instanceof ProjectError) throw new UsageError(error.message);
-    throw error;
-  }
+  const dir = projectDir(lastValue(read, "--dir"));
   const project = lastValue(read, "--project") ?? process.env.GCLOUD_PROJECT ?? firebasercProject(dir);
   if (project === undefined) throw new UsageError(`no --project given, no GCLOUD_PROJECT, and no default project in ${dir}/.firebaserc`);
   return {

@@ -4,6 +4,7 @@
 // codebase as a deploy reads them (<source>/.env, then .env.<projectId>).
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { UsageError } from "./cli";
 import { functionsParams } from "./functions-env";
 
 /** The counters' codebase name in firebase.json (never "default": docs/existing-app.md). */
@@ -16,24 +17,25 @@ export interface CodebaseEntry {
   [key: string]: unknown;
 }
 
-/** Why a folder cannot be used as the project folder: one line for the user, naming it. */
+/** What is wrong with the project's files (not with the arguments): one line for the user, naming it. */
 export class ProjectError extends Error {}
 
 /**
- * The folder holding firebase.json: `dir` when given (it must hold one), else the current folder or the
- * nearest folder above it that does (so a command run from inside the codebase folder finds its project).
+ * The folder holding firebase.json: `dir` (the --dir argument) when given, which must hold one, else the
+ * current folder or the nearest folder above it that does (so a command run from inside the codebase
+ * folder finds its project). A UsageError naming the argument otherwise.
  */
 export function projectDir(dir: string | undefined, cwd = process.cwd()): string {
   if (dir !== undefined) {
     const given = resolve(cwd, dir);
-    if (!existsSync(given)) throw new ProjectError(`--dir ${dir}: no such folder`);
-    if (!statSync(given).isDirectory()) throw new ProjectError(`--dir ${dir}: not a folder (name the folder that holds firebase.json)`);
-    if (!existsSync(join(given, "firebase.json"))) throw new ProjectError(`--dir ${dir}: no firebase.json in ${given}`);
+    if (!existsSync(given)) throw new UsageError(`--dir ${dir}: no such folder`);
+    if (!statSync(given).isDirectory()) throw new UsageError(`--dir ${dir}: not a folder (name the folder that holds firebase.json)`);
+    if (!existsSync(join(given, "firebase.json"))) throw new UsageError(`--dir ${dir}: no firebase.json in ${given}`);
     return given;
   }
   for (let folder = resolve(cwd); ; folder = dirname(folder)) {
     if (existsSync(join(folder, "firebase.json"))) return folder;
-    if (dirname(folder) === folder) throw new ProjectError(`no firebase.json in ${resolve(cwd)} or any folder above it: run it in your Firebase project folder, or name it with --dir`);
+    if (dirname(folder) === folder) throw new UsageError(`no firebase.json in ${resolve(cwd)} or any folder above it: run it in your Firebase project folder, or name it with --dir`);
   }
 }
 

@@ -6,9 +6,9 @@
 // publishes posts, a counter counts); the app's rules allow and deny exactly what they did; the
 // codebase's preflight runs from its folder, and stops an offline deploy whose params the functions would
 // refuse. (Every refusal and option, from the sources: cli/test/init.test.ts.)
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { initializeTestEnvironment } from "@firebase/rules-unit-testing";
 import { doc, getDoc, setDoc, deleteDoc, type Firestore } from "firebase/firestore";
 import { randomUUID } from "node:crypto";
@@ -17,6 +17,7 @@ import { firestoreHost, requireEmulators } from "../../../functions/test/helpers
 import { freshApp, linkFirebaseTools, npmInstall, probeApp, removeApp, useOwnEmulators, withoutOuterEmulators, type ProbeRun } from "../helpers/fresh-apps";
 import { npm, packedTarballs, type Tarballs } from "../helpers/packed";
 import { run, stopAll, type Run } from "../helpers/run";
+import { snapshot } from "../helpers/tree";
 
 jest.setTimeout(900_000);
 
@@ -27,21 +28,6 @@ let app: string;
 let firebase: string;
 let original: Record<string, string>;
 let first: Run;
-
-/** Every file under `dir` (node_modules aside) with its content. */
-function snapshot(dir: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  const walk = (folder: string) => {
-    for (const name of readdirSync(folder)) {
-      const path = join(folder, name);
-      if (name === "node_modules") continue;
-      if (statSync(path).isDirectory()) walk(path);
-      else files[relative(dir, path)] = readFileSync(path, "utf8");
-    }
-  };
-  walk(dir);
-  return files;
-}
 
 /** `npx <cli tarball> init` in the app folder, as the README says, in a user's shell (none of the suite's emulators). */
 function init(...args: string[]): Promise<Run> {
