@@ -2,7 +2,7 @@
 // (--help, --version, no command, an unknown one), every command's --help, and every command's bad
 // arguments: one line naming the mistake and the command's --help, exit 2, no stack trace. Plus reconcile
 // with the emulators stopped (exit 3 within seconds) and with a --counter that does not exist (exit 2).
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
@@ -62,6 +62,7 @@ describe("bad arguments", () => {
   const dir = mkdtempSync(join(tmpdir(), "cli-args-"));
   const empty = join(dir, "empty.rules");
   writeFileSync(empty, "  \n");
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it.each<[string, string[], RegExp]>([
     ["init", ["--dir", dir, "--codebase", "Counters"], /--codebase takes a codebase name of lowercase letters, digits, _ and - \(at most 63\), not "Counters"/],
