@@ -3,7 +3,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["**/node_modules/**", "functions/lib/**", "client/lib/**", "examples/web/dist/**", "client/test/packed/app/**", ".cache/**", "bench-results/**", "scripts/test/fixtures/**", "**/*.cjs", "**/*.mjs"] },
+  { ignores: ["**/node_modules/**", "functions/lib/**", "client/lib/**", "examples/web/dist/**", "client/test/packed/app/**", ".cache/**", "bench-results/**", "scripts/test/fixtures/**", "cli/lib/**", "cli/bin/**", "**/*.cjs", "**/*.mjs"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

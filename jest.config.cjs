@@ -1,10 +1,12 @@
 // Test tiers (see README, "Tests"): unit = pure logic, no emulator; emulator = functions wrapped with
 // firebase-functions-test against the real Firestore and Auth emulators; rules = firestore.rules with
 // @firebase/rules-unit-testing; e2e = the Firebase JS SDK against the functions emulator.
-// scripts = the operator tools (preflight, reconcile, seed, make-admin, bench) run as CLIs. client = the
+// scripts = the CLI's commands (preflight, check-rules, reconcile, init) and the repository's scripts (seed,
+// make-admin, bench) run as a user runs them. client = the
 // app-side client package (client/): its pure coverage rule, and the client with the real JS SDK against
 // the emulators. app = what an app developer gets: the packed client installed in fresh apps (Node ESM,
-// CommonJS, a browser bundle) and the example like button (examples/web), in headless Chromium.
+// CommonJS, a browser bundle), the packed functions and CLI in fresh apps served by their own emulators
+// (scripts/test/packed), and the example like button (examples/web), in headless Chromium.
 // `npm test` runs all of them inside `firebase emulators:exec`.
 // Packages the functions' dependencies require() although they ship ES modules only (see esm-to-cjs.cjs).
 const ESM_ONLY = ["jose"];
@@ -32,7 +34,7 @@ module.exports = {
   projects: [
     tier("unit", "unit/**/*.test.ts"),
     // wrapped.ts sets the wrapped tests' project before any test file can import the functions (whose
-    // index.ts calls initializeApp() on import), whatever order a file's imports end up in.
+    // first run initializes the default admin app from it), whatever order a file's imports end up in.
     tier("emulator", "emulator/**/*.emulator.test.ts", {
       setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts", "<rootDir>/functions/test/helpers/wrapped.ts"],
       // The admin entry as an app imports it (examples/functions), from the sources.
@@ -44,9 +46,10 @@ module.exports = {
       setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"],
       moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
     }),
-    // scripts = the operator tools (deploy preflight, reconcile at scale) against the emulators.
+    // scripts = the CLI's commands (deploy preflight, reconcile at scale, init) and the scripts against the emulators.
     // Some run the client's sources (npm start's lines for an app), which import "./x.js" like the client tier.
-    tier("scripts", "<rootDir>/scripts/test/**/*.test.ts", {
+    tier("scripts", "<rootDir>/scripts/test/*.test.ts", {
+      testMatch: ["<rootDir>/scripts/test/*.test.ts", "<rootDir>/cli/test/*.test.ts"],
       setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"],
       moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
     }),
@@ -56,7 +59,7 @@ module.exports = {
       moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
     }),
     tier("app", "<rootDir>/client/test/packed/**/*.test.ts", {
-      testMatch: ["<rootDir>/client/test/packed/**/*.test.ts", "<rootDir>/examples/web/test/**/*.test.ts"],
+      testMatch: ["<rootDir>/client/test/packed/**/*.test.ts", "<rootDir>/scripts/test/packed/*.test.ts", "<rootDir>/examples/web/test/**/*.test.ts"],
       setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"],
     }),
   ],

@@ -2,7 +2,7 @@
 //   tsx scripts/emulators.ts start               serve the backend and the example app locally until Ctrl-C
 //   tsx scripts/emulators.ts exec -- <command>   start the suite, run <command>, stop, exit with its code
 import { resolve } from "node:path";
-import { integerValue, lastValue, readArgv, runCli, UsageError } from "./lib/cli";
+import { integerValue, lastValue, readArgv, runCli, UsageError } from "../cli/src/lib/cli";
 import { configuredHosts } from "./lib/emulator-hosts";
 import { buildExample, EXAMPLE_COUNTER, EXAMPLE_OUT_DIR, exampleConfig, functionsRegion } from "./lib/example-web";
 import { DEFAULT_PROJECT, EMULATORS, emulatorEnv, runFirebase, shellQuote } from "./lib/firebase-cli";

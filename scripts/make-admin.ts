@@ -2,7 +2,7 @@
 // `admin: true`, so resetCounter, reshardCounter and deleteCounter can be tried locally. It only ever
 // talks to the Auth emulator (through its REST API, as the admin SDK would) and refuses any project
 // id that is not demo-*: a real project's admins are made with the admin SDK, deliberately.
-import { CliError, demoProject, EXIT, lastValue, readArgv, runCli, UsageError } from "./lib/cli";
+import { CliError, demoProject, EXIT, lastValue, readArgv, runCli, UsageError } from "../cli/src/lib/cli";
 import { emulatorHosts, unreachableMessage } from "./lib/emulator-hosts";
 import { DEFAULT_PROJECT } from "./lib/firebase-cli";
 

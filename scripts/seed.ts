@@ -5,7 +5,7 @@ import { connectAuthEmulator, getAuth, signInAnonymously } from "firebase/auth";
 import { connectFirestoreEmulator, doc, getDoc, getFirestore } from "firebase/firestore";
 import { connectFunctionsEmulator, FunctionsError, getFunctions, httpsCallable } from "firebase/functions";
 import { randomUUID } from "node:crypto";
-import { demoProject, EXIT, integerOption, lastValue, readArgv, runCli } from "./lib/cli";
+import { demoProject, EXIT, integerOption, lastValue, readArgv, runCli } from "../cli/src/lib/cli";
 import { emulatorHosts, splitHost, unreachableMessage } from "./lib/emulator-hosts";
 import { DEFAULT_PROJECT } from "./lib/firebase-cli";
 

@@ -1,15 +1,13 @@
-// Entry point of the Cloud Functions codebase: initializes the admin SDK, sets the options every
-// function shares, and exports the deployed functions, one file each under entry/: the callables, the
-// rollup trigger, the rollup's scheduled sweep (which also resumes stranded deletions) and the trigger
-// that finishes deleting a counter; and, only while EXTENSION_COUNTERS names extension counters, the trigger
-// that folds old clients' writes of the firestore-counter extension (docs/from-the-extension.md).
-import { initializeApp } from "firebase-admin/app";
-import { setGlobalOptions } from "firebase-functions/v2";
-import { extensionCountersAtLoad, maxInstances, region } from "./config/params";
+// The package's main entry (@firestore-exact-counter/functions) and this repository's codebase
+// `counters`: exactly the deployed functions, one file each under entry/: the callables, the rollup
+// trigger, the rollup's scheduled sweep (which also resumes stranded deletions), the midnight commit of
+// windows and the trigger that finishes deleting a counter; and, only while EXTENSION_COUNTERS names
+// extension counters, the trigger that folds old clients' writes of the firestore-counter extension
+// (docs/from-the-extension.md). Importing it changes nothing in the app that
+// re-exports it: no setGlobalOptions (each function carries its own region and maxInstances: entry/
+// options.ts) and no admin app until a function first runs (entry/deps.ts).
+import { extensionCountersAtLoad } from "./config/params";
 import * as extension from "./entry/foldExtensionShards";
-
-initializeApp();
-setGlobalOptions({ region, maxInstances });
 
 export { createCounter } from "./entry/createCounter";
 export { incrementCounter } from "./entry/incrementCounter";

@@ -2,7 +2,7 @@
 // the functions' params, read from the same files the functions emulator reads.
 import { join } from "node:path";
 import { EMULATORS, REPO_ROOT } from "../lib/firebase-cli";
-import { functionsParams } from "../lib/functions-env";
+import { functionsParams } from "../../cli/src/lib/functions-env";
 
 /** Two codebases (product + naive) and ports of their own, so `npm start`/`npm test` can run meanwhile. */
 export const BENCH_CONFIG = join(REPO_ROOT, "scripts", "bench", "firebase.bench.json");
@@ -27,7 +27,7 @@ export const MIDNIGHT_PROJECT = "demo-counter-bench-midnight";
  * (delivery/wrapped.ts), whose params are read from process.env, and by the report (the rollup interval).
  */
 export function loadFunctionParams(): void {
-  for (const [name, value] of Object.entries(functionsParams([".env", ".env.local"]))) process.env[name] ??= value;
+  for (const [name, value] of Object.entries(functionsParams([".env", ".env.local"], join(REPO_ROOT, "functions")))) process.env[name] ??= value;
 }
 
 /** ROLLUP_INTERVAL_MS as the functions see it (after loadFunctionParams). */

@@ -7,7 +7,7 @@ import { createWriteStream, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createInterface } from "node:readline";
-import { runCli } from "../lib/cli";
+import { runCli } from "../../cli/src/lib/cli";
 import { emulatorEnv, firebaseBin, REPO_ROOT, shellQuote } from "../lib/firebase-cli";
 import { BENCH_CONFIG, BENCH_EMULATORS, BENCH_PROJECT } from "./env";
 import { DEFAULT_OUT_DIR, helpText, parseOptions, type BenchOptions } from "./options";

@@ -2,7 +2,7 @@
 // outside the emulators (main.ts) and handed to the run inside them (run.ts) as JSON.
 import { HARD_MAX_SHARDS } from "../../functions/src/config/rules";
 import { rollupConcurrency } from "../../functions/src/config/params";
-import { integerOption, lastValue, readArgv } from "../lib/cli";
+import { integerOption, lastValue, readArgv } from "../../cli/src/lib/cli";
 import { declaredDefault } from "./env";
 
 export interface BenchOptions {
@@ -148,7 +148,7 @@ Exit code: 0 when every workload completed, our rollup's drift is 0 everywhere a
 commit moved every windowed counter; 1 otherwise; 2 on bad arguments.`;
 }
 
-/** Parses argv; throws UsageError (scripts/lib/cli.ts) on anything it does not understand. */
+/** Parses argv; throws UsageError (cli/src/lib/cli.ts) on anything it does not understand. */
 export function parseOptions(argv: string[]): BenchOptions | "help" {
   const read = readArgv(argv, {
     flags: ["--quick", "--publish"],

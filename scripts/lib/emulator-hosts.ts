@@ -5,7 +5,10 @@
 // emulators first" within a couple of seconds instead of hanging in an SDK's retries.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { answers } from "../../cli/src/lib/firestore-emulator";
 import { REPO_ROOT } from "./firebase-cli";
+
+export { answers };
 
 /** host:port of each emulator the product uses. */
 export interface EmulatorHosts {
@@ -55,15 +58,6 @@ export async function emulatorHosts(env: NodeJS.ProcessEnv = process.env, config
   };
 }
 
-/** Whether anything answers HTTP at host:port within `timeoutMs` (a refused connection fails at once). */
-export async function answers(host: string, timeoutMs = 1500): Promise<boolean> {
-  try {
-    await fetch(`http://${host}/`, { signal: AbortSignal.timeout(timeoutMs) });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** null when every named emulator answers, else the message to print (naming the ones that do not). */
 export async function unreachableMessage(hosts: EmulatorHosts, names: EmulatorName[]): Promise<string | null> {

@@ -2,7 +2,7 @@
 import { spawn, type StdioOptions } from "node:child_process";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { firestoreEmulatorBinary } from "./launcher";
+import { firestoreEmulatorBinary } from "../../cli/src/lib/launcher";
 
 export const REPO_ROOT = resolve(__dirname, "..", "..");
 export const DEFAULT_PROJECT = "demo-counter";

@@ -1,15 +1,15 @@
-// The local scripts run as a developer runs them: seed and make-admin against the emulators; seed,
-// reconcile and make-admin with the emulators stopped (a quick "start the emulators first: npm start"
-// and exit code 3, not a 45 s hang and a stack); `bench --help` without a build; and every script's bad
-// arguments (scripts/lib/cli.ts): one line naming the mistake and pointing to --help, exit 2, no stack.
-import { mkdtempSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+// The local scripts run as a developer runs them: seed and make-admin against the emulators; seed and
+// make-admin with the emulators stopped (a quick "start the emulators first: npm start" and exit code 3,
+// not a 45 s hang and a stack); `bench --help` without a build; and every script's bad arguments
+// (cli/src/lib/cli.ts): one line naming the mistake and pointing to --help, exit 2, no stack. The CLI's
+// commands (preflight, check-rules, reconcile, …): cli/test/commands.test.ts.
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { deleteApp, initializeApp } from "firebase/app";
 import { connectAuthEmulator, getAuth, signInWithEmailAndPassword } from "firebase/auth";
 import { randomUUID } from "node:crypto";
 import { REPO_ROOT } from "../lib/firebase-cli";
-import { freePort } from "../lib/firestore-emulator";
+import { freePort } from "../../cli/src/lib/firestore-emulator";
 import { runScript, type Run } from "./helpers/run";
 import { authHost, requireEmulators, requireFunctionsEmulator } from "../../functions/test/helpers/emulators";
 import { E2E_PROJECT } from "../../functions/test/helpers/client";
@@ -48,7 +48,6 @@ describe("with the emulators stopped", () => {
 
   it.each<[string, string[]]>([
     ["seed", []],
-    ["reconcile", []],
     ["make-admin", ["someone@example.com"]],
   ])("%s says to start the emulators first, within seconds, with exit code 3", async (name, args) => {
     const run = await script(name, args, stopped);
@@ -58,7 +57,7 @@ describe("with the emulators stopped", () => {
     expect(run.ms).toBeLessThan(15_000); // it used to hang for about 45 s; the check itself takes under 2 s
   });
 
-  it.each(["seed", "reconcile", "make-admin"])("%s --help lists its exit codes, 3 among them", async (name) => {
+  it.each(["seed", "make-admin"])("%s --help lists its exit codes, 3 among them", async (name) => {
     const run = await script(name, ["--help"]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/Exit codes: 0 [^]*3 the [^]* do(es)? not answer \(start the emulators first: npm start\)/);
@@ -145,10 +144,6 @@ function expectUsageError(run: Run, script: string, message: RegExp): void {
 }
 
 describe("bad arguments", () => {
-  const dir = mkdtempSync(join(tmpdir(), "cli-args-"));
-  const empty = join(dir, "empty.rules");
-  writeFileSync(empty, "  \n");
-
   it.each<[string, string[], RegExp]>([
     ["seed", ["--increments", "abc"], /--increments takes a whole number from 0 to 10000, not "abc"/],
     ["seed", ["--increments"], /--increments needs a value: a whole number from 0 to 10000/],
@@ -158,35 +153,13 @@ describe("bad arguments", () => {
     ["make-admin", [], /missing argument: one user: an email or a uid/],
     ["make-admin", ["a@example.com", "b@example.com"], /unexpected argument b@example.com/],
     ["make-admin", ["a@example.com", "--project", "my-real-project"], /refusing project "my-real-project"/],
-    ["preflight", ["--dir", "/nonexistent"], /--dir \/nonexistent: no such folder/],
-    ["preflight", ["--dir", dir], /no firebase.json in /],
-    ["preflight", ["--now", "someday"], /--now takes a date such as 2027-03-01, not "someday"/],
-    ["preflight", ["--project", "My Project"], /--project takes a project id \(lowercase letters, digits, hyphens\)/],
-    ["check-rules", ["nosuch.rules"], /nosuch.rules: no such file/],
-    ["check-rules", [empty], /empty.rules is empty: it holds no rules to check/],
-    ["check-rules", [dir], /is a folder: name the rules file in it/],
-    ["check-rules", [], /missing argument: one rules file/],
-    ["check-rules", ["a.rules", "b.rules"], /unexpected argument b.rules/],
-    ["check-rules", ["--fix", "a.rules"], /unknown option --fix \(this script takes no options\)/],
-    ["reconcile", ["--concurrency", "0"], /--concurrency takes a whole number from 1 to 500, not "0"/],
-    ["reconcile", ["--stuck-after", "soon"], /--stuck-after takes a whole number from 1 up, not "soon"/],
-    ["reconcile", ["--counter"], /--counter needs a value: a counter id/],
     ["bench/main", ["--sustained-rate", "fast"], /--sustained-rate takes a whole number from 1 up, not "fast"/],
     ["bench/main", ["--no-such-option", "1"], /unknown option --no-such-option/],
-    ["firestore-jar", ["--out", "x"], /unknown option --out \(this script takes no options\)/],
     ["emulators", ["begin"], /unknown mode "begin": start or exec/],
     ["emulators", ["exec"], /exec needs a command after --/],
     ["emulators", ["start", "--web-port", "70000"], /--web-port takes a whole number from 1 to 65535, not "70000"/],
   ])("%s %j: exit 2, one line naming the mistake and --help, no stack trace", async (name, args, message) => {
     const run = await script(name, args);
     expectUsageError(run, name === "bench/main" ? "bench" : name, message);
-  });
-
-  it("reconcile: a --counter that does not exist is reported as missing and exits 2, after checking the others", async () => {
-    await requireEmulators();
-    const run = await script("reconcile", ["--counter", `nope-${randomUUID().slice(0, 8)}`]);
-    expect(run.stdout).toMatch(/^missing {2}nope-\w+ {2}no such counter \(no counters\/nope-\w+ document\)$/m);
-    expect(run.stderr).toMatch(/: 1 missing\n$/);
-    expect(run.code).toBe(2);
   });
 });

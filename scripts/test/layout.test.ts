@@ -1,12 +1,12 @@
 // docs/development.md's "Layout" section is a newcomer's map of the repository: a table whose first column
 // is a backticked path. Every path it lists must exist, and every folder directly in functions/src,
-// client/src and scripts must be on it, so the map cannot fall behind a move.
+// client/src, cli/src and scripts must be on it, so the map cannot fall behind a move.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT } from "../lib/firebase-cli";
 
 /** The roots whose folders must all be listed. */
-const ROOTS = ["functions/src", "client/src", "scripts"];
+const ROOTS = ["functions/src", "client/src", "cli/src", "scripts"];
 
 /** The paths of the Layout section's table, in order; folders end in "/". */
 function layoutPaths(markdown: string): string[] {
@@ -32,7 +32,7 @@ describe("docs/development.md's layout", () => {
     expect(wrong).toEqual([]);
   });
 
-  it("lists every folder directly in functions/src, client/src and scripts", () => {
+  it("lists every folder directly in functions/src, client/src, cli/src and scripts", () => {
     const folders = ROOTS.flatMap((root) =>
       readdirSync(join(REPO_ROOT, root), { withFileTypes: true })
         .filter((entry) => entry.isDirectory())

@@ -8,7 +8,7 @@
 // newest release of every other major its peer range claims (the range claims nothing this does not
 // run); and docs/app.md's main snippet runs as written in the fresh app.
 import { spawn } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
@@ -18,7 +18,8 @@ import { emulatorHosts, type EmulatorHosts } from "../../../scripts/lib/emulator
 import { functionsRegion } from "../../../scripts/lib/example-web";
 import { REPO_ROOT } from "../../../scripts/lib/firebase-cli";
 import { serveStatic } from "../../../scripts/lib/static-server";
-import { run, type Run } from "../../../scripts/test/helpers/run";
+import { npm, packedTarballs } from "../../../scripts/test/helpers/packed";
+import { run } from "../../../scripts/test/helpers/run";
 import { E2E_PROJECT, signedInClient, type Client } from "../../../functions/test/helpers/client";
 
 // npm pack and an install of firebase (from npm's cache, which `npm ci` filled) take a minute or two here.
@@ -44,15 +45,6 @@ let hosts: EmulatorHosts;
 let admin: Client;
 const counterId = `packed-${randomUUID().slice(0, 8)}`;
 
-/** npm as the test's own npm run started it (npm_execpath), else the one on PATH; outside any npm script's settings. */
-function npm(args: string[], cwd: string): Promise<Run> {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !/^npm_(package_|lifecycle_|config_(local_)?prefix$)/.test(key) && key !== "INIT_CWD"),
-  );
-  const cli = process.env.npm_execpath;
-  return cli !== undefined && cli.endsWith(".js") ? run(process.execPath, [cli, ...args], { cwd, env }) : run("npm", args, { cwd, env });
-}
-
 function appConfig() {
   return { projectId: E2E_PROJECT, region: functionsRegion(), emulators: hosts, counterId };
 }
@@ -70,9 +62,7 @@ beforeAll(async () => {
   admin = await signedInClient({ admin: true });
   work = mkdtempSync(join(tmpdir(), "counter-packed-"));
 
-  const packed = await npm(["pack", "./client", "--pack-destination", work, "--json"], REPO_ROOT);
-  expect(packed.code).toBe(0);
-  tarball = join(work, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
+  tarball = (await packedTarballs()).client;
   appDir = await freshApp("app", FIREBASE_VERSION);
 
   await admin.call("createCounter", { counterId, numShards: 3 });
@@ -82,37 +72,13 @@ beforeAll(async () => {
   expect((await admin.readCounter(counterId))?.total).toBe(INCREMENTS);
 });
 
-/**
- * Packages some `firebase` releases depend on that the registry these tests run against does not have
- * (firebase 13 depends on `@firebase/ai@3.0.0` and `@firebase/crashlytics`; its newest `@firebase/ai` there
- * is 2.x and it has no `@firebase/crashlytics` at all). The client loads neither (only `firebase/app`,
- * `firebase/firestore`, `firebase/functions` and `firebase/auth` in the test apps), so where an install
- * fails on exactly these, it is done again with them replaced: the newest `@firebase/ai` the registry has,
- * and an empty package. Everything the client runs on is the real release. On a complete registry the
- * first install succeeds and nothing is replaced.
- */
-const MISSING_FROM_REGISTRY = /(ETARGET|E404)[^]*@firebase\/(ai|crashlytics)|@firebase\/(ai|crashlytics)[^]*(ETARGET|E404|No matching version)/;
-
 /** A fresh "type": "module" app in work/<name> with the packed client and `firebase@<firebase>` installed. */
 async function freshApp(name: string, firebase: string): Promise<string> {
   const dir = join(work, name);
   cpSync(join(__dirname, "app"), dir, { recursive: true });
   const manifest: Record<string, unknown> = { name: "fresh-esm-app", private: true, type: "module" };
   writeFileSync(join(dir, "package.json"), JSON.stringify(manifest, null, 2));
-  const install = () => npm(["install", "--prefer-offline", "--no-audit", "--no-fund", tarball, `firebase@${firebase}`], dir);
-  let installed = await install();
-  if (installed.code !== 0 && MISSING_FROM_REGISTRY.test(installed.stderr)) {
-    const stub = join(work, "stub-firebase-crashlytics");
-    mkdirSync(stub, { recursive: true });
-    writeFileSync(join(stub, "package.json"), JSON.stringify({ name: "@firebase/crashlytics", version: "0.0.0-stub", main: "index.js" }));
-    writeFileSync(join(stub, "index.js"), "module.exports = {};\n");
-    const ai = await npm(["view", "--prefer-offline", "@firebase/ai", "version"], dir);
-    if (ai.code !== 0 || !/^\d+\.\d+\.\d+$/.test(ai.stdout.trim())) throw new Error(`npm view @firebase/ai version failed:\n${ai.stderr}`);
-    manifest.overrides = { "@firebase/ai": ai.stdout.trim(), "@firebase/crashlytics": `file:${stub}` };
-    writeFileSync(join(dir, "package.json"), JSON.stringify(manifest, null, 2));
-    console.log(`firebase@${firebase}: this registry lacks @firebase/ai@3 / @firebase/crashlytics; installed with @firebase/ai@${ai.stdout.trim()} and an empty @firebase/crashlytics (the client loads neither)`);
-    installed = await install();
-  }
+  const installed = await npm(["install", "--prefer-offline", "--no-audit", "--no-fund", tarball, `firebase@${firebase}`], dir);
   if (installed.code !== 0) throw new Error(`npm install of the client with firebase@${firebase} in a fresh app failed:\n${installed.stderr}`);
   return dir;
 }

@@ -1,5 +1,8 @@
-// Every deploy-time setting of the backend, declared once. Values live in functions/.env (committed,
-// no secrets) so that the emulator never prompts for one; override per project in .env.<projectId>.
+// Every deploy-time setting of the backend, declared once. A codebase needs a value for each in its .env
+// (firebase-tools prompts otherwise, and the emulator waits forever): params.env (the defaults, for apps
+// that re-export the package; init writes them with their descriptions) and this repository's
+// functions/.env follow these declarations (config/param-list.ts; a unit test holds them to it).
+// Override per project in .env.<projectId>.
 import { defineBoolean, defineInt, defineString } from "firebase-functions/params";
 import { paramAtLoad } from "./at-load";
 import { COUNTER_PARAM_DEFAULTS as DEFAULTS } from "./shared";

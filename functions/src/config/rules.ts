@@ -1,6 +1,6 @@
 // The range of every param and the relations between them, as plain data and one pure check: the
 // functions validate what they read with it at run time (read.ts) and `npm run preflight` refuses a
-// deploy with it (scripts/lib/preflight/params.ts), so a value means the same thing in both places. No Firebase
+// deploy with it (cli/src/preflight/params.ts), so a value means the same thing in both places. No Firebase
 // import: the preflight loads it outside the functions.
 import { MAX_INTERVAL_MS } from "../rollup/plan";
 

@@ -10,11 +10,12 @@ import { databaseId } from "../config/params";
 import { CLEANUP_TIMEOUT_SECONDS, cleanupRound, ROUND_BUDGET_MS } from "../counters/deletion";
 import { CLEANUP_DOCUMENT_PATTERN } from "../counters/paths";
 import { countersDb } from "./deps";
+import { EVERY_FUNCTION } from "./options";
 
 type MarkerEvent = FirestoreEvent<Change<QueryDocumentSnapshot> | undefined, { counterId: string }>;
 
 export const cleanupDeletedCounter = onDocumentUpdated(
-  { document: CLEANUP_DOCUMENT_PATTERN, database: databaseId, retry: true, timeoutSeconds: CLEANUP_TIMEOUT_SECONDS, memory: "256MiB" },
+  { ...EVERY_FUNCTION, document: CLEANUP_DOCUMENT_PATTERN, database: databaseId, retry: true, timeoutSeconds: CLEANUP_TIMEOUT_SECONDS, memory: "256MiB" },
   onMarkerUpdated,
 );
 

@@ -1,8 +1,10 @@
-// What the deployed functions run with, built in one place: the counters' database (the DATABASE_ID
-// param, the same one the rollup trigger listens to, so a named database gets the callables' writes and
-// its rollups in one place) and the rollup's dependencies (the Firestore store with the MIRRORS targets,
+// What the deployed functions run with, built in one place: the app's default admin app (initialized here
+// at a function's first run when the app has none, never at import), the counters' database (the
+// DATABASE_ID param, the same one the rollup trigger listens to, so a named database gets the callables'
+// writes and its rollups in one place) and the rollup's dependencies (the Firestore store with the MIRRORS targets,
 // ROLLUP_INTERVAL_MS as read now, the real clock). Each entry file reads only the params it uses
 // (config/read.ts): a bad callable setting never stops the rollup, nor the other way round.
+import { getApp, getApps, initializeApp, type App } from "firebase-admin/app";
 import { getFirestore, type Firestore } from "firebase-admin/firestore";
 import { databaseId } from "../config/params";
 import { rollupConfig, rollupMirrorTargets } from "../config/read";
@@ -10,9 +12,21 @@ import { pause } from "../counters/backoff";
 import { firestoreRollupStore } from "../rollup/firestore-store";
 import type { RollupDeps } from "../rollup/types";
 
+/** firebase-admin's name for the default app. */
+const DEFAULT_APP = "[DEFAULT]";
+
+/**
+ * The default admin app: the app's own when its code initialized one, else one initialized now. Looked up
+ * by name: in the functions emulator getApps() is not empty before any code initializes an app, yet the
+ * default app does not exist, so "getApps().length ? getApp() : initializeApp()" throws there.
+ */
+export function defaultApp(): App {
+  return getApps().some((app) => app.name === DEFAULT_APP) ? getApp() : initializeApp();
+}
+
 /** The counters' database; "(default)" unless DATABASE_ID names another one. */
 export function countersDb(): Firestore {
-  return getFirestore(databaseId.value());
+  return getFirestore(defaultApp(), databaseId.value());
 }
 
 /**

@@ -7,7 +7,7 @@
 // Deployed only while EXTENSION_COUNTERS names something (index.ts; docs/from-the-extension.md).
 import { onDocumentWritten, type Change, type DocumentSnapshot, type FirestoreEvent } from "firebase-functions/v2/firestore";
 import * as logger from "firebase-functions/logger";
-import { databaseId, maxInstances, region } from "../config/params";
+import { databaseId } from "../config/params";
 import { extensionRules, foldNewCounterRule } from "../config/read";
 import { dayOf } from "../counters/days";
 import { isPermanentError } from "../counters/errors";
@@ -15,11 +15,12 @@ import { shardAmount } from "../extension/amounts";
 import { foldSource } from "../extension/fold";
 import { FOLD_TRIGGER_PATTERN, nearMiss, sourcesFor } from "../extension/rules";
 import { countersDb } from "./deps";
+import { EVERY_FUNCTION } from "./options";
 
 export type ExtensionShardEvent = FirestoreEvent<Change<DocumentSnapshot> | undefined, { collection: string; document: string; shardId: string }>;
 
 export const foldExtensionShards = onDocumentWritten(
-  { document: FOLD_TRIGGER_PATTERN, database: databaseId, region, maxInstances, retry: true, timeoutSeconds: 60, memory: "256MiB" },
+  { ...EVERY_FUNCTION, document: FOLD_TRIGGER_PATTERN, database: databaseId, retry: true, timeoutSeconds: 60, memory: "256MiB" },
   onExtensionShardWritten,
 );
 

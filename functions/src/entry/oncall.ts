@@ -13,6 +13,7 @@ import type { CreatePolicy } from "../config/rules";
 import { CounterError } from "../counters/errors";
 import { createLimiter, type Limiter } from "../counters/ratelimit";
 import { describeIssue, type Limits } from "../counters/schema";
+import { EVERY_FUNCTION } from "./options";
 
 export interface CallContext {
   uid: string | null;
@@ -35,7 +36,7 @@ export interface CallableSpec<S extends z.ZodType, R> {
 }
 
 export function validatedOnCall<S extends z.ZodType, R>(spec: CallableSpec<S, R>): CallableFunction<unknown, Promise<R>> {
-  return onCall({ consumeAppCheckToken: consumeAppCheckTokenAtLoad() }, (request) => handleCall(spec, request));
+  return onCall({ ...EVERY_FUNCTION, consumeAppCheckToken: consumeAppCheckTokenAtLoad() }, (request) => handleCall(spec, request));
 }
 
 /** This instance's buckets, one limiter per callable and setting (a changed param starts afresh). */

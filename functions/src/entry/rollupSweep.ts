@@ -7,11 +7,12 @@ import { onSchedule } from "firebase-functions/v2/scheduler";
 import { resumeStrandedCleanups } from "../counters/deletion";
 import { sweepStaleClaims } from "../rollup/sweep";
 import { countersDb, rollupDeps } from "./deps";
+import { EVERY_FUNCTION } from "./options";
 
 /** How often the sweep runs (Cloud Scheduler; App Engine cron syntax). A literal: the SDK takes no param here. */
 const SWEEP_SCHEDULE = "every 5 minutes";
 
-export const rollupSweep = onSchedule({ schedule: SWEEP_SCHEDULE, timeoutSeconds: 300, memory: "256MiB", retryCount: 0 }, async () => {
+export const rollupSweep = onSchedule({ ...EVERY_FUNCTION, schedule: SWEEP_SCHEDULE, timeoutSeconds: 300, memory: "256MiB", retryCount: 0 }, async () => {
   await sweepStaleClaims(rollupDeps());
   await resumeStrandedCleanups(countersDb(), { nowMs: Date.now });
 });

@@ -9,6 +9,7 @@ import { SHARD_DOCUMENT_PATTERN } from "../counters/paths";
 import { rollupShardEvent, type ShardEvent } from "../rollup/event";
 import type { ClaimMemo, LeadMemo } from "../rollup/types";
 import { rollupDeps } from "./deps";
+import { EVERY_FUNCTION } from "./options";
 
 // This instance's memos: module state, so one per instance (the benchmark loads this module once per
 // simulated instance). Claims held by its running invocations, and its leading edges (rollup/types.ts).
@@ -21,6 +22,7 @@ async function onShardWritten(event: ShardEvent): Promise<void> {
 
 export const rollupTotal = onDocumentWritten(
   {
+    ...EVERY_FUNCTION,
     document: SHARD_DOCUMENT_PATTERN,
     retry: true,
     database: databaseId,

@@ -8,6 +8,7 @@ import { onSchedule } from "firebase-functions/v2/scheduler";
 import { commitMovedWindows } from "../rollup/midnight";
 import { findMovedWindows } from "../rollup/firestore-store";
 import { countersDb, rollupDeps } from "./deps";
+import { EVERY_FUNCTION } from "./options";
 
 /**
  * When it runs (Cloud Scheduler, unix-cron in WINDOWS_TIME_ZONE): on the minute of every UTC midnight, so
@@ -22,7 +23,7 @@ const WINDOWS_TIMEOUT_SECONDS = 540;
 
 export const rollupWindows = onSchedule(
   // One CPU: the run keeps 64 Firestore calls in flight and decodes pages of 500 parents.
-  { schedule: WINDOWS_SCHEDULE, timeZone: WINDOWS_TIME_ZONE, timeoutSeconds: WINDOWS_TIMEOUT_SECONDS, memory: "512MiB", cpu: 1, retryCount: 0 },
+  { ...EVERY_FUNCTION, schedule: WINDOWS_SCHEDULE, timeZone: WINDOWS_TIME_ZONE, timeoutSeconds: WINDOWS_TIMEOUT_SECONDS, memory: "512MiB", cpu: 1, retryCount: 0 },
   async () => {
     await commitMovedWindows(rollupDeps(), findMovedWindows(countersDb()));
   },

@@ -1,10 +1,10 @@
-// The reconcile tool's logic (scripts/lib/reconcile.ts) against the Firestore emulator: it tells a
+// The reconcile tool's logic (cli/src/lib/reconcile.ts) against the Firestore emulator: it tells a
 // counter whose rollup is merely due from one that really drifted, and --fix makes total equal the sum.
 import { FieldValue } from "firebase-admin/firestore";
 import { db, deliver, newCounter, readCounter, uniqueId, writeShard } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
 import { counterRef, shardRef } from "../../src/counters/paths";
-import { reconcile, type CounterReport } from "../../../scripts/lib/reconcile";
+import { reconcile, type CounterReport } from "../../../cli/src/lib/reconcile";
 import { sumShards } from "../../src/rollup/sum";
 
 beforeAll(requireEmulators);

@@ -14,7 +14,7 @@ import { resetCounter as resetStore } from "../../src/counters/reset";
 import { counterRef, shardsRef } from "../../src/counters/paths";
 import { rollupShardWrite } from "../../src/rollup/index";
 import { microsCeil, microsFloor } from "../../src/rollup/plan";
-import { reconcileCounter } from "../../../scripts/lib/reconcile";
+import { reconcileCounter } from "../../../cli/src/lib/reconcile";
 
 jest.setTimeout(300_000);
 

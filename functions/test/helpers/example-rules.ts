@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { initializeTestEnvironment, type RulesTestEnvironment } from "@firebase/rules-unit-testing";
 import { setLogLevel } from "firebase/firestore";
-import { checkGuarantees } from "../../../scripts/lib/rules-check";
+import { checkGuarantees } from "../../../cli/src/lib/rules-check";
 import { firestoreHost, requireEmulators } from "./emulators";
 
 const ROOT = join(__dirname, "..", "..", "..");

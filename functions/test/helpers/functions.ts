@@ -7,12 +7,14 @@ import { HttpsError, type CallableFunction } from "firebase-functions/v2/https";
 // holds even if these imports are reordered.
 import { fft } from "./wrapped";
 import * as functions from "../../src/index";
+import { defaultApp } from "../../src/entry/deps";
 import { counterRef, shardRef } from "../../src/counters/paths";
 import { pathsUnderIn, shardSumIn } from "./documents";
 import { withConcurrency } from "./client";
 
 export { functions };
-export const db = getFirestore();
+// The default admin app as the functions find it: the package initializes none on import (entry/deps.ts).
+export const db = getFirestore(defaultApp());
 
 export interface Caller {
   uid: string;

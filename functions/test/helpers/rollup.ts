@@ -3,6 +3,7 @@
 // the trigger would give it. Shared by the rollup's emulator tests.
 import { randomUUID } from "node:crypto";
 import { getFirestore } from "firebase-admin/firestore";
+import { defaultApp } from "../../src/entry/deps";
 import type { IncrementResult } from "../../src/counters/increment";
 import { logger } from "./logger";
 import { microsCeil } from "../../src/rollup/plan";
@@ -45,7 +46,7 @@ export function shardWriteOfIncrement(counterId: string, result: IncrementResult
 /** What the trigger gives the rollup (the Firestore store, the interval, growth, the real clock), with overrides. */
 export function rollupDeps(overrides: Partial<RollupDeps> = {}): RollupDeps {
   return {
-    store: firestoreRollupStore(getFirestore()),
+    store: firestoreRollupStore(getFirestore(defaultApp())),
     intervalMs: INTERVAL_MS,
     staleAfterMs: staleAfterMsFor(INTERVAL_MS),
     growth: {

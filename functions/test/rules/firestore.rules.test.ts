@@ -1,12 +1,12 @@
 // firestore.rules, loaded from the repository, against the Firestore emulator: every guarantee of the
-// table that `npm run check-rules` runs on any rules file (scripts/lib/rules-guarantees.ts), probe by
+// table that `npm run check-rules` runs on any rules file (cli/src/lib/rules-guarantees.ts), probe by
 // probe, as a signed-out client, a signed-in client and one with the admin claim. The expectations live
 // in that table only, so these tests and check-rules can never disagree about what the rules must do.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { doc, getDoc } from "firebase/firestore";
-import { openRulesProbes, type RulesProbeEnvironment } from "../../../scripts/lib/rules-check";
-import { CALLERS, GUARANTEES, type Probe } from "../../../scripts/lib/rules-guarantees";
+import { openRulesProbes, type RulesProbeEnvironment } from "../../../cli/src/lib/rules-check";
+import { CALLERS, GUARANTEES, type Probe } from "../../../cli/src/lib/rules-guarantees";
 import { firestoreHost, requireEmulators } from "../helpers/emulators";
 
 const RULES = readFileSync(join(__dirname, "..", "..", "..", "firestore.rules"), "utf8");

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inflateRawSync } from "node:zlib";
-import { firestoreEmulatorBinary, launcherManifest, manifestLine } from "../../../scripts/lib/launcher";
+import { firestoreEmulatorBinary, launcherManifest, manifestLine } from "../../../cli/src/lib/launcher";
 
 describe("Firestore emulator launcher", () => {
   it("wraps manifest lines at 72 bytes with one-space continuations", () => {

@@ -1,4 +1,4 @@
-// Runs a command line (a repository script, firebase-tools) as a user runs it: a child process with its
+// Runs a command line (a repository script, a command of the CLI, firebase-tools) as a user runs it: a child process with its
 // output collected and its exit code. Each runs in a process group of its own, so a test that ends early
 // stops it and everything it started (emulators included) with stopAll().
 import { spawn, type ChildProcess } from "node:child_process";
@@ -51,6 +51,11 @@ export function runNode(args: string[], options: RunOptions = {}): Promise<Run> 
 /** `npm run <script> -- <args>` without npm: node --import tsx scripts/<script>.ts <args>. */
 export function runScript(script: string, args: string[], options: RunOptions = {}): Promise<Run> {
   return runNode(["--import", "tsx", `${REPO_ROOT}/scripts/${script}.ts`, ...args], options);
+}
+
+/** `firestore-exact-counter <command> <args>` from the CLI's sources, as the repository's npm scripts run it. */
+export function runCommand(command: string, args: string[], options: RunOptions = {}): Promise<Run> {
+  return runNode(["--import", "tsx", `${REPO_ROOT}/cli/src/main.ts`, command, ...args], options);
 }
 
 /** Stops every child still running, with its whole process group. */

@@ -1,0 +1,258 @@
+// `firestore-exact-counter migrate-extension` (in this repository: npm run migrate-extension): moves the
+// firestore-counter extension's counters to exact counters (docs/from-the-extension.md). Arguments,
+// connection, progress and printing around the migration that the functions own
+// (functions/src/extension/: which documents, the atomic fold, the record that the field was taken). A
+// counter it creates gets the shape the counters codebase's params give its id, read from that codebase's
+// .env files in the project folder, as a deploy reads them.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { deleteApp, initializeApp } from "firebase-admin/app";
+import { getFirestore } from "firebase-admin/firestore";
+import { migrate, type MigrationItem, type MigrationScan } from "../../../functions/src/extension/migrate";
+import { newCounterRuleOf, type NewCounterRule } from "../../../functions/src/extension/new-counter";
+import { extensionRule, type ExtensionRule } from "../../../functions/src/extension/rules";
+import type { FoldReport } from "../../../functions/src/extension/fold";
+import { EXIT, integerValue, lastValue, readArgv, UsageError, type Command } from "../lib/cli";
+import { answers } from "../lib/firestore-emulator";
+import { functionsParams } from "../lib/functions-env";
+import { configuredFirestoreHost, countersSourceDir, firebasercProject, ProjectError, readFirebaseJson } from "../lib/project";
+
+const HELP = `Usage: firestore-exact-counter migrate-extension --document <pattern> --field <field> --counter <id-pattern>
+         [--dry-run] [--project <id>] [--database <id>] [--dir <folder>] [--concurrency <n>] [--quiet]
+
+Moves counters of the firestore-counter extension to exact counters. For every document that
+--document names (a path with at most one {name} placeholder, in a document id: pages/{id}) and that
+has a count, the counter --counter names (the same placeholder: page-{id}-visits) gains exactly the
+extension's value: the document's --field (a dotted path: stats.visits) once, and every amount of that
+field in the document's _counter_shards_ (clients' shards and the workers' partials, whose ids begin
+with tabs). Each amount leaves its shard document in the same atomic write that adds it (only that
+field; other fields stay), so nothing is lost or counted twice while old app versions keep writing.
+A counter that does not exist is created (the shape createCounter gives its id: DEFAULT_SHARDS or
+COUNTER_KINDS, WINDOWED_COUNTERS; read from the counters codebase's .env and .env.<project>). The counter records that
+it took the field: a second run, the foldExtensionShards trigger and a mirror writing the total back
+into the field never add it again. Run it again whenever you like: it moves what shards received since.
+Run it after uninstalling the extension (its workers move amounts into the field): see
+docs/from-the-extension.md.
+
+Prints one line per document with a count, then a summary. --dry-run reads the same and writes
+nothing (each line says what would move). Progress goes to stderr every 2 s (--quiet: none).
+--concurrency: documents migrated at once, 1 to 100 (default 8).
+--dir: the Firebase project folder (holding firebase.json; default: the current folder or the nearest
+above it), whose counters codebase gives the params and whose firebase.json the emulator's port.
+The project is --project, else GCLOUD_PROJECT, else the default project of ./.firebaserc; the
+database is (default) unless --database names another. Connects to the Firestore emulator when
+FIRESTORE_EMULATOR_HOST is set, or by default for demo-* projects (firebase.json's port); otherwise to
+the real project with Application Default Credentials (an account that may read and write the database).
+
+Exit codes: 0 every document's count moved (or there was nothing to move); 1 some document's count did
+not move (each is listed with why: a unique counter, an amount that is not an integer, a document id no
+counter id can hold, a counter still being deleted) or an unexpected error; 2 bad arguments or a pattern
+that does not parse (nothing read); 3 the Firestore emulator does not answer (start the emulators first); 130 interrupted (what was written is whole: run it again to finish).`;
+
+interface Args {
+  rule: ExtensionRule;
+  dryRun: boolean;
+  project: string;
+  database: string;
+  concurrency: number;
+  quiet: boolean;
+  /** The project folder (firebase.json), if there is one. */
+  dir: string | undefined;
+  newCounter: NewCounterRule;
+}
+
+/** The shell's code for a run stopped by Ctrl-C (128 + SIGINT). */
+const INTERRUPTED = 130;
+const PROGRESS_EVERY_MS = 2_000;
+const START_EMULATORS_FIRST = "start the emulators first (firebase emulators:start; in the firestore-exact-counter repository: npm start)";
+
+/** The folder holding firebase.json: --dir, else the current folder or the nearest one above it; undefined when none (defaults apply). */
+function projectFolder(dir: string | undefined, cwd: string): string | undefined {
+  if (dir !== undefined) {
+    if (!existsSync(join(dir, "firebase.json"))) throw new UsageError(`--dir ${dir}: no firebase.json there`);
+    return dir;
+  }
+  for (let at = cwd; ; ) {
+    if (existsSync(join(at, "firebase.json"))) return at;
+    const up = join(at, "..");
+    if (up === at) return undefined;
+    at = up;
+  }
+}
+
+function parse(argv: string[], env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Args | "help" {
+  const read = readArgv(argv, {
+    flags: ["--dry-run", "--quiet"],
+    values: {
+      "--document": "a document path pattern such as pages/{id}",
+      "--field": "the counted field, such as visits or stats.visits",
+      "--counter": "a counter-id pattern such as page-{id}-visits",
+      "--project": "a project id",
+      "--database": "a Firestore database id",
+      "--dir": "a project folder holding firebase.json",
+      "--concurrency": "a whole number from 1 to 100",
+    },
+  });
+  if (read === "help") return read;
+  const required = (option: string): string => {
+    const value = lastValue(read, option);
+    if (value === undefined) throw new UsageError(`${option} is required`);
+    return value;
+  };
+  const document = required("--document");
+  const field = required("--field");
+  const counter = required("--counter");
+  let rule: ExtensionRule;
+  try {
+    rule = extensionRule(document, field, counter);
+  } catch (error) {
+    throw new UsageError(`--document ${document} --field ${field} --counter ${counter}: the rule ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const dir = projectFolder(lastValue(read, "--dir"), cwd);
+  const project = lastValue(read, "--project") ?? (env.GCLOUD_PROJECT || undefined) ?? firebasercProject(cwd);
+  if (project === undefined) throw new UsageError("no project: give --project, set GCLOUD_PROJECT, or run it where .firebaserc names a default project");
+  const concurrency = lastValue(read, "--concurrency");
+  return {
+    rule,
+    dryRun: read.flags.has("--dry-run"),
+    quiet: read.flags.has("--quiet"),
+    project,
+    database: lastValue(read, "--database") ?? "(default)",
+    dir,
+    concurrency: concurrency === undefined ? 8 : integerValue("--concurrency", concurrency, { min: 1, max: 100 }),
+    newCounter: newCounterFor(dir, project),
+  };
+}
+
+/**
+ * How a migrated counter is created: from the counters codebase's params for the project (.env, then
+ * .env.<project>, as a deploy reads them); the params' defaults where the folder has no counters codebase.
+ */
+function newCounterFor(dir: string | undefined, project: string): NewCounterRule {
+  let source: string | undefined;
+  try {
+    source = dir === undefined ? undefined : countersSourceDir(dir);
+  } catch (error) {
+    if (!(error instanceof ProjectError)) throw error;
+  }
+  try {
+    return newCounterRuleOf(source === undefined ? {} : functionsParams([".env", `.env.${project}`], source));
+  } catch (error) {
+    throw new UsageError(`${error instanceof Error ? error.message : String(error)}; fix it in ${source ?? "the counters codebase"}/.env or .env.${project}`);
+  }
+}
+
+/** The Firestore emulator of the project folder's firebase.json (firebase-tools' default without one). */
+function emulatorHostOf(dir: string | undefined): string {
+  return configuredFirestoreHost(dir === undefined ? {} : readFirebaseJson(dir));
+}
+
+/** One document's line. */
+function line(item: MigrationItem): string {
+  if (item.kind === "unmapped") return `${item.document}  NOT MOVED: its id cannot be part of a counter id (A-Z, a-z, 0-9, _ and -, at most 128 characters)`;
+  if (item.kind === "failed") return `${item.document} -> ${item.counterId}  FAILED: ${item.error} (nothing of the failing page was written; run it again)`;
+  const r = item.report;
+  if (r.problems.length > 0 && r.amount === 0 && r.shards + r.partials === 0 && r.fieldTaken !== "taken") {
+    return `${r.document} -> ${r.counterId}  NOT MOVED: ${r.problems.join("; ")}`;
+  }
+  const verb = r.dryRun ? "would move" : "moved";
+  const field = r.fieldTaken === "taken" ? `field ${r.fieldValue}` : r.fieldTaken === "before" ? "field taken before" : `field ${r.fieldValue} not taken`;
+  const parts = [`${r.document} -> ${r.counterId}`, `${verb} ${signed(r.amount)}`, `(${field}, ${r.shards} shard${r.shards === 1 ? "" : "s"}, ${r.partials} partial${r.partials === 1 ? "" : "s"})`];
+  if (r.created) parts.push(r.dryRun ? "counter would be created" : "counter created");
+  if (!r.documentExists) parts.push("no such document: nothing to mirror into");
+  if (r.problems.length > 0) parts.push(`NOT MOVED: ${r.problems.join("; ")}`);
+  return parts.join("  ");
+}
+
+function signed(n: number): string {
+  return n < 0 ? String(n) : `+${n}`;
+}
+
+interface Totals {
+  documents: number;
+  moved: number;
+  amount: number;
+  fieldsTaken: number;
+  fieldsBefore: number;
+  shards: number;
+  partials: number;
+  created: number;
+  notMoved: number;
+}
+
+function summary(t: Totals, scan: MigrationScan, dryRun: boolean): string {
+  const verb = dryRun ? "would move" : "moved";
+  return (
+    `${t.documents} document${t.documents === 1 ? "" : "s"} with a count (${scan.documents} listed, ${scan.shardDocuments} _counter_shards_ documents): ` +
+    `${verb} ${signed(t.amount)} in ${t.moved}; fields taken ${t.fieldsTaken} (${t.fieldsBefore} before), ${t.shards} shard and ${t.partials} partial documents, ` +
+    `${t.created} counter${t.created === 1 ? "" : "s"} ${dryRun ? "to create" : "created"}; ${t.notMoved} not moved${dryRun ? " (dry run: nothing written)" : ""}`
+  );
+}
+
+function add(t: Totals, item: MigrationItem): void {
+  t.documents++;
+  if (item.kind !== "folded") {
+    t.notMoved++;
+    return;
+  }
+  const r: FoldReport = item.report;
+  if (r.problems.length > 0) t.notMoved++;
+  if (r.amount !== 0 || r.shards + r.partials > 0 || r.fieldTaken === "taken") t.moved++;
+  t.amount += r.amount;
+  if (r.fieldTaken === "taken") t.fieldsTaken++;
+  if (r.fieldTaken === "before") t.fieldsBefore++;
+  t.shards += r.shards;
+  t.partials += r.partials;
+  if (r.created) t.created++;
+}
+
+async function run(args: Args): Promise<number> {
+  if (process.env.FIRESTORE_EMULATOR_HOST === undefined && args.project.startsWith("demo-")) {
+    process.env.FIRESTORE_EMULATOR_HOST = emulatorHostOf(args.dir); // firebase.json's, as firebase emulators:start serves it
+  }
+  const emulator = process.env.FIRESTORE_EMULATOR_HOST;
+  if (emulator !== undefined) {
+    if (!(await answers(emulator))) {
+      console.error(`migrate-extension: the Firestore emulator does not answer at ${emulator}: ${START_EMULATORS_FIRST} (in another terminal).`);
+      return EXIT.emulatorsDown;
+    }
+    process.env.METADATA_SERVER_DETECTION ??= "none";
+  }
+  const app = initializeApp({ projectId: args.project }, `migrate-extension-${Date.now()}`);
+  const db = getFirestore(app, args.database);
+
+  const totals: Totals = { documents: 0, moved: 0, amount: 0, fieldsTaken: 0, fieldsBefore: 0, shards: 0, partials: 0, created: 0, notMoved: 0 };
+  const scan: MigrationScan = { documents: 0, shardDocuments: 0 };
+  const started = Date.now();
+  let lastProgress = started;
+  const progress = () => {
+    const seconds = (Date.now() - started) / 1000;
+    return `migrate-extension: ${scan.shardDocuments} shard documents and ${scan.documents} documents listed, ${totals.documents} with a count done (${(totals.documents / Math.max(seconds, 0.001)).toFixed(1)}/s)`;
+  };
+  const interrupted = (signal: NodeJS.Signals) => () => {
+    console.error(`migrate-extension: interrupted (${signal}) after ${totals.documents} documents; every write so far is whole: run it again to move the rest`);
+    process.exit(INTERRUPTED);
+  };
+  const onSigint = interrupted("SIGINT");
+  const onSigterm = interrupted("SIGTERM");
+  process.once("SIGINT", onSigint);
+  process.once("SIGTERM", onSigterm);
+  try {
+    for await (const item of migrate(db, args.rule, { dryRun: args.dryRun, newCounter: args.newCounter, concurrency: args.concurrency }, scan)) {
+      add(totals, item);
+      console.log(line(item));
+      if (!args.quiet && Date.now() - lastProgress >= PROGRESS_EVERY_MS) {
+        lastProgress = Date.now();
+        console.error(progress());
+      }
+    }
+  } finally {
+    process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigterm);
+    await deleteApp(app);
+  }
+  console.log(summary(totals, scan, args.dryRun));
+  return totals.notMoved > 0 ? EXIT.failed : EXIT.ok;
+}
+
+export const command: Command<Args> = { name: "migrate-extension", help: HELP, parse: (argv) => parse(argv), run };

@@ -1,0 +1,126 @@
+// The codebase folder init makes (counters/ unless --codebase names another): a package.json that depends
+// on the functions package, firebase-functions and firebase-admin (their peers), with the CLI as a
+// devDependency for the predeploy preflight; an entry that re-exports the functions; a .env with every
+// param's default and what it does. Run again, it keeps what is there and adds only what is missing (a
+// param a newer version declares), so the app's own values and edits stay.
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { paramList, type ParamInfo } from "../../../functions/src/config/param-list";
+import { CLI_NAME, CLI_PACKAGE, FUNCTIONS_NODE, FUNCTIONS_PACKAGE, FUNCTIONS_PEERS, VERSION } from "../lib/package";
+
+export type FolderState = "missing" | "empty" | "ours" | "not ours";
+
+interface PackageJson {
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  scripts?: Record<string, string>;
+  [key: string]: unknown;
+}
+
+/** Whether the folder is absent, empty, a codebase of ours (its package.json depends on the functions package), or something else. */
+export function folderState(folder: string): FolderState {
+  if (!existsSync(folder)) return "missing";
+  if (!statSync(folder).isDirectory()) return "not ours";
+  if (readdirSync(folder).length === 0) return "empty";
+  try {
+    const pkg = JSON.parse(readFileSync(join(folder, "package.json"), "utf8")) as PackageJson;
+    return pkg.dependencies?.[FUNCTIONS_PACKAGE] !== undefined ? "ours" : "not ours";
+  } catch {
+    return "not ours";
+  }
+}
+
+/**
+ * A package spec as the codebase's package.json should hold it: a tarball or folder path becomes a file:
+ * spec (relative to the codebase folder when it lies inside the project, absolute otherwise); anything
+ * else (a version, a range, a tag) is kept as it is.
+ */
+export function packageSpec(spec: string, codebaseDir: string, projectDir: string, cwd = process.cwd()): string {
+  const looksLikePath = spec.startsWith(".") || isAbsolute(spec) || spec.endsWith(".tgz") || spec.startsWith("file:");
+  if (!looksLikePath) return spec;
+  const path = resolve(cwd, spec.replace(/^file:/, ""));
+  const inside = !relative(projectDir, path).startsWith("..") && !isAbsolute(relative(projectDir, path));
+  return `file:${inside ? relative(codebaseDir, path).split(sep).join("/") : path}`;
+}
+
+export interface CodebaseSpecs {
+  functions: string;
+  cli: string;
+}
+
+/** The codebase's package.json: what is there (if ours) with our dependencies set, else a new one. */
+export function codebasePackageJson(existing: string | undefined, name: string, specs: CodebaseSpecs): string {
+  const pkg: PackageJson =
+    existing !== undefined
+      ? (JSON.parse(existing) as PackageJson)
+      : {
+          name: `${name}-codebase`,
+          private: true,
+          description: `Codebase "${name}" of this Firebase project: the ${CLI_NAME} functions (${FUNCTIONS_PACKAGE}), re-exported. Made by ${CLI_NAME} init.`,
+          main: "index.js",
+          engines: { node: FUNCTIONS_NODE },
+        };
+  pkg.scripts = { ...pkg.scripts, preflight: pkg.scripts?.preflight ?? `${CLI_NAME} preflight` };
+  pkg.dependencies = sorted({
+    ...pkg.dependencies,
+    [FUNCTIONS_PACKAGE]: specs.functions,
+    "firebase-admin": pkg.dependencies?.["firebase-admin"] ?? FUNCTIONS_PEERS["firebase-admin"],
+    "firebase-functions": pkg.dependencies?.["firebase-functions"] ?? FUNCTIONS_PEERS["firebase-functions"],
+  });
+  pkg.devDependencies = sorted({ ...pkg.devDependencies, [CLI_PACKAGE]: specs.cli });
+  const text = `${JSON.stringify(pkg, null, 2)}\n`;
+  // Unchanged content keeps its exact bytes (an app's own formatting of a file it edited).
+  return existing !== undefined && JSON.stringify(JSON.parse(existing)) === JSON.stringify(pkg) ? existing : text;
+}
+
+function sorted(record: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** The codebase's entry: the functions, re-exported (firebase-tools reads package.json's main). */
+export function codebaseEntry(name: string): string {
+  return [
+    `// Codebase "${name}" of this Firebase project: the ${CLI_NAME} functions, re-exported as they are.`,
+    `// Made by ${CLI_NAME} init ${VERSION}. Params: .env here (per project: .env.<projectId>).`,
+    `Object.assign(exports, require("${FUNCTIONS_PACKAGE}"));`,
+    "",
+  ].join("\n");
+}
+
+/** What the codebase folder's .gitignore holds: what npm makes. */
+export const CODEBASE_GITIGNORE = "node_modules/\n";
+
+/** The NAME of every NAME=value line of an env file. */
+export function envNames(text: string): Set<string> {
+  return new Set([...text.matchAll(/^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=/gm)].map((m) => m[1]!));
+}
+
+function paramLines(param: ParamInfo): string {
+  const comment = param.description
+    .split(/(?<=\.) /)
+    .map((sentence) => `# ${sentence}`)
+    .join("\n");
+  return `${comment}\n${param.name}=${param.default ?? ""}\n`;
+}
+
+/**
+ * The codebase's .env: every param with its default and, above it, what it does. An existing .env keeps
+ * every line; the params it lacks are appended.
+ */
+export function codebaseEnv(existing: string | undefined, name: string, params: ParamInfo[] = paramList()): string {
+  if (existing === undefined) {
+    const header = [
+      `# Params of codebase "${name}" (the ${CLI_NAME} functions): every one needs a value here, or firebase`,
+      "# prompts for it (and the emulator waits forever). These are the defaults; change what you need, and put",
+      "# values for one project in .env.<projectId> (e.g. REGION for your database's location, ENFORCE_APP_CHECK=true).",
+      `# Checked before every deploy by ${CLI_NAME} preflight.`,
+      "",
+    ].join("\n");
+    return `${header}\n${params.map(paramLines).join("\n")}`;
+  }
+  const present = envNames(existing);
+  const missing = params.filter((p) => !present.has(p.name));
+  if (missing.length === 0) return existing;
+  const separator = existing.endsWith("\n") || existing === "" ? "" : "\n";
+  return `${existing}${separator}\n# Added by ${CLI_NAME} init ${VERSION}:\n${missing.map(paramLines).join("\n")}`;
+}

@@ -1,0 +1,95 @@
+// The rules file compiles, with the production compiler (in a Firestore emulator), and keeps the counters'
+// guarantees: the table check-rules runs (lib/rules-check.ts), also in the emulator. Both
+// run in npm run preflight and, with --rules, as the predeploy step of firebase.json's firestore section:
+// whenever a deploy includes Firestore rules.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { errorMessage } from "../lib/firebase-tools-internals";
+import { checkGuarantees, type GuaranteeResult } from "../lib/rules-check";
+import { firestoreConfig } from "./context";
+import type { CheckResult, Context } from "./types";
+
+interface RulesIssue {
+  sourcePosition?: { fileName?: string; line?: number; column?: number };
+  description?: string;
+  severity?: string;
+}
+
+export async function checkRules(ctx: Context): Promise<CheckResult> {
+  const check = "rules";
+  let file: string;
+  let source: string;
+  try {
+    file = firestoreConfig(ctx).rules ?? "";
+    if (file === "") throw new Error("firebase.json names no firestore.rules file");
+    source = readFileSync(join(ctx.options.projectDir, file), "utf8");
+  } catch (error) {
+    return { check, status: "fail", message: errorMessage(error) };
+  }
+  // The Firestore emulator compiles rules with the same compiler as production and answers with the
+  // issues (warnings) or a compile error; its own project id keeps them away from anything else.
+  const url = `http://${ctx.options.firestoreHost}/emulator/v1/projects/demo-preflight-rules:securityRules`;
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: "PUT",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ rules: { files: [{ name: file, content: source }] } }),
+    });
+  } catch (error) {
+    return { check, status: "fail", message: `could not reach the Firestore emulator at ${ctx.options.firestoreHost} to compile ${file}: ${errorMessage(error)}` };
+  }
+  const body = (await response.json()) as { issues?: RulesIssue[]; error?: { message?: string } };
+  if (!response.ok) {
+    return { check, status: "fail", message: `${file} does not compile: ${(body.error?.message ?? `HTTP ${response.status}`).replace(/\n/g, " ")}` };
+  }
+  const issues = (body.issues ?? []).map(
+    (i) => `${i.sourcePosition?.fileName ?? file}:${i.sourcePosition?.line ?? "?"}:${i.sourcePosition?.column ?? "?"} ${i.severity ?? ""} ${i.description ?? ""}`.trim(),
+  );
+  if (issues.length > 0) return { check, status: "warn", message: `${file} compiles with issues: ${issues.join("; ")}` };
+  return { check, status: "ok", message: `${file} compiles` };
+}
+
+/**
+ * The rules file keeps every guarantee of lib/rules-guarantees.ts, evaluated with real client
+ * requests in the emulator (what npm run check-rules prints, line by line): a catch-all rule of an app that
+ * opens the counters' documents fails the deploy here, naming each guarantee it breaks.
+ */
+export async function checkRulesGuarantees(ctx: Context): Promise<CheckResult> {
+  const check = "rules guarantees";
+  let file: string;
+  let source: string;
+  try {
+    file = firestoreConfig(ctx).rules ?? "";
+    if (file === "") throw new Error("firebase.json names no firestore.rules file");
+    source = readFileSync(join(ctx.options.projectDir, file), "utf8");
+  } catch (error) {
+    return { check, status: "fail", message: errorMessage(error) };
+  }
+  try {
+    const results = await guaranteesOf(source, ctx.options.firestoreHost);
+    const broken = results.filter((r) => r.breakers.length > 0);
+    if (broken.length === 0) return { check, status: "ok", message: `${file} keeps all ${results.length} guarantees of npm run check-rules` };
+    return {
+      check,
+      status: "fail",
+      message: `${file}: ${broken.length} of ${results.length} guarantees broken: ${broken.flatMap((r) => r.breaches).join("; ")} (npm run check-rules -- ${file} lists them; docs/security.md)`,
+    };
+  } catch (error) {
+    return { check, status: "fail", message: `${file} could not be evaluated: ${errorMessage(error).replace(/\s*\n\s*/g, " ")}` };
+  }
+}
+
+/** Results per emulator and rules text: the same rules keep the same guarantees (one process checks many copies in the tests). */
+const evaluated = new Map<string, Promise<GuaranteeResult[]>>();
+
+function guaranteesOf(source: string, firestoreHost: string): Promise<GuaranteeResult[]> {
+  const key = `${firestoreHost}\u0000${source}`;
+  let results = evaluated.get(key);
+  if (results === undefined) {
+    results = checkGuarantees(source, firestoreHost);
+    evaluated.set(key, results);
+    results.catch(() => evaluated.delete(key));
+  }
+  return results;
+}
