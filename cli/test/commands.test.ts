@@ -13,7 +13,7 @@ import { REPO_ROOT } from "../../scripts/lib/firebase-cli";
 
 jest.setTimeout(120_000);
 
-const COMMANDS = ["init", "preflight", "check-rules", "reconcile", "firestore-jar"];
+const COMMANDS = ["init", "preflight", "check-rules", "reconcile", "migrate-extension", "firestore-jar"];
 const main = (args: string[], env?: NodeJS.ProcessEnv): Promise<Run> => runNode(["--import", "tsx", join(REPO_ROOT, "cli", "src", "main.ts"), ...args], env ? { env } : {});
 
 /** A user's mistake as the convention answers it: exit 2, one line on stderr (the mistake, the command's --help), nothing else. */

@@ -62,7 +62,7 @@ describe("init on an existing app", () => {
       "  create counters/package.json: ",
       "  create counters/index.js: re-exports @firestore-exact-counter/functions",
       "  create counters/.env: every param with its default and what it does",
-      '  change firebase.json: functions codebase "counters" (source counters/, the preflight as its predeploy)',
+      '  change firebase.json: functions codebase "counters" (source counters/, the preflight as its predeploy); the rules check (preflight --rules) as the firestore predeploy',
       "  change firestore.rules: the counters' block inside match /databases/{database}/documents, every line of yours kept",
       "  change firestore.indexes.json: 1 composite index(es) and 11 field override(s) of the counters'",
     ]) {
@@ -73,8 +73,15 @@ describe("init on an existing app", () => {
     expect(first.stdout).toContain("deploy: firebase deploy --only functions:counters,firestore");
   });
 
-  it("adds the codebase to firebase.json, keeping the app's entry as it was (still codebase default)", () => {
-    const functions = json<{ functions: Record<string, unknown>[] }>(join(app, "firebase.json")).functions;
+  it("adds the codebase to firebase.json, keeping the app's entry as it was (still codebase default), and the rules check to its firestore section", () => {
+    const merged = json<{ functions: Record<string, unknown>[]; firestore: Record<string, unknown> }>(join(app, "firebase.json"));
+    const fixture = json<{ firestore: Record<string, unknown> }>(join(REPO_ROOT, "scripts", "test", "fixtures", "existing-app", "firebase.json"));
+    // Whenever a deploy includes Firestore rules, they must keep the counters' guarantees first (preflight --rules).
+    expect(merged.firestore).toEqual({
+      ...fixture.firestore,
+      predeploy: ['npm --prefix "$PROJECT_DIR/counters" run preflight -- --rules --dir "$PROJECT_DIR" --project "$GCLOUD_PROJECT"'],
+    });
+    const functions = merged.functions;
     expect(functions[0]).toEqual(json<{ functions: unknown }>(join(REPO_ROOT, "scripts", "test", "fixtures", "existing-app", "firebase.json")).functions);
     expect(functions[1]).toEqual({
       source: "counters",

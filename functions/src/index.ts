@@ -20,7 +20,11 @@ export { rollupSweep } from "./entry/rollupSweep";
 export { rollupWindows } from "./entry/rollupWindows";
 export { cleanupDeletedCounter } from "./entry/cleanupDeletedCounter";
 
-// With the default params this entry exports exactly the functions above. The export is a plain assignment
-// so that a native ES module's `export *` of this CommonJS file knows the name too (Node's static detection
-// of CommonJS exports); it is undefined there unless the param is set, and deploys nothing then.
-if (extensionCountersAtLoad()) (exports as Record<string, unknown>).foldExtensionShards = extension.foldExtensionShards;
+// With the default params this entry exports exactly the functions above, whatever loads it: a CommonJS
+// require, TypeScript's `export *` (CommonJS output) and a native ES module's `export *` alike. The fold
+// trigger is added at load, under a computed name, so that Node's static detection of a CommonJS module's
+// exports (what a native `export *` re-exports) never lists it: a native ES module app that wants it
+// re-exports it by name from the default import (docs/from-the-extension.md), which is undefined, and
+// deploys nothing, while the param is empty.
+const FOLD_EXPORT: string = "foldExtensionShards";
+if (extensionCountersAtLoad()) (exports as Record<string, unknown>)[FOLD_EXPORT] = extension.foldExtensionShards;

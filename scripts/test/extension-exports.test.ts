@@ -1,7 +1,8 @@
 // Which functions a codebase deploys, EXTENSION_COUNTERS set or not (docs/from-the-extension.md): the
 // functions' entry exports exactly the contract's ten, and foldExtensionShards too while the param names
-// extension counters, whether a codebase re-exports it with TypeScript's `export *` (CommonJS output), a
-// native ES module's `export *`, or CommonJS's Object.assign. Each is loaded in a child process by
+// extension counters, whether a codebase re-exports it with TypeScript's `export *` (CommonJS output) or
+// CommonJS's Object.assign; a native ES module's `export *` gets exactly the ten, and the trigger by the
+// one line docs/from-the-extension.md gives it. Each is loaded in a child process by
 // firebase-functions' own loader (what firebase-tools' discovery runs), with the param in the environment
 // (run time), or only in the codebase's .env files while discovery runs (FUNCTIONS_CONTROL_API, the
 // codebase's folder as working directory: how firebase-tools 14 loads the code for a deploy).
@@ -20,7 +21,10 @@ jest.setTimeout(120_000);
 
 afterAll(() => rmSync(CACHE, { recursive: true, force: true }));
 
-/** An app's codebase folder whose entry re-exports the functions in one of the three ways. */
+/** The line a native ES module app adds to deploy the fold trigger too (docs/from-the-extension.md). */
+const ESM_FOLD_LINE = (entry: string) => `import counters from ${JSON.stringify(entry)};\nexport const foldExtensionShards = counters.foldExtensionShards;\n`;
+
+/** An app's codebase folder whose entry re-exports the functions in one of the three ways (esm: with the fold's line). */
 function codebase(kind: "typescript" | "esm" | "commonjs", env: string): string {
   mkdirSync(CACHE, { recursive: true });
   const dir = mkdtempSync(join(CACHE, `${kind}-`));
@@ -32,7 +36,7 @@ function codebase(kind: "typescript" | "esm" | "commonjs", env: string): string 
     const compiled = ts.transpileModule(`export * from ${JSON.stringify(ENTRY)};\n`, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } });
     writeFileSync(join(dir, main), compiled.outputText);
   } else if (kind === "esm") {
-    writeFileSync(join(dir, main), `export * from ${JSON.stringify(ENTRY)};\n`);
+    writeFileSync(join(dir, main), `export * from ${JSON.stringify(ENTRY)};\n${ESM_FOLD_LINE(ENTRY)}`);
   } else {
     writeFileSync(join(dir, main), `Object.assign(exports, require(${JSON.stringify(ENTRY)}));\n`);
   }
@@ -75,4 +79,19 @@ it("leaves the CommonJS entry's keys at exactly the contract's functions unless 
   };
   expect(await keys({})).toEqual(CONTRACT);
   expect(await keys({ EXTENSION_COUNTERS: RULE })).toEqual([...CONTRACT, "foldExtensionShards"]);
+});
+
+it("gives a native ES module exactly the contract's ten by export *, whatever the param, and the trigger only by its own line", async () => {
+  mkdirSync(CACHE, { recursive: true });
+  const dir = mkdtempSync(join(CACHE, "esm-plain-"));
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "app-counters", private: true, main: "index.mjs" }));
+  writeFileSync(join(dir, "index.mjs"), `export * from ${JSON.stringify(ENTRY)};\n`);
+  const names = async (env: NodeJS.ProcessEnv) => {
+    const script = `import(${JSON.stringify(join(dir, "index.mjs"))}).then((ns) => console.log(JSON.stringify(Object.keys(ns).filter((k) => k !== "__esModule").sort())))`;
+    const run = await runNode(["-e", script], { cwd: dir, env: { PATH: process.env.PATH, METADATA_SERVER_DETECTION: "none", ...env } });
+    return JSON.parse(run.stdout.trim()) as string[];
+  };
+  expect(await names({})).toEqual([...CONTRACT].sort());
+  expect(await names({ EXTENSION_COUNTERS: RULE })).toEqual([...CONTRACT].sort());
+  expect(await endpoints(dir, { EXTENSION_COUNTERS: RULE })).toEqual([...CONTRACT].sort());
 });

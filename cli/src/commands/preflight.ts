@@ -42,6 +42,9 @@ Checks, offline, what \`firebase deploy --only functions:counters,firestore\` ch
                  bad rule)
   auto create    AUTO_CREATE parses: rules ID_PATTERN=DOCUMENT_PATTERN, the same placeholder on both
                  sides, a document path not in counters/ (the message names a bad rule)
+  extension      EXTENSION_COUNTERS parses: rules DOCUMENT_PATTERN:FIELD=ID_PATTERN of top-level
+                 collections' documents, counters UNIQUE_COUNTERS does not reserve (a warning when no
+                 MIRRORS rule writes a counter back into its field)
   id patterns    those params together: a window mirrored (@today, @last7Days, @last30Days) of ids
                  that WINDOWED_COUNTERS does not make windowed fails; a MIRRORS or AUTO_CREATE pattern
                  one character away from another param's (post-{id}-likes / post-{id}-like) warns

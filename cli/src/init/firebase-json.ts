@@ -1,6 +1,7 @@
 // firebase.json as init changes it: the counters' codebase added to `functions` (a single object becomes
 // a list, the app's entry kept as it was), a `firestore` section when there is none (rules and indexes
-// files for the merge), and nothing else. Also what it refuses (a codebase name or folder another entry
+// files for the merge), the rules check as that section's predeploy step (so every deploy that includes
+// Firestore rules checks the counters' guarantees first), and nothing else. Also what it refuses (a codebase name or folder another entry
 // already uses, several databases) and what it warns of (an Emulator UI that would be downloaded).
 import { CliError, EXIT, UsageError } from "../lib/cli";
 import { CODEBASE, codebaseEntries, codebaseName, type CodebaseEntry } from "../lib/project";
@@ -22,6 +23,14 @@ export function countersEntry(name: string): CodebaseEntry {
   };
 }
 
+/**
+ * The firestore section's predeploy step: the rules compile and keep the counters' guarantees (preflight
+ * --rules, from the codebase folder), whenever a deploy includes Firestore rules, ours or the app's.
+ */
+export function rulesPredeploy(name: string): string {
+  return `npm --prefix "$PROJECT_DIR/${name}" run preflight -- --rules --dir "$PROJECT_DIR" --project "$GCLOUD_PROJECT"`;
+}
+
 /** A refusal: one line naming the cause, exit 2, nothing written. */
 export function refuse(message: string): never {
   throw new CliError(message, EXIT.usage);
@@ -32,6 +41,8 @@ export interface FirestoreFiles {
   indexes: string;
   /** Whether firebase.json had to be given (part of) a firestore section. */
   added: boolean;
+  /** Whether the rules check was added to the section's predeploy steps. */
+  addedPredeploy: boolean;
 }
 
 export interface FirebaseJsonChange {
@@ -59,7 +70,7 @@ export function mergeFirebaseJson(original: Record<string, unknown>, name: strin
     // A single object becomes a list with it first, unchanged (its codebase stays what it was: "default" when unnamed).
     json.functions = [...entries, countersEntry(name)];
   }
-  return { json, addedCodebase: ours === undefined, firestore: firestoreFiles(json), others: entries.filter((entry) => entry !== ours) };
+  return { json, addedCodebase: ours === undefined, firestore: firestoreFiles(json, name), others: entries.filter((entry) => entry !== ours) };
 }
 
 function samePath(a: string, b: string): boolean {
@@ -67,8 +78,11 @@ function samePath(a: string, b: string): boolean {
   return clean(a) === clean(b);
 }
 
-/** The rules and indexes files of firebase.json's firestore section, adding the section (or a missing file) when needed. */
-function firestoreFiles(json: Record<string, unknown>): FirestoreFiles {
+/**
+ * The rules and indexes files of firebase.json's firestore section, adding the section (or a missing file)
+ * when needed, and the rules check to its predeploy steps (after the app's own) when it is not there yet.
+ */
+function firestoreFiles(json: Record<string, unknown>, name: string): FirestoreFiles {
   let section = json.firestore;
   if (Array.isArray(section)) {
     if (section.length !== 1) {
@@ -88,7 +102,11 @@ function firestoreFiles(json: Record<string, unknown>): FirestoreFiles {
       refuse(`firebase.json's firestore.${key} is not a file name`);
     }
   }
-  return { rules: target.rules as string, indexes: target.indexes as string, added };
+  const steps = target.predeploy === undefined ? [] : typeof target.predeploy === "string" ? [target.predeploy] : target.predeploy;
+  if (!Array.isArray(steps) || !steps.every((step) => typeof step === "string")) refuse(`firebase.json's firestore.predeploy is not a command or a list of commands`);
+  const addedPredeploy = !steps.includes(rulesPredeploy(name));
+  if (addedPredeploy) target.predeploy = [...steps, rulesPredeploy(name)];
+  return { rules: target.rules as string, indexes: target.indexes as string, added, addedPredeploy };
 }
 
 /** The text of firebase.json: 2-space JSON, or the original bytes when nothing changed. */

@@ -90,7 +90,11 @@ export function planFiles(options: InitOptions): Plan & { others: CodebaseEntry[
   add(`${codebase}/.env`, codebaseEnv(read(join(codebaseDir, ".env")), codebase), "every param with its default and what it does");
   add(`${codebase}/.gitignore`, read(join(codebaseDir, ".gitignore")) ?? CODEBASE_GITIGNORE, "node_modules/");
   const codebaseWhat = merged.addedCodebase ? `functions codebase "${codebase}" (source ${codebase}/, the preflight as its predeploy)` : `codebase "${codebase}" kept as it is`;
-  add("firebase.json", firebaseJsonText(originalJson, merged), merged.firestore.added ? `${codebaseWhat}; firestore names ${rulesPath} and ${indexesPath}` : codebaseWhat);
+  const firestoreWhat = [
+    ...(merged.firestore.added ? [`firestore names ${rulesPath} and ${indexesPath}`] : []),
+    ...(merged.firestore.addedPredeploy ? ["the rules check (preflight --rules) as the firestore predeploy"] : []),
+  ];
+  add("firebase.json", firebaseJsonText(originalJson, merged), [codebaseWhat, ...firestoreWhat].join("; "));
   add(rulesPath, mergeRules(rulesBefore, rulesPath), rulesBefore === undefined ? "the counters' rules" : "the counters' block inside match /databases/{database}/documents, every line of yours kept");
   add(indexesPath, indexes.text, `${indexes.addedIndexes} composite index(es) and ${indexes.addedOverrides} field override(s) of the counters' (the TTL policy of their idempotency records among them)`);
   const installed = existsSync(join(codebaseDir, "node_modules", ...FUNCTIONS_PACKAGE.split("/"), "package.json"));

@@ -69,7 +69,7 @@ export async function checkRulesGuarantees(ctx: Context): Promise<CheckResult> {
   try {
     const results = await guaranteesOf(source, ctx.options.firestoreHost);
     const broken = results.filter((r) => r.breakers.length > 0);
-    if (broken.length === 0) return { check, status: "ok", message: `${file} keeps all ${results.length} guarantees of npm run check-rules` };
+    if (broken.length === 0) return { check, status: "ok", message: `${file} keeps all ${results.length} guarantees of check-rules` };
     return {
       check,
       status: "fail",
