@@ -30,10 +30,10 @@ export function countersDb(): Firestore {
 }
 
 /**
- * The rollup's dependencies as of now. `memos`: the instance's held claims and leading edges, which the
+ * The rollup's dependencies as of now. `memos`: the instance's held claims, leading edges and last committed parents, which the
  * trigger's module keeps (one copy per instance); the sweep has none.
  */
-export function rollupDeps(memos: Pick<RollupDeps, "claims" | "leads"> = {}): RollupDeps {
+export function rollupDeps(memos: Pick<RollupDeps, "claims" | "leads" | "parents"> = {}): RollupDeps {
   const { intervalMs, staleAfterMs, growth } = rollupConfig();
   return {
     store: firestoreRollupStore(countersDb(), { mirrors: rollupMirrorTargets }),

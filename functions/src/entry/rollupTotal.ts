@@ -7,17 +7,19 @@ import { onDocumentWritten } from "firebase-functions/v2/firestore";
 import { databaseId, ROLLUP_CPU, rollupConcurrency, rollupMemoryMb, rollupMinInstances, rollupTimeoutSeconds } from "../config/params";
 import { SHARD_DOCUMENT_PATTERN } from "../counters/paths";
 import { rollupShardEvent, type ShardEvent } from "../rollup/event";
-import type { ClaimMemo, LeadMemo } from "../rollup/types";
+import type { ClaimMemo, LeadMemo, ParentMemo } from "../rollup/types";
 import { rollupDeps } from "./deps";
 import { EVERY_FUNCTION } from "./options";
 
 // This instance's memos: module state, so one per instance (the benchmark loads this module once per
-// simulated instance). Claims held by its running invocations, and its leading edges (rollup/types.ts).
+// simulated instance). Claims held by its running invocations, its leading edges, and the parents its
+// commits left (rollup/types.ts).
 const claims: ClaimMemo = new Map();
 const leads: LeadMemo = new Map();
+const parents: ParentMemo = new Map();
 
 async function onShardWritten(event: ShardEvent): Promise<void> {
-  await rollupShardEvent(event, rollupDeps({ claims, leads }));
+  await rollupShardEvent(event, rollupDeps({ claims, leads, parents }));
 }
 
 export const rollupTotal = onDocumentWritten(

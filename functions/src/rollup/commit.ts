@@ -5,11 +5,12 @@
 import * as logger from "firebase-functions/logger";
 import { COUNTERS } from "../counters/paths";
 import { dayOf } from "../counters/days";
-import { daysAfter, openDays, windowsMoveAtMs, windowsOf } from "../counters/windows";
+import { readCount } from "../counters/shards";
+import { daysAfter, openDays, windowsMoveAtMs, windowsOf, type DayCounts } from "../counters/windows";
 import { growthStep } from "./growth";
-import { intervalToRecord, type ParentView } from "./plan";
-import type { CommitFields, ParentRead } from "./store";
-import type { Run } from "./types";
+import { intervalToRecord, snapshotSumAllowed, type ParentView } from "./plan";
+import type { CommitFields, ParentRead, SumRead } from "./store";
+import type { ParentMemo, Run, ShardWrite } from "./types";
 
 /** What one attempt to sum the shards and commit the total onto a parent came to. */
 export type CommitStep =
@@ -33,6 +34,8 @@ export interface CommitTarget {
   leadWrittenAtUs: number | null;
   /** Where the reported lag is counted from (microseconds). */
   sinceUs: number;
+  /** A leading edge's own shard write: the sum itself, where plan.ts allows it (snapshotSumAllowed). */
+  snapshot?: ShardWrite;
 }
 
 /**
@@ -46,7 +49,8 @@ export async function sumAndCommit(run: Run, target: CommitTarget): Promise<Comm
   const dayMs = (deps.dayClockMs ?? deps.nowMs)();
   const since = view.days?.sinceUs;
   const open = since === undefined ? undefined : (readUs: number) => openDays(since, dayMs, readUs);
-  const read = await deps.store.sum(target.counterId, view.numShards, open);
+  const snapshot = target.snapshot !== undefined && snapshotSumAllowed(view, target.snapshot) ? snapshotSum(target.snapshot, open) : null;
+  const read = snapshot ?? (await deps.store.sum(target.counterId, view.numShards, open));
   ops.aggregations += read.aggregations;
   ops.reads += read.reads;
   const sum = read.sum;
@@ -76,7 +80,10 @@ export async function sumAndCommit(run: Run, target: CommitTarget): Promise<Comm
   }
   const result = await deps.store.commit(target.counterId, target.parent, sum, fields);
   ops.reads += result.mirrorReads ?? 0;
-  if (result.kind !== "committed") return { kind: result.kind };
+  if (result.kind !== "committed") {
+    deps.parents?.delete(target.counterId);
+    return { kind: result.kind };
+  }
   const grown = fields.grow === undefined ? 0 : fields.grow.to - fields.grow.from;
   ops.writes += 1 + (result.mirrorWrites ?? 0) + grown;
   if (fields.grow !== undefined) {
@@ -97,6 +104,44 @@ export async function sumAndCommit(run: Run, target: CommitTarget): Promise<Comm
     numShards: fields.grow?.to ?? view.numShards,
     load: fields.load ?? view.load,
     days: fields.windows === undefined ? view.days : { days: fields.windows.days, sinceUs: sum.readUs, moveAtMs: fields.windows.moveAtMs },
+    updatedUs: result.commitUs,
   };
+  remember(deps.parents, target.counterId, { view: after, version: result.version });
   return { kind: "committed", total: sum.total, lagMs, readUs: sum.readUs, version: result.version, after };
+}
+
+const PARENT_MEMO_MAX = 1000;
+
+/** Keeps the parent this commit left (types.ts, ParentMemo), the most recent last, forgetting the oldest beyond the bound. */
+function remember(memo: ParentMemo | undefined, counterId: string, parent: ParentRead): void {
+  if (memo === undefined) return;
+  memo.delete(counterId);
+  if (memo.size >= PARENT_MEMO_MAX) memo.delete(memo.keys().next().value!);
+  memo.set(counterId, parent);
+}
+
+/**
+ * The event's own shard document as the sum at its write time (plan.ts, the single-shard snapshot sum): its
+ * count, its applied writes, and a windowed counter's open days as of that time. Null where the document
+ * cannot give what an aggregation would (a malformed count or day, a time that is not exact): the shards are
+ * summed instead.
+ */
+function snapshotSum(write: ShardWrite, open: ((readUs: number) => readonly string[]) | undefined): SumRead | null {
+  const after = write.after;
+  if (after === undefined || write.writtenAtExact !== true) return null;
+  const count = readCount(after);
+  if (count.malformed) return null;
+  const writes = typeof after.writes === "number" && Number.isSafeInteger(after.writes) ? after.writes : null;
+  const readUs = write.writtenAtUs;
+  const none = { aggregations: 0, reads: 0 };
+  if (open === undefined) return { sum: { overflow: false, total: count.value, writes, readUs }, ...none };
+  const stored = typeof after.days === "object" && after.days !== null ? (after.days as Record<string, unknown>) : {};
+  const days: DayCounts = {};
+  for (const day of open(readUs)) {
+    const value = stored[day];
+    // An aggregation's sum leaves out what is not a number; a number it cannot sum exactly is summed by the store.
+    if (typeof value === "number" && !Number.isSafeInteger(value)) return null;
+    days[day] = typeof value === "number" ? value : 0;
+  }
+  return { sum: { overflow: false, total: count.value, writes, readUs, days }, ...none };
 }

@@ -25,6 +25,7 @@ export async function rollupShardEvent(event: ShardEvent, deps: RollupDeps): Pro
     counterId,
     shardId,
     writtenAtUs: writtenAtUs(change.before, change.after, event.time),
+    writtenAtExact: change.after.exists && change.after.updateTime !== undefined && change.after.updateTime.nanoseconds % 1000 === 0,
     before: change.before.exists ? change.before.data() : undefined,
     after: change.after.exists ? change.after.data() : undefined,
   };

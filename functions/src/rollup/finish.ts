@@ -5,6 +5,7 @@
 import { isCovered, MAX_INTERVAL_MS } from "./plan";
 import { sumAndCommit } from "./commit";
 import { releaseClaim } from "./release";
+import type { ParentRead } from "./store";
 import type { ClaimToFinish, RollupResult, Run } from "./types";
 
 const COMMIT_ATTEMPTS = 8;
@@ -14,7 +15,7 @@ const COMMIT_ATTEMPTS = 8;
  * after the sum (clocks of this instance and Firestore differ). However it ends, the claim is done: its
  * lease is deleted. Throws (so the event is retried, or the next sweep tries again) if it does not settle.
  */
-export async function finishClaim(run: Run, claim: ClaimToFinish): Promise<RollupResult> {
+export async function finishClaim(run: Run, claim: ClaimToFinish, known?: ParentRead): Promise<RollupResult> {
   const { deps, ops } = run;
   const { counterId, dueMs, targetUs } = claim;
   let pauseMs = Math.min(2 * MAX_INTERVAL_MS, Math.max(0, dueMs - deps.nowMs()));
@@ -22,8 +23,14 @@ export async function finishClaim(run: Run, claim: ClaimToFinish): Promise<Rollu
     // Until the claim is due, and again only after a sum read too early (the other outcomes look again at once).
     if (attempt === 0 || pauseMs > 0) await wait(run, pauseMs);
     pauseMs = 0;
-    const parent = await deps.store.readParent(counterId);
-    ops.reads += 1;
+    // The parent the claimer decided on, at first: the commit's precondition holds only if it is still the
+    // parent (nothing wrote it while the claim waited, the usual case), and else it is read again.
+    let parent: ParentRead;
+    if (attempt === 0 && known !== undefined) parent = known;
+    else {
+      parent = await deps.store.readParent(counterId);
+      ops.reads += 1;
+    }
     let result: RollupResult | undefined;
     if (!parent.view.parentExists) result = { kind: "gone", dueMs };
     else if (isCovered(parent.view.coveredUntilUs, targetUs)) result = { kind: "covered-by-other", dueMs };

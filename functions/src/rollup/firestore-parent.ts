@@ -44,6 +44,7 @@ export function parentReadOf(parent: DocumentSnapshot): ParentRead {
       numShards: numShardsOf(parent),
       load: loadOf(parent),
       days: daysOf(parent),
+      updatedUs: parent.exists ? microsFloor(parent.updateTime!) : null,
     },
     version: parent.exists ? versionOf(parent.updateTime!) : null,
   };

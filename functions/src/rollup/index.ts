@@ -24,7 +24,7 @@ import { leadingEdge } from "./lead";
 import { finishClaim } from "./finish";
 import { releaseClaim } from "./release";
 import { logCommitted, logOps, logThrew, noOps } from "./ops";
-import type { LeaseRead, ParentRead } from "./store";
+import type { LeaseRead } from "./store";
 import { logMalformedCount } from "./sum";
 import type { ClaimToFinish, Invocation, RollupDeps, RollupOutcome, RollupResult, ShardWrite } from "./types";
 
@@ -44,7 +44,10 @@ export async function rollupShardWrite(write: ShardWrite, deps: RollupDeps): Pro
     throw error;
   } finally {
     const outcome = result === undefined ? "threw" : outcomeName(result, inv);
-    const extra = result?.kind === "committed" ? { total: result.total, lagMs: result.lagMs } : {};
+    const extra = {
+      ...(result?.kind === "committed" ? { total: result.total, lagMs: result.lagMs } : {}),
+      ...(inv.parentMemo === undefined ? {} : { parentMemo: inv.parentMemo }),
+    };
     logOps(write.counterId, outcome, inv.ops, deps.nowMs() - started, extra);
   }
 }
@@ -82,7 +85,11 @@ async function handle(inv: Invocation): Promise<RollupResult> {
     return { kind: "defer", toDueMs: held, memo: true };
   }
 
-  let known: ParentRead | undefined; // a parent state learnt without reading it (a joined leading edge)
+  // A parent state learnt without reading it: a joined leading edge's, or the one this instance's last
+  // commit left when a leading edge can start from it (its commit's precondition checks it is still the
+  // parent; if not, the event reads the parent and decides again). Nothing else is decided from a memo.
+  const remembered = deps.parents?.get(counterId);
+  let known = remembered !== undefined && decideFromParent(facts, remembered.view)?.kind === "lead" ? remembered : undefined;
   for (let round = 0; round < DECIDE_ROUNDS; round++) {
     // The parent first: it alone settles duplicates, deleted counters and idle counters (one read).
     let parent = known;
@@ -110,6 +117,7 @@ async function handle(inv: Invocation): Promise<RollupResult> {
         return decision;
       case "lead": {
         const step = await leadingEdge(inv, parent);
+        if (parent === remembered) inv.parentMemo = step.kind === "done" ? "hit" : "missed";
         if (step.kind === "done") return step.result;
         known = step.parent; // decide again: from the parent a joined lead committed, or on a fresh read
         continue;
@@ -132,7 +140,7 @@ async function handle(inv: Invocation): Promise<RollupResult> {
         }
         return await holdingClaim(deps.claims, counterId, dueMs, async () => {
           if (claiming) await deps.onStage?.("claimed");
-          return await finishClaim(inv, claimOf(write, dueMs, version));
+          return await finishClaim(inv, claimOf(write, dueMs, version), parent);
         });
       }
       case "release":

@@ -40,7 +40,8 @@ export async function leadingEdge(inv: Invocation, parent: ParentRead): Promise<
     // The event arrives after its write committed, so a sum read now is read after it; sumAndCommit
     // checks it anyway, because the whole promise of coverage rests on it.
     const at = inv.write.writtenAtUs;
-    const step = await sumAndCommit(inv, { counterId, parent, targetUs: at, leadWrittenAtUs: at, sinceUs: at });
+    // On a counter of one shard the event's own document may be the sum (plan.ts, snapshotSumAllowed).
+    const step = await sumAndCommit(inv, { counterId, parent, targetUs: at, leadWrittenAtUs: at, sinceUs: at, snapshot: inv.write });
     if (step.kind === "committed") {
       // The parent as the lead's commit left it: what a joiner written after the sum decides from.
       outcome = { kind: "committed", readUs: step.readUs, after: { view: step.after, version: step.version } };

@@ -114,6 +114,11 @@ export interface ParentView {
   load: Load | null;
   /** A windowed counter's days as kept on the parent (counters/windows.ts); null or absent when not windowed. */
   days?: DaysRead | null;
+  /**
+   * When the parent was last written (its update time), microseconds, rounded down; null if it does not exist.
+   * Absent where a view is built without it (then no snapshot sum: plan.ts, snapshotSumAllowed).
+   */
+  updatedUs?: number | null;
 }
 
 /** A pending claim, as the lease stores it. */
@@ -254,6 +259,39 @@ export function decide(write: WriteFacts, view: ParentView, lease: Claim | null,
   // No claim pending for our write (none, or one due before it: ours, due later, takes over its duty).
   const intervalMs = claimIntervalMs(timing.intervalMs, view);
   return { kind: "claim", dueMs: dueMsFor(write.counterId, write.writtenAtUs, intervalMs), intervalMs };
+}
+
+/**
+ * THE SINGLE-SHARD SNAPSHOT SUM. A leading edge on a counter of one shard may take the event's own `after`
+ * document as the sum, read at the write's commit time W: no aggregation query. It is exact when, at W, that
+ * shard was all the shards there were, and when what the parent says (its total's coverage, a reset's
+ * `resetAt`) already held at W. The guard: the parent it commits onto (on condition that it is unchanged)
+ * has numShards = 1 and was last written before W (strictly: a write in the same transaction as the parent's,
+ * a reshard's fold or a reset's subtraction, is summed). That parent then was the parent from its update
+ * time to the commit, W included, so numShards was 1 at W, and every change of numShards came before W: a
+ * reshard down to one shard deletes the others in its own transaction, growth adds shards only with
+ * numShards, and increments write with update(), so no removed shard comes back. A reset's write (which
+ * subtracts what it read from the shards and sets `resetAt` on the parent in one transaction) came before W
+ * too, so the shard at W holds exactly what counts after the reset.
+ * Without the guard (the model check's mutant, functions/test/unit/model.test.ts), two things go wrong:
+ * - an event of a write made before a reshard down to one shard, delivered after it, commits the one shard
+ *   it saw as the whole sum;
+ * - an event of a write made between a reset's read and its write, delivered after the write, commits a
+ *   count from before the reset's subtraction as the total after the reset. A marker that aggregation
+ *   commits set and that changes of numShards clear (the design first considered) misses this one: the
+ *   model check found it.
+ * A write older than its parent's last write (an event delivered after a rollup commit, a reset or a
+ * reshard) is summed by an aggregation, as before. Firestore's times are whole microseconds; W is used only
+ * when it is exactly the document's update time (event.ts), and the parent's is rounded down.
+ */
+export function snapshotSumAllowed(view: ParentView, write: { shardId: string; writtenAtUs: number }): boolean {
+  return (
+    view.numShards === 1 &&
+    write.shardId === "0" &&
+    view.updatedUs != null &&
+    view.updatedUs < write.writtenAtUs &&
+    !isCovered(view.coveredUntilUs, write.writtenAtUs)
+  );
 }
 
 /** A Firestore-style time: whole seconds and nanoseconds (firebase-admin's Timestamp is one). */

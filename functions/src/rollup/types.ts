@@ -13,6 +13,11 @@ export interface ShardWrite {
   shardId: string;
   /** Commit time of the write in microseconds, rounded up. */
   writtenAtUs: number;
+  /**
+   * True when `writtenAtUs` is the `after` document's update time exactly (no rounding): only then may that
+   * document stand for the sum at that time (plan.ts, the single-shard snapshot sum).
+   */
+  writtenAtExact?: boolean;
   /** Shard data before and after the write; undefined where the document did not exist. */
   before: Record<string, unknown> | undefined;
   after: Record<string, unknown> | undefined;
@@ -49,6 +54,15 @@ export interface LeadEntry {
  */
 export type LeadMemo = Map<string, LeadEntry>;
 
+/**
+ * The parent as this instance's last commit left it, per counter (its view and version: what a fresh read
+ * would give while nothing else writes it). A leading edge may start from it instead of reading the parent:
+ * its commit is conditioned on that version, so it lands only if the parent is still exactly that, and
+ * otherwise the event reads the parent and decides again (index.ts). Nothing else is decided from it.
+ * Bounded: the oldest counters are forgotten first (a forgotten one only costs a read).
+ */
+export type ParentMemo = Map<string, ParentRead>;
+
 export interface RollupDeps {
   store: RollupStore;
   intervalMs: number;
@@ -64,6 +78,8 @@ export interface RollupDeps {
   claims?: ClaimMemo;
   /** This instance's leading edges (see LeadMemo); without it every leading event sums. */
   leads?: LeadMemo;
+  /** This instance's last committed parents (see ParentMemo); without it every event reads the parent. */
+  parents?: ParentMemo;
   /** SHARD_WRITES_PER_SECOND and MAX_GROWN_SHARDS (growth.ts); without them no counter grows. */
   growth?: GrowthSettings;
   /** Called as the rollup passes a stage; tests throw from it to simulate a crash at that point. */
@@ -94,6 +110,8 @@ export interface Invocation extends Run {
   write: ShardWrite;
   /** A covered write whose event still had to read the lease (plan.ts: a claimer's retry honours its claim). */
   coveredAfterLeaseRead?: true;
+  /** A leading edge started from the instance's last committed parent (ParentMemo): it was still the parent, or not. */
+  parentMemo?: "hit" | "missed";
 }
 
 /** A claim to finish: its counter, its due time, its lease's version, and the time its sum must be read at or after. */

@@ -20,7 +20,8 @@ import { counterRef, leaseRef, shardRef } from "../../src/counters/paths";
 import { dueMsFor, microsCeil } from "../../src/rollup/plan";
 import { rollupShardWrite } from "../../src/rollup/index";
 import { staleAfterMsFor } from "../../src/rollup/plan";
-import { type ClaimMemo, type RollupDeps } from "../../src/rollup/types";
+import { type ClaimMemo, type ParentMemo, type RollupDeps } from "../../src/rollup/types";
+import { reshardCounter } from "../../src/counters/reshard";
 
 // Bursts of hundreds of emulator calls: generous, for a shared 2-core machine; assertions count, never time.
 jest.setTimeout(60_000);
@@ -264,9 +265,9 @@ describe("rollupTotal leading edge", () => {
     const outcome = await rollupShardWrite(shardWriteOf(second), deps());
     expect(outcome.kind).toBe("committed");
     expect(outcome.kind === "committed" && outcome.dueMs).not.toBeNull();
-    // Parent, lease, lease write (the claim), the parent again after the wait, the sum, the commit, and
-    // the lease deleted again: a lease exists only while its claim is pending.
-    expect(outcome.ops).toMatchObject({ reads: 3, writes: 3, aggregations: 1 });
+    // Parent, lease, lease write (the claim), the sum after the wait, the commit onto the parent read before
+    // it (nothing wrote it meanwhile), and the lease deleted again: a lease exists only while its claim is pending.
+    expect(outcome.ops).toMatchObject({ reads: 2, writes: 3, aggregations: 1 });
     expect((await leaseRef(db, counterId).get()).exists).toBe(false);
     expect(await readCounter(counterId)).toMatchObject({ total: 7, commits: 2 });
   });
@@ -427,5 +428,55 @@ describe("rollupTotal claim memo (events covered by a claim this instance holds)
     const outcome = await rollupShardWrite(shardWriteOf(w), deps({ claims }));
     expect(outcome.kind).toBe("committed");
     expect((await readCounter(counterId)).total).toBe(2);
+  });
+});
+
+describe("rollupTotal on a counter of one shard: the event is the sum (docs/rollup.md)", () => {
+  it("commits an idle increment from the event's own shard at the write's time: one parent read, one write, no aggregation", async () => {
+    const counterId = await newCounter("snap", 1);
+    await deliver(await writeShard(counterId, 0, 3));
+    await new Promise((resolve) => setTimeout(resolve, INTERVAL_MS + 50)); // idle again
+    const w = await writeShard(counterId, 0, 4);
+    const outcome = await rollupShardWrite(shardWriteOf(w), deps());
+    expect(outcome).toMatchObject({ kind: "committed", dueMs: null, total: 7 });
+    expect(outcome.ops).toEqual({ reads: 1, writes: 1, aggregations: 0, waitMs: 0 });
+    const parent = await counterRef(db, counterId).get();
+    expect((parent.get("rollup.readTime") as Timestamp).isEqual(w.after.updateTime!)).toBe(true);
+    expect(await readCounter(counterId)).toMatchObject({ total: 7, commits: 2 });
+  });
+
+  it("sums the shards for a late event of a write made before a reshard down to one shard", async () => {
+    const counterId = await newCounter("snap-reshard", 3);
+    const early = await writeShard(counterId, 0, 2);
+    await writeShard(counterId, 2, 5); // its event comes later, or never: the sum must hold it all the same
+    await reshardCounter(db, counterId, 1);
+    const outcome = await rollupShardWrite(shardWriteOf(early), deps());
+    // The one shard as the early event saw it held 2; the counter held 7 then, and holds 7 now.
+    expect(outcome).toMatchObject({ kind: "committed", total: 7 });
+    expect(outcome.ops.aggregations).toBeGreaterThanOrEqual(1);
+    expect(await readCounter(counterId)).toMatchObject({ total: 7 });
+    expect(await shardSum(counterId)).toBe(7);
+  });
+
+  it("starts the next idle increment from the parent its instance's last commit left, and reads it when another commit came first", async () => {
+    const counterId = await newCounter("snap-memo", 1);
+    const parents: ParentMemo = new Map();
+    const fast = { intervalMs: 50, staleAfterMs: staleAfterMsFor(50) }; // idle again 50 ms after a commit
+    const idle = () => new Promise((resolve) => setTimeout(resolve, 80));
+    const first = await rollupShardWrite(shardWriteOf(await writeShard(counterId, 0, 2)), deps({ ...fast, parents }));
+    expect(first.ops).toEqual({ reads: 1, writes: 1, aggregations: 0, waitMs: 0 });
+    await idle();
+    const second = await rollupShardWrite(shardWriteOf(await writeShard(counterId, 0, 3)), deps({ ...fast, parents }));
+    expect(second).toMatchObject({ kind: "committed", total: 5 });
+    expect(second.ops).toEqual({ reads: 0, writes: 1, aggregations: 0, waitMs: 0 });
+    await idle();
+    // Another instance commits: this one's memory of the parent is stale now.
+    await rollupShardWrite(shardWriteOf(await writeShard(counterId, 0, 1)), deps(fast));
+    await idle();
+    const third = await rollupShardWrite(shardWriteOf(await writeShard(counterId, 0, 4)), deps({ ...fast, parents }));
+    // The commit onto the remembered parent failed its precondition; the event read the parent and committed.
+    expect(third).toMatchObject({ kind: "committed", total: 10 });
+    expect(third.ops).toEqual({ reads: 1, writes: 1, aggregations: 0, waitMs: 0 });
+    expect(await readCounter(counterId)).toMatchObject({ total: 10, commits: 4 });
   });
 });

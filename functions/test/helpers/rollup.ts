@@ -23,6 +23,8 @@ export function shardWriteOf(write: RecordedWrite): ShardWrite {
     counterId: write.counterId,
     shardId: write.shardId,
     writtenAtUs: microsCeil(write.after.updateTime!),
+    // As the trigger's event.ts: the after document is the shard at exactly that time.
+    writtenAtExact: write.after.exists && write.after.updateTime!.nanoseconds % 1000 === 0,
     before: write.before.exists ? write.before.data() : undefined,
     after: write.after.exists ? write.after.data() : undefined,
   };
@@ -30,7 +32,8 @@ export function shardWriteOf(write: RecordedWrite): ShardWrite {
 
 /**
  * The event of an increment incrementCounter applied, as the rollup reads it: its shard, its commit time,
- * and a count that changed by `delta` (the rollup reads nothing else of the event's data).
+ * and a count that changed by `delta`. Its `after` is not the shard's document, so it is not marked exact:
+ * the rollup sums the shards rather than take it as the sum (rollup/plan.ts, the single-shard snapshot sum).
  */
 export function shardWriteOfIncrement(counterId: string, result: IncrementResult, delta: number): ShardWrite {
   return {

@@ -14,6 +14,7 @@ import {
   offsetMsOf,
   parseRfc3339Micros,
   slotOf,
+  snapshotSumAllowed,
   type Claim,
   type ParentView,
   type Timing,
@@ -334,5 +335,32 @@ describe("leading edge", () => {
   it("still skips a covered write and a missing parent before anything else", () => {
     expect(decide(write(at), view({ lastCommitUs: null, coveredUntilUs: (at + INTERVAL) * 1000 }), null, timing(at)).kind).toBe("skip");
     expect(decide(write(at), view({ lastCommitUs: null, parentExists: false }), null, timing(at)).kind).toBe("skip");
+  });
+});
+
+describe("the single-shard snapshot sum (its guard)", () => {
+  const at = T0_MS + 5_000;
+  const shard0 = { shardId: "0", writtenAtUs: at * 1000 };
+  const idle = view({ lastCommitUs: null, updatedUs: (at - 1_000) * 1000 });
+
+  it("takes the event's own shard as the sum on a one-shard counter whose parent was last written before the write", () => {
+    expect(snapshotSumAllowed(idle, shard0)).toBe(true);
+  });
+
+  it("sums the shards when the parent was written at or after the write: a reshard or a reset may have come in between", () => {
+    expect(snapshotSumAllowed(view({ ...idle, updatedUs: (at + 1) * 1000 }), shard0)).toBe(false);
+    // The same instant: a reshard's fold or a reset's subtraction, written in one transaction with the parent.
+    expect(snapshotSumAllowed(view({ ...idle, updatedUs: at * 1000 }), shard0)).toBe(false);
+    expect(snapshotSumAllowed(view({ ...idle, updatedUs: undefined }), shard0)).toBe(false);
+  });
+
+  it("sums the shards of a counter with more than one shard, or of an unreadable numShards", () => {
+    expect(snapshotSumAllowed(view({ ...idle, numShards: 2 }), shard0)).toBe(false);
+    expect(snapshotSumAllowed(view({ ...idle, numShards: null }), shard0)).toBe(false);
+    expect(snapshotSumAllowed(idle, { ...shard0, shardId: "1" })).toBe(false);
+  });
+
+  it("never replaces a sum that already covers the write", () => {
+    expect(snapshotSumAllowed(view({ ...idle, coveredUntilUs: at * 1000 }), shard0)).toBe(false);
   });
 });

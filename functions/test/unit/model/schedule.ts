@@ -24,7 +24,7 @@ import { GROW_CHUNK, MAX_STEP_FACTOR, type GrowthSettings } from "../../../src/r
 import { staleAfterMsFor } from "../../../src/rollup/plan";
 import { sweepStaleClaims } from "../../../src/rollup/sweep";
 import { commitMovedWindows } from "../../../src/rollup/midnight";
-import { type ClaimMemo, type LeadMemo, type ShardWrite } from "../../../src/rollup/types";
+import { type ClaimMemo, type LeadMemo, type ParentMemo, type ShardWrite } from "../../../src/rollup/types";
 import { dayOf, nextMidnightMs } from "../../../src/counters/days";
 import { remoteFind, remoteStore, SimulatedCrash, type Fault, type Network } from "./remote";
 import type { MirrorTarget } from "../../../src/counters/mirror-rules";
@@ -43,6 +43,7 @@ interface Instance {
   daySkewMs: number | null;
   claims: ClaimMemo;
   leads: LeadMemo;
+  parents: ParentMemo;
 }
 
 /** What a schedule drew: printed with a failure so a reader sees what kind of schedule broke. */
@@ -117,6 +118,9 @@ export interface ScheduleResult {
   growths: number;
   /** How the resets' writes went (World.resetOutcomes). */
   resets: Record<string, number>;
+  /** Rollup commits of a single-shard snapshot sum (rollup/plan.ts), and of an aggregation's sum. */
+  snapshotCommits: number;
+  summedCommits: number;
 }
 
 /** Deliveries of an event after which the simulated platform stops crashing it (so every event completes). */
@@ -147,9 +151,10 @@ function shapeOf(seed: number): Shape {
     legacyShards: chance(rng, 0.2),
     staleShapeMs: pick(rng, [0, 5000]),
     writes: arrivals === "hot" ? between(rng, 60, 300) : between(rng, 3, 40),
-    numShards: between(rng, 1, 5),
+    // One shard as often as the rest: new counters start with one (DEFAULT_SHARDS) and grow.
+    numShards: chance(rng, 0.5) ? 1 : between(rng, 2, 5),
     resets: chance(rng, 0.15) ? between(rng, 1, 2) : 0,
-    reshards: chance(rng, 0.15) ? between(rng, 1, 2) : 0,
+    reshards: chance(rng, 0.2) ? between(rng, 1, 2) : 0,
     maxLatencyMs: pick(rng, [1, 10, 40]),
     maxDelayMs: pick(rng, [5, 200, 1500]),
     duplicateChance: pick(rng, [0, 0.1, 0.4]),
@@ -225,6 +230,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
     daySkewMs: win === null ? null : win.daySkewsMs[i]!,
     claims: new Map(),
     leads: new Map(),
+    parents: new Map(),
   }));
   const dayClockOf = (instance: Instance): { dayClockMs?: () => number } =>
     instance.daySkewMs === null ? {} : { dayClockMs: () => Math.floor(sim.now() / 1000) + instance.daySkewMs! };
@@ -260,6 +266,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
       sleep: (waitMs) => sim.sleep(waitMs),
       claims: instance.claims,
       leads: instance.leads,
+      parents: instance.parents,
       growth: shape.growth,
     })
       .then((outcome) => {
@@ -350,7 +357,9 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
   for (let i = 0; i < shape.resets; i++) sim.at(startUs + between(rng, 0, endMs) * 1000, () => reset(1));
   for (let i = 0; i < shape.reshards; i++) {
     sim.at(startUs + between(rng, 0, endMs) * 1000, () => {
-      const to = between(rng, 1, 6);
+      // Down to one shard often: late events of writes made before it must not pass for the whole sum
+      // (rollup/plan.ts, the single-shard snapshot sum).
+      const to = chance(rng, 0.4) ? 1 : between(rng, 2, 6);
       log(`reshard to ${to}`);
       publish(world.reshard(counterId, to));
     });
@@ -487,7 +496,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
     run.midnightCommits = moved.commits.filter((c) => c.source === "midnight").length;
     log(`windows ${JSON.stringify(moved.windowed)}`);
   }
-  return { shape, windowed: run, failures, trace, deliveries, crashes, dropped: dropped.size, growths: state.growths.length, resets: world.resetOutcomes };
+  return { shape, windowed: run, failures, trace, deliveries, crashes, dropped: dropped.size, growths: state.growths.length, resets: world.resetOutcomes, snapshotCommits: world.snapshotCommits, summedCommits: world.summedCommits };
 }
 
 /** The most of `timesUs` within any half-open window of `windowUs`, and where that window starts. */

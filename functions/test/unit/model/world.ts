@@ -118,6 +118,8 @@ interface Counter {
   /** A windowed counter's deltas by day, and the read times of its resets (each erases what came before). */
   ledger: DayDelta[];
   resetsUs: number[];
+  /** Every change of a shard's count, with its commit time: the sum of the shards at any read time. */
+  counts: { atUs: number; delta: number }[];
 }
 
 /** What a reset read (World.resetRead): its ResetRead, what it takes from each shard, and the resetting clock's day. */
@@ -155,7 +157,12 @@ export class World implements RollupStore {
   readonly violations: string[] = [];
   /** How the resets' writes went: "read" (nothing after R covered), "kept" (a rollup committed after R), "retry", "gone". */
   readonly resetOutcomes: Record<string, number> = {};
-  /** Runs before each step of a mirrored commit (its write, its read): latency, and the app changing targets. */
+  /** Rollup commits of a single-shard snapshot sum (rollup/plan.ts) and of an aggregation's sum. */
+  snapshotCommits = 0;
+  summedCommits = 0;
+  /** The read times sums were given: a commit whose read time is not one of them committed a snapshot sum. */
+  private readonly sumReadTimes = new Set<number>();
+    /** Runs before each step of a mirrored commit (its write, its read): latency, and the app changing targets. */
   mirrorStep: () => Promise<void> = () => Promise.resolve();
 
   constructor(
@@ -181,7 +188,7 @@ export class World implements RollupStore {
   private counter(counterId: string): Counter {
     let c = this.counters.get(counterId);
     if (c === undefined) {
-      c = { parent: null, totalWrittenUs: 0, shards: new Map(), lease: null, commits: [], growths: [], writes: [], ledger: [], resetsUs: [] };
+      c = { parent: null, totalWrittenUs: 0, shards: new Map(), lease: null, commits: [], growths: [], writes: [], ledger: [], resetsUs: [], counts: [] };
       this.counters.set(counterId, c);
     }
     return c;
@@ -258,7 +265,13 @@ export class World implements RollupStore {
         this.violations.push(`model: a write committed ${at - day.clockMs * 1000} us after its clock reading (at most ${DAY_CLOSES_AFTER_MS} ms)`);
       }
     }
-    return this.changed(c, this.event(counterId, shardId, at, before, { count: s.count }));
+    c.counts.push({ atUs: at, delta });
+    return this.changed(c, this.event(counterId, shardId, at, before, World.doc(s)));
+  }
+
+  /** A shard's document as an event's `after` holds it: `count`, `writes` (when counted) and `days`. */
+  private static doc(s: Shard): Record<string, unknown> {
+    return { count: s.count, ...(s.writes === null ? {} : { writes: s.writes }), days: { ...s.days } };
   }
 
   /**
@@ -331,7 +344,8 @@ export class World implements RollupStore {
       const before = { count: s.count };
       s.count -= erased.count;
       s.updateUs = at;
-      const event = this.event(counterId, id, at, before, { count: s.count });
+      if (erased.count !== 0) c.counts.push({ atUs: at, delta: -erased.count });
+      const event = this.event(counterId, id, at, before, World.doc(s));
       events.push(erased.count !== 0 ? this.changed(c, event) : event);
     }
     const parent = p!;
@@ -362,7 +376,7 @@ export class World implements RollupStore {
     if (numShards > p.numShards) {
       for (let i = p.numShards; i < numShards; i++) {
         c.shards.set(String(i), { count: 0, writes: 0, days: {}, updateUs: at });
-        events.push(this.event(counterId, String(i), at, undefined, { count: 0 }));
+        events.push(this.event(counterId, String(i), at, undefined, World.doc(c.shards.get(String(i))!)));
       }
     } else {
       let folded = 0;
@@ -387,7 +401,7 @@ export class World implements RollupStore {
         const before = { count: s.count };
         s.count += folded;
         s.updateUs = at;
-        events.push(this.changed(c, this.event(counterId, "0", at, before, { count: s.count })));
+        events.push(this.changed(c, this.event(counterId, "0", at, before, World.doc(s))));
       }
     }
     p.numShards = numShards;
@@ -408,7 +422,8 @@ export class World implements RollupStore {
     before: Record<string, unknown> | undefined,
     after: Record<string, unknown> | undefined,
   ): ShardWrite {
-    return { eventId: `evt-${++eventSeq}`, counterId, shardId, writtenAtUs: atUs, before, after };
+    // Commit times here are whole microseconds, as Firestore's: the write's time is exact.
+    return { eventId: `evt-${++eventSeq}`, counterId, shardId, writtenAtUs: atUs, writtenAtExact: true, before, after };
   }
 
   // --- what the properties look at ------------------------------------------------------------------
@@ -456,6 +471,13 @@ export class World implements RollupStore {
     };
   }
 
+  /** The sum of the shards' counts at a read time: every count change committed at or before it. */
+  private totalAt(c: Counter, atUs: number): number {
+    let total = 0;
+    for (const change of c.counts) if (change.atUs <= atUs) total += change.delta;
+    return total;
+  }
+
   /**
    * The truth a windowed counter's days are held to, under the coverage rule: the net count of each day of
    * the deltas whose writes committed at or before `atUs` and after the last reset read at or before it
@@ -487,6 +509,7 @@ export class World implements RollupStore {
       load: p?.load ?? null,
       // As firestore-store.ts's daysOf: `rollup.days`, exact at `rollup.readTime`, else at the reset or the creation.
       days: p?.windowed == null ? null : { days: { ...p.windowed.days }, sinceUs: p.readUs ?? p.windowed.resetUs ?? p.createUs, moveAtMs: p.windowed.moveAtMs },
+      updatedUs: p?.updateUs ?? null,
     };
     return { view, version: p === null ? null : String(p.updateUs) };
   }
@@ -533,6 +556,7 @@ export class World implements RollupStore {
     if (numShards === null || numShards !== c.shards.size) writes = null;
     let aggregations = numShards !== null && writes === null ? 2 : 1;
     const readUs = this.readTime();
+    this.sumReadTimes.add(readUs);
     const days = open?.(readUs);
     if (days === undefined) return Promise.resolve({ sum: { overflow: false, total, writes, readUs }, aggregations, reads: 0 });
     const counts: DayCounts = {};
@@ -568,6 +592,10 @@ export class World implements RollupStore {
         }
         if (failed.length > 0) throw pick(this.rng, failed);
         const at = this.commitTime();
+        const truth = this.totalAt(c, sum.readUs);
+        if (sum.total !== truth) this.violations.push(`a commit of total ${sum.total} read at ${sum.readUs} us: the shards summed to ${truth} then`);
+        if (this.sumReadTimes.has(sum.readUs)) this.summedCommits++;
+        else this.snapshotCommits++;
         p!.total = sum.total;
         p!.readUs = sum.readUs;
         p!.committedUs = at;
