@@ -2,6 +2,7 @@
 // outside the emulators (main.ts) and handed to the run inside them (run.ts) as JSON.
 import { HARD_MAX_SHARDS } from "../../functions/src/config/rules";
 import { rollupConcurrency } from "../../functions/src/config/params";
+import { SHAPE_CACHE_TTL_MS } from "../../functions/src/counters/shape";
 import { integerOption, lastValue, readArgv } from "../../cli/src/lib/cli";
 import { declaredDefault } from "./env";
 
@@ -76,15 +77,22 @@ interface Flag {
 /** rollupTotal's concurrency as deployed by default (functions/src/config/params.ts): what one instance takes at once. */
 const ROLLUP_CONCURRENCY = declaredDefault(rollupConcurrency);
 
+/**
+ * Workloads 0 and 10: ms between two increments of one idle counter, longer than the callable's shape
+ * cache keeps a shape (functions/src/counters/shape.ts), so that each of them reads the parent as an
+ * increment on a real app's idle counter (a like every few minutes) does.
+ */
+const IDLE_GAP_MS = SHAPE_CACHE_TTL_MS + 1000;
+
 const FLAGS: Flag[] = [
   { key: "warmupSeconds", flag: "--warmup-seconds", full: 6, quick: 2, min: 0, help: "warm-up writes before measuring" },
   { key: "sustainedRate", flag: "--sustained-rate", full: 100, quick: 20, min: 1, help: "workload 1: increments per second" },
   { key: "sustainedHighRate", flag: "--sustained-high-rate", full: 300, quick: 0, min: 0, help: "workload 1 again at this rate, production-like delivery only (0: not run)" },
   { key: "sustainedSeconds", flag: "--sustained-seconds", full: 30, quick: 3, min: 1, help: "workload 1: duration" },
   { key: "sustainedShards", flag: "--sustained-shards", full: 50, quick: 10, min: 1, max: HARD_MAX_SHARDS, help: "workload 1: shards of the counter" },
-  { key: "sparseCounters", flag: "--sparse-counters", full: 40, quick: 6, min: 1, help: "workload 0: idle counters (10 shards each)" },
+  { key: "sparseCounters", flag: "--sparse-counters", full: 40, quick: 6, min: 1, help: "workload 0: idle counters (1 shard each, DEFAULT_SHARDS)" },
   { key: "sparseIncrements", flag: "--sparse-increments", full: 5, quick: 2, min: 1, help: "workload 0: isolated increments per counter" },
-  { key: "sparseGapMs", flag: "--sparse-gap-ms", full: 2500, quick: 2500, min: 1, help: "workload 0: ms between two increments of one counter" },
+  { key: "sparseGapMs", flag: "--sparse-gap-ms", full: IDLE_GAP_MS, quick: IDLE_GAP_MS, min: 1, help: "workload 0: ms between two increments of one counter (above the callable's shape cache TTL: each call reads the parent)" },
   { key: "burstIncrements", flag: "--burst-increments", full: 1000, quick: 60, min: 1, help: "workload 2: increments" },
   { key: "burstCounters", flag: "--burst-counters", full: 100, quick: 6, min: 1, help: "workload 2: counters (10 shards each)" },
   { key: "burstConcurrency", flag: "--burst-concurrency", full: 16, quick: 8, min: 1, help: "workload 2: increments in flight" },
@@ -107,9 +115,9 @@ const FLAGS: Flag[] = [
   { key: "hotRate", flag: "--hot-rate", full: 1000, quick: 60, min: 1, help: "workload 9: increments per second on one hot counter" },
   { key: "hotSeconds", flag: "--hot-seconds", full: 60, quick: 45, min: 1, help: "workload 9: duration, per counter" },
   { key: "hotFixedShards", flag: "--hot-fixed-shards", full: 10, quick: 10, min: 1, max: HARD_MAX_SHARDS, help: "workload 9: shards of the fixed counters (ours that cannot grow, and naive)" },
-  { key: "windowsCounters", flag: "--windows-counters", full: 40, quick: 6, min: 1, help: "workload 10: idle counters (10 shards each), plain and again windowed" },
+  { key: "windowsCounters", flag: "--windows-counters", full: 40, quick: 6, min: 1, help: "workload 10: idle counters (1 shard each, DEFAULT_SHARDS), plain, windowed and naive" },
   { key: "windowsIncrements", flag: "--windows-increments", full: 5, quick: 2, min: 1, help: "workload 10: isolated increments per counter" },
-  { key: "windowsGapMs", flag: "--windows-gap-ms", full: 2500, quick: 2500, min: 1, help: "workload 10: ms between two increments of one counter" },
+  { key: "windowsGapMs", flag: "--windows-gap-ms", full: IDLE_GAP_MS, quick: IDLE_GAP_MS, min: 1, help: "workload 10: ms between two increments of one counter (as workload 0's)" },
   { key: "midnightCounters", flag: "--midnight-counters", full: 1000, quick: 100, min: 1, help: "workload 10: windowed counters with a window to move, committed by the midnight commit" },
   { key: "capacityEvents", flag: "--capacity-events", full: 2000, quick: 150, min: 1, help: "no-op events that measure the emulator's delivery capacity" },
   { key: "deliveryDelayMs", flag: "--delivery-delay-ms", full: 1000, quick: 1000, min: 0, help: "production-like delivery: each delivery a uniform random 0..n ms after its write" },

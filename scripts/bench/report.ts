@@ -1,11 +1,13 @@
 // The report: Markdown tables (ready for the docs) of every phase, labelled with its delivery, the
 // emulator's delivery capacity next to them, the targets (targets.ts), and the JSON written next to the plot.
 import { execFileSync } from "node:child_process";
+import { allInLines } from "./allin";
+import { costTable, outcomeLines, pricesLine, type CostRow } from "./costs";
 import { cpus, totalmem } from "node:os";
 import { dollars, fixed, int, markdownTable, ms, smallDollars } from "./format";
 import type { BenchOptions } from "./options";
-import { priced, PRICES, ROLLUP_SIZE, type CostPerMillion, type Ops } from "./ops";
-import type { DeliveryLabel, PhaseResult } from "./recorder";
+import { priced, PRICES } from "./ops";
+import type { PhaseResult } from "./recorder";
 import { targetsTable, type Target } from "./targets";
 import type { CapacityResult } from "./workloads/capacity";
 import type { ColdStartResult } from "./workloads/coldStart";
@@ -15,6 +17,7 @@ import type { LikesResult } from "./workloads/likes";
 import type { MirrorResult } from "./workloads/mirrored";
 import type { ResetsResult } from "./workloads/resets";
 import type { TimelinePoint } from "./workloads/sustained";
+import { IDLE_SHARDS } from "./workloads/sparse";
 import type { MidnightRun, WindowsResult } from "./workloads/windows";
 
 export interface Machine {
@@ -55,16 +58,6 @@ export interface BenchResults {
   sustainedTimeline: TimelinePoint[];
   /** Operations and list-price cost per 1,000,000 increments, per workload, delivery and rollup (ops.ts). */
   costs: CostRow[];
-}
-
-export interface CostRow {
-  workload: string;
-  rollup: string;
-  delivery: DeliveryLabel;
-  increments: number;
-  perMillion: CostPerMillion;
-  /** The same operations by the invocations' outcome (the rollup's "rollup ops" lines), not scaled. */
-  byOutcome: { outcome: string; ops: Ops }[];
 }
 
 export function machine(): Machine {
@@ -146,51 +139,6 @@ export function endToEndTable(e2e: EndToEndResult): string {
   return markdownTable(["path", "calls", "failures", "p50 ms", "p99 ms", "max ms", "calls/s"], rows, 1);
 }
 
-/** Operations and dollars per 1,000,000 increments, per workload, rollup and delivery. */
-export function costTable(rows: readonly CostRow[]): string {
-  const round = (value: number) => int(Math.round(value));
-  return markdownTable(
-    [
-      "workload",
-      "rollup",
-      "delivery",
-      "invocations",
-      "doc reads",
-      "doc writes",
-      "aggregations",
-      "instance-s",
-      "of it waiting",
-      "Firestore $",
-      "invocations $",
-      "instances $",
-      "total $",
-    ],
-    rows.map((r) => {
-      const c = r.perMillion;
-      return [
-        r.workload,
-        r.rollup,
-        r.delivery,
-        round(c.invocations),
-        round(c.reads),
-        round(c.writes),
-        round(c.aggregations),
-        round(c.instanceSeconds),
-        round(c.waitSeconds),
-        dollars(c.dollars.firestore),
-        dollars(c.dollars.invocations),
-        dollars(c.dollars.instances),
-        dollars(c.dollars.total),
-      ];
-    }),
-    3,
-  );
-}
-
-export function pricesLine(): string {
-  return `Prices (USD, list, looked up 2026-11-23): Firestore nam5 $${(PRICES.read * 100_000).toFixed(2)}/100K reads (aggregations: 1 read each), $${(PRICES.write * 100_000).toFixed(2)}/100K writes; Cloud Run functions Tier 1 $${(PRICES.invocation * 1e6).toFixed(2)}/M invocations, $${PRICES.vcpuSecond}/vCPU-s, $${PRICES.gibSecond}/GiB-s (an instance-second priced as ${ROLLUP_SIZE.vcpu} vCPU + ${ROLLUP_SIZE.gib} GiB: rollupTotal's size). Instance-seconds: where the benchmark delivers events itself, the time its instances had at least one invocation running, shared by the invocations running together as Cloud Run bills it; under the emulator's delivery (one event at a time) the sum of the invocations' durations, an upper bound. "Of it waiting": invocations' time waiting for their slot to end, summed per invocation (overlapping waits share an instance's time). The shard write of each increment itself (1 write, $0.18/100K) is the same for both and not in these rows.`;
-}
-
 export function machineLine(m: Machine): string {
   return `${m.cores} cores (${m.cpu}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.java}, FUNCTIONS_EMULATOR_PARALLEL=${m.functionsEmulatorParallel}`;
 }
@@ -268,6 +216,7 @@ export function reportBody(r: BenchResults): string {
     "",
     pricesLine(),
     "",
+    ...allInLines(r.costs),
     ...outcomeLines(r.costs.find((c) => c.workload === "2 burst" && c.rollup === "ours" && c.delivery === "production-like")),
     targetsTable(r.targets, r.capacity.eventsPerSecond),
   ].join("\n");
@@ -415,31 +364,6 @@ export function hotLines(h: HotResult): string[] {
   ];
 }
 
-/** Where one row's operations went, by what each invocation did, per 1,000 increments. */
-export function outcomeLines(row: CostRow | undefined): string[] {
-  if (row === undefined || row.byOutcome === undefined || row.byOutcome.length === 0) return [];
-  const per = (value: number) => fixed((value * 1000) / row.increments, 0);
-  const table = markdownTable(
-    ["outcome", "invocations", "doc reads", "doc writes", "aggregations", "s waiting", "s running"],
-    row.byOutcome.map(({ outcome, ops }: { outcome: string; ops: Ops }) => [
-      outcome,
-      per(ops.invocations),
-      per(ops.reads),
-      per(ops.writes),
-      per(ops.aggregations),
-      fixed(((ops.waitMs / 1000) * 1000) / row.increments, 1),
-      fixed(((ops.durationMs / 1000) * 1000) / row.increments, 1),
-    ]),
-    1,
-  );
-  return [
-    `Where the rollup's operations went in "${row.workload}", ${row.delivery} delivery, per 1,000 increments, by what each invocation did (each outcome is a path of [operations per increment](rollup.md#operations-per-increment)):`,
-    "",
-    table,
-    "",
-  ];
-}
-
 /**
  * Workload 10: the same idle load on plain and windowed counters (what windows add per million increments,
  * from the two rows of the cost table), then the midnight commit's runs, scaled to 1,000 counters.
@@ -448,20 +372,21 @@ export function windowsLines(r: BenchResults): string[] {
   const w = r.windows;
   const o = r.options;
   const kinds = [w.phases.plain, w.phases.windowed];
+  const label = (p: PhaseResult) => (p === w.phases.plain ? "plain" : p === w.phases.windowed ? "windowed" : "naive (plain)");
   const costOf = (p: PhaseResult) => r.costs.find((c) => c.workload === p.workload && c.rollup === p.rollup && c.delivery === p.delivery);
   const load = markdownTable(
     ["counters", "delivery", "increments", "deliveries (duplicates)", "parent writes", "drift", "windows − total", "aggregations per commit", "lag p50 / p99 ms", "total $ per 1M increments"],
-    kinds.map((p) => {
+    [...kinds, ...(w.naive === undefined ? [] : [w.naive])].map((p) => {
       const cost = costOf(p);
       const aggregations = cost === undefined ? null : (cost.perMillion.aggregations * p.increments) / 1_000_000;
       return [
-        p === w.phases.plain ? "plain" : "windowed",
+        label(p),
         p.delivery,
         int(p.increments),
         p.deliveries === null ? "–" : `${int(p.deliveries.deliveries)} (${int(p.deliveries.duplicates)})`,
         int(p.parentWrites),
         int(p.drift),
-        p === w.phases.plain ? "–" : int(w.windowsDrift),
+        p === w.phases.windowed ? int(w.windowsDrift) : "–",
         aggregations === null || p.parentWrites === 0 ? "–" : fixed(aggregations / p.parentWrites, 2),
         `${ms(p.lagMs.p50)} / ${ms(p.lagMs.p99)}`,
         cost === undefined ? "–" : dollars(cost.perMillion.dollars.total),
@@ -511,7 +436,7 @@ export function windowsLines(r: BenchResults): string[] {
   );
   const per = (value: number) => fixed(value / m.counters, 3);
   return [
-    `Workload 10, windowed counters: workload 0's load (${int(o.windowsCounters)} idle counters of 10 shards, ${int(o.windowsIncrements)} increments each, ${fixed(o.windowsGapMs / 1000)} s apart), ours only, on plain counters and then on windowed ones; "windows − total": Σ over the windowed counters of |windows.last7Days − total| + |windows.last30Days − total| once settled:`,
+    `Workload 10, windowed counters: workload 0's load (${int(o.windowsCounters)} idle counters of ${int(IDLE_SHARDS)} shard(s), DEFAULT_SHARDS, ${int(o.windowsIncrements)} increments each, ${fixed(o.windowsGapMs / 1000)} s apart), ours on plain counters and then on windowed ones, then the naive trigger's (the all-in table compares with it); "windows − total": Σ over the windowed counters of |windows.last7Days − total| + |windows.last30Days − total| once settled:`,
     "",
     load,
     "",

@@ -4,6 +4,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { initializeApp } from "firebase-admin/app";
 import { getFirestore } from "firebase-admin/firestore";
+import { allInRows, allInTargets } from "./allin";
+import { callableOpsOf, type CallableOps } from "./callable";
 import { productionLikeDelivery } from "./delivery/direct";
 import { wrappedFunctions } from "./delivery/wrapped";
 import { BENCH_PROJECT, emulatorHost, loadFunctionParams, rollupIntervalMs } from "./env";
@@ -14,7 +16,8 @@ import { writeResultsPage } from "./page";
 import { hotSpec, renderPng, sustainedSpec } from "./plot";
 import { emulatorLogPath, opsByOutcome, opsOf, perMillion } from "./ops";
 import type { PhaseResult } from "./recorder";
-import { coldStartLine, machine, machineLine, renderReport, type BenchResults, type CostRow } from "./report";
+import type { CostRow } from "./costs";
+import { coldStartLine, machine, machineLine, renderReport, type BenchResults } from "./report";
 import { targets, windowsTargets } from "./targets";
 import { sleep } from "./pace";
 import { OPTIONS_ENV, say } from "./say";
@@ -93,12 +96,16 @@ async function main(): Promise<number> {
 
   const loads = [...onEmulator.sustained, ...direct.sustained, ...onEmulator.burst, ...direct.burst];
   const hotPhases = direct.hot.runs.map((r) => r.phase);
-  const windowsPhases = [direct.windows.phases.plain, direct.windows.phases.windowed];
+  const windowsPhases = [direct.windows.phases.plain, direct.windows.phases.windowed, ...(direct.windows.naive === undefined ? [] : [direct.windows.naive])];
   const phases = [...w0, ...loads, ...direct.redelivery, direct.mirrors.phase, direct.likes.phase, ...hotPhases, ...windowsPhases, w4.rollup];
   // Workload 4's naive side is the naive callable; its increments ran the naive trigger like any other.
   const naiveE2e = { ...w4.rollup, rollup: "naive" as const, opsPrefix: w4.naiveOpsPrefix, increments: w4.naiveIncrements };
+  // Workload 6's calls are setMember's, counted by the workload itself.
+  const l = direct.likes;
+  const likesCalls = l.likes + l.unlikes;
+  const likesCallable = { calls: likesCalls, reads: l.callReadsPerCall * likesCalls, writes: l.callWritesPerCall * likesCalls };
   const costs = await step("operations per workload, from the functions' \"rollup ops\" log lines", () =>
-    costRows(ctx, [...phases, naiveE2e]),
+    costRows(ctx, [...phases, naiveE2e], new Map([[l.phase.opsPrefix, likesCallable]])),
   );
   const finishedAt = new Date();
   const results: BenchResults = {
@@ -118,7 +125,10 @@ async function main(): Promise<number> {
     resets: w8,
     hot: direct.hot,
     windows: direct.windows,
-    targets: targets([...w0, ...loads, ...direct.redelivery, ...hotPhases, ...windowsPhases], w4, ctx.intervalMs, direct.mirrors, direct.hot, direct.windows),
+    targets: [
+      ...targets([...w0, ...loads, ...direct.redelivery, ...hotPhases, ...windowsPhases], w4, ctx.intervalMs, direct.mirrors, direct.hot, direct.windows),
+      ...allInTargets(allInRows(costs)),
+    ],
     sustainedTimeline: [...onEmulator.timeline, ...direct.timeline],
     costs,
   };
@@ -223,7 +233,7 @@ async function directWorkloads(ctx: BenchContext) {
       () => hot(ctx, productionLike),
     );
     const windowsResult = await step(
-      `workload 10, windowed counters, production-like delivery: ${options.windowsCounters} idle counters, ${options.windowsIncrements} increments each, ${options.windowsGapMs} ms apart, plain then windowed, ours only; then the midnight commit on ${options.midnightCounters} windowed counters, and once more`,
+      `workload 10, windowed counters, production-like delivery: ${options.windowsCounters} idle counters, ${options.windowsIncrements} increments each, ${options.windowsGapMs} ms apart, ours plain, ours windowed, then naive; then the midnight commit on ${options.midnightCounters} windowed counters, and once more`,
       () => windows(ctx, productionLike),
     );
     const moved = windowsResult.midnight;
@@ -235,8 +245,15 @@ async function directWorkloads(ctx: BenchContext) {
   }
 }
 
-/** Sums each phase's "rollup ops" lines, found by the prefix its counter ids share (context.ts). */
-async function costRows(ctx: BenchContext, phases: readonly Pick<PhaseResult, "workload" | "rollup" | "delivery" | "opsPrefix" | "increments" | "deliveries">[]): Promise<CostRow[]> {
+/**
+ * Sums each phase's "rollup ops" lines, found by the prefix its counter ids share (context.ts), and the
+ * calls counted on its counters (callable.ts; `callables` gives a phase's calls counted elsewhere, by prefix).
+ */
+async function costRows(
+  ctx: BenchContext,
+  phases: readonly Pick<PhaseResult, "workload" | "rollup" | "delivery" | "opsPrefix" | "increments" | "deliveries" | "parentWrites">[],
+  callables: ReadonlyMap<string, CallableOps>,
+): Promise<CostRow[]> {
   // Every event queued so far has run once the queue is drained; give the last log lines time to arrive.
   await drainFunctionsQueue(ctx);
   await sleep(2000);
@@ -251,6 +268,8 @@ async function costRows(ctx: BenchContext, phases: readonly Pick<PhaseResult, "w
       // The benchmark's own deliveries measured their instances' billed time; the emulator's ran one at a time.
       perMillion: perMillion(ops, p.increments, p.deliveries?.busyMs ?? ops.durationMs),
       byOutcome: opsByOutcome(logPath, p.opsPrefix),
+      parentWrites: p.parentWrites,
+      callable: callables.get(p.opsPrefix) ?? callableOpsOf(p.opsPrefix),
     };
   });
 }

@@ -16,6 +16,9 @@ export interface Target {
   met: boolean | null;
 }
 
+/** Workload 0: what an idle counter's lag p50 may exceed the naive trigger's by (issue 41). */
+export const IDLE_LAG_MARGIN_MS = 10;
+
 /** Judged under production-like delivery; reported only under the emulator's. */
 const judged = (p: PhaseResult, met: boolean): boolean | null => (p.delivery === "emulator" ? null : met);
 
@@ -42,9 +45,9 @@ export function targets(
   const sparseOurs = of("ours", "0")[0];
   const sparseNaive = of("naive", "0")[0];
   if (sparseOurs !== undefined && sparseNaive !== undefined) {
-    const bound = (sparseNaive.lagMs.p50 ?? Infinity) + 50;
+    const bound = (sparseNaive.lagMs.p50 ?? Infinity) + IDLE_LAG_MARGIN_MS;
     out.push({
-      target: "workload 0: lag p50 on idle counters, ours ≤ naive + 50 ms",
+      target: `workload 0: lag p50 on idle counters, ours ≤ naive + ${IDLE_LAG_MARGIN_MS} ms`,
       measured: `ours ${ms(sparseOurs.lagMs.p50)} ms (p99 ${ms(sparseOurs.lagMs.p99)}), naive ${ms(sparseNaive.lagMs.p50)} ms (p99 ${ms(sparseNaive.lagMs.p99)})`,
       met: (sparseOurs.lagMs.p50 ?? Infinity) <= bound && sparseOurs.lagMs.uncovered === 0,
     });

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { DocumentSnapshot, Timestamp } from "firebase-admin/firestore";
 import { microsCeil } from "../../../functions/src/rollup/plan";
 import { pickShard } from "../../../functions/src/counters/shards";
+import { callableRead } from "../callable";
 import { shardUpdateOf, type Counter, type ShardWriteRecord, type ShardWriter } from "../counters";
 
 export interface RecordedEvent {
@@ -58,8 +59,9 @@ export async function eventRecorder(counters: readonly Counter[]): Promise<Recor
   };
 }
 
-/** An increment of 1 as incrementCounter makes it: one batch, `increment(1)` on the shard (ours: and on its `writes`, and a windowed counter's day). */
+/** An increment of 1 as incrementCounter makes it: its shape read (callable.ts, counted there), then one batch, `increment(1)` on the shard (ours: and on its `writes`, and a windowed counter's day). */
 const incrementWrite: ShardWriter = async (counter, shard) => {
+  await callableRead(counter);
   const batch = counter.parent.firestore.batch();
   batch.update(counter.shards.doc(String(shard)), shardUpdateOf(counter, 1));
   const [result] = await batch.commit();

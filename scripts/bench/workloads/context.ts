@@ -2,6 +2,7 @@
 // the rollup interval, and a run id that keeps this run's counter ids apart from earlier runs'.
 import type { Firestore } from "firebase-admin/firestore";
 import { withConcurrency } from "../../../functions/test/helpers/client";
+import { forgetPhaseShapes } from "../callable";
 import { createBenchCounter, type Counter, type Rollup } from "../counters";
 import type { BenchOptions } from "../options";
 
@@ -22,8 +23,11 @@ export function phasePrefixOf(counterId: string): string {
   return counterId.slice(0, counterId.lastIndexOf("-") + 1);
 }
 
-/** Creates `count` counters of `shards` shards for one phase (ids from `first` on; windowed if asked), 8 at a time. */
-export function createBenchCounters(
+/**
+ * Creates `count` counters of `shards` shards for one phase (ids from `first` on; windowed if asked), 8 at a
+ * time, and forgets their shapes: the phase's calls start on a callable instance that has not seen them (callable.ts).
+ */
+export async function createBenchCounters(
   ctx: BenchContext,
   key: string,
   rollup: Rollup,
@@ -31,8 +35,10 @@ export function createBenchCounters(
   shards: number,
   { db = ctx.db, first = 0, windowed = false }: { db?: Firestore; first?: number; windowed?: boolean } = {},
 ): Promise<Counter[]> {
-  return withConcurrency(
+  const counters = await withConcurrency(
     8,
     Array.from({ length: count }, (_, i) => () => createBenchCounter(db, rollup, counterIdFor(ctx, key, rollup, first + i), shards, { windowed })),
   );
+  forgetPhaseShapes(counters);
+  return counters;
 }

@@ -3,6 +3,7 @@
 // benchmark's production-like delivery (delivery/productionLike.ts). Also: making sure the functions
 // emulator's queue is empty before a phase starts, so a phase never pays for the events of the one before.
 import { createBenchCounter, incrementShard, readParent, type Counter, type ParentState, type Rollup, type ShardWriteRecord } from "../counters";
+import { callableRead } from "../callable";
 import { baselineOf, measurePhase, settle, watchParents, type DeliveryLabel, type PhaseResult } from "../recorder";
 import { sleep } from "../pace";
 import { createBenchCounters, type BenchContext } from "./context";
@@ -41,7 +42,13 @@ export function emulatorDelivery(ctx: BenchContext): Delivery {
     label: "emulator",
     description: "the emulator's own delivery (one event at a time, across every trigger)",
     createCounters: (key, rollup, count, shards, options) => createBenchCounters(ctx, key, rollup, count, shards, options),
-    run: (workload, counters, drive) => emulatorPhase(ctx, workload, counters, () => drive((counter) => incrementShard(ctx.db, counter))),
+    run: (workload, counters, drive) =>
+      emulatorPhase(ctx, workload, counters, () =>
+        drive(async (counter) => {
+          await callableRead(counter);
+          return incrementShard(ctx.db, counter);
+        }),
+      ),
   };
 }
 

@@ -1,8 +1,9 @@
-// Workload 10: what windowed counters cost (docs/windows.md). Our rollup only (the naive trigger has no
-// windows). Two parts:
-// - The same idle-counter load as workload 0 (every increment lands on a counter whose rollup has been
-//   quiet, so each one is its own commit: where a window's extra aggregation weighs the most per
-//   increment), under the given delivery, on plain counters and then on windowed ones. Their rows of the
+// Workload 10: what windowed counters cost (docs/windows.md). Two parts:
+// - The same idle-counter load as workload 0 (1-shard counters, DEFAULT_SHARDS, as a real app's idle
+//   counters are; every increment lands on a counter whose rollup has been quiet, so each one is its own
+//   commit: where a window's extra aggregation weighs the most per increment), under the given delivery,
+//   on plain counters, then on windowed ones, then on the naive trigger's (which has no windows: the row
+//   "vs naive" compares both of ours with, under the same delivery). The plain and windowed rows of the
 //   cost table differ by what windows cost; besides drift, each windowed counter's windows must hold its
 //   total once settled.
 // - The midnight commit: N windowed counters with a window not at 0 (one increment each, rolled up by the
@@ -30,9 +31,8 @@ import { paced } from "../pace";
 import type { PhaseResult } from "../recorder";
 import { counterIdFor, type BenchContext } from "./context";
 import type { Delivery } from "./phase";
+import { IDLE_SHARDS } from "./sparse";
 
-/** Shards of the load's counters, plain and windowed alike (workload 0's). */
-const SHARDS = 10;
 /** Increments in flight at most; far above what the paced rate needs. */
 const MAX_IN_FLIGHT = 8;
 /** Counters created and rolled up at once while the midnight commit's counters are set up. */
@@ -40,6 +40,8 @@ const SETUP_CONCURRENCY = 16;
 const DAY_MS = 86_400_000;
 
 export type CounterKind = "plain" | "windowed";
+/** The load's three phases: ours on plain and on windowed counters, and the naive trigger's (plain: it has no windows). */
+type LoadKind = CounterKind | "naive";
 
 export interface MidnightRun {
   /** Counters the commit's query found. */
@@ -67,6 +69,8 @@ export interface MidnightResult {
 export interface WindowsResult {
   /** The load on plain counters, then on windowed ones (rows "10 windows, plain" / "10 windows, windowed"). */
   phases: Record<CounterKind, PhaseResult>;
+  /** The same load on the naive trigger's counters (row "10 windows, naive"); absent from runs before it was measured. */
+  naive?: PhaseResult;
   /** Σ over the windowed counters of |windows.last7Days − total| + |windows.last30Days − total| once settled. */
   windowsDrift: number;
   midnight: MidnightResult;
@@ -75,17 +79,22 @@ export interface WindowsResult {
 export async function windows(ctx: BenchContext, delivery: Delivery): Promise<WindowsResult> {
   const plain = await idleLoad(ctx, delivery, "plain");
   const windowed = await idleLoad(ctx, delivery, "windowed");
+  const naive = await idleLoad(ctx, delivery, "naive");
   return {
     phases: { plain: plain.phase, windowed: windowed.phase },
+    naive: naive.phase,
     windowsDrift: await windowsDriftOf(windowed.counters),
     midnight: await midnight(ctx),
   };
 }
 
+const KEYS: Record<LoadKind, string> = { plain: "winplain", windowed: "windowed", naive: "winnaive" };
+
 /** Workload 0's load, under `delivery`, on counters of one kind. */
-async function idleLoad(ctx: BenchContext, delivery: Delivery, kind: CounterKind): Promise<{ phase: PhaseResult; counters: Counter[] }> {
+async function idleLoad(ctx: BenchContext, delivery: Delivery, kind: LoadKind): Promise<{ phase: PhaseResult; counters: Counter[] }> {
   const { windowsCounters: count, windowsIncrements: perCounter, windowsGapMs: gapMs } = ctx.options;
-  const counters = await delivery.createCounters(kind === "plain" ? "winplain" : "windowed", "ours", count, SHARDS, { windowed: kind === "windowed" });
+  const rollup = kind === "naive" ? "naive" : "ours";
+  const counters = await delivery.createCounters(KEYS[kind], rollup, count, IDLE_SHARDS, { windowed: kind === "windowed" });
   const run = await delivery.run(`10 windows, ${kind}`, counters, async (increment) => ({
     writes: await paced(count * perCounter, (count * 1000) / gapMs, MAX_IN_FLIGHT, (i) => increment(counters[i % count]!)),
   }));

@@ -1,0 +1,154 @@
+// The all-in cost table: what an increment costs in all, per 1,000,000 increments, per workload, rollup and
+// delivery. The callable side is what the calls themselves did in Firestore (callable.ts: ours reads the
+// parent on a shape-cache miss and writes a shard; the naive callable writes a shard), the rollup side the
+// cost table's total (ops.ts, counted from the functions' "rollup ops" lines). Beside them, what the
+// parent writes cost the counter's listeners: every parent write is one document read for each snapshot
+// listener of the counter. And the cost targets of issue 41, judged on these rows.
+import type { CallableOps } from "./callable";
+import { dollars, fixed, int, markdownTable } from "./format";
+import { PRICES, type CostPerMillion } from "./ops";
+import type { Target } from "./targets";
+
+/** What one row of the all-in table is made of (a row of the cost table, with its phase's parent writes and calls). */
+export interface AllInInput {
+  workload: string;
+  rollup: string;
+  delivery: string;
+  increments: number;
+  perMillion: CostPerMillion;
+  /** Parent writes the phase's listeners saw (PhaseResult.parentWrites). */
+  parentWrites?: number;
+  /** What the phase's calls did; absent or with no calls where they were not counted (workload 4's callables ran in the emulator). */
+  callable?: CallableOps | null;
+}
+
+export interface AllInRow {
+  workload: string;
+  rollup: string;
+  delivery: string;
+  /** The calls' document reads and writes per 1,000,000 increments, and their price. */
+  callableReads: number;
+  callableWrites: number;
+  callableDollars: number;
+  /** The cost table's total. */
+  rollupDollars: number;
+  allIn: number;
+  /** allIn over the all-in of the naive row of the same workload and delivery; null where there is none. */
+  vsNaive: number | null;
+  /** Parent writes per 1,000,000 increments, and what they cost one snapshot listener of the counter. */
+  parentWrites: number | null;
+  perListener: number | null;
+}
+
+const MILLION = 1_000_000;
+
+/** The number a workload label starts with: "10" of "10 windows, plain". */
+const numberOf = (workload: string) => workload.split(" ")[0]!;
+
+/**
+ * The naive row `row` compares with: the naive row of the same workload and delivery, or else the one
+ * naive row of the same workload number and delivery (workload 9's "9 hot, grows" against "9 hot, 10
+ * shards"; workload 10's "10 windows, windowed" against "10 windows, naive"). None if that is ambiguous.
+ */
+export function naiveRowOf<R extends Pick<AllInInput, "workload" | "rollup" | "delivery">>(row: R, rows: readonly R[]): R | undefined {
+  const naive = rows.filter((r) => r.rollup === "naive" && r.delivery === row.delivery);
+  const same = naive.find((r) => r.workload === row.workload);
+  if (same !== undefined) return same;
+  const sameNumber = naive.filter((r) => numberOf(r.workload) === numberOf(row.workload));
+  return sameNumber.length === 1 ? sameNumber[0] : undefined;
+}
+
+/** The all-in rows of the cost rows whose calls were counted, in their order. */
+export function allInRows(rows: readonly AllInInput[]): AllInRow[] {
+  const priced = rows.flatMap((r) => {
+    const calls = r.callable?.calls ?? 0;
+    if (r.callable == null || calls === 0) return [];
+    const callableReads = (r.callable.reads / calls) * MILLION;
+    const callableWrites = (r.callable.writes / calls) * MILLION;
+    const callableDollars = callableReads * PRICES.read + callableWrites * PRICES.write;
+    const parentWrites = r.parentWrites === undefined || r.increments === 0 ? null : (r.parentWrites / r.increments) * MILLION;
+    return [
+      {
+        workload: r.workload,
+        rollup: r.rollup,
+        delivery: r.delivery,
+        callableReads,
+        callableWrites,
+        callableDollars,
+        rollupDollars: r.perMillion.dollars.total,
+        allIn: callableDollars + r.perMillion.dollars.total,
+        vsNaive: null as number | null,
+        parentWrites,
+        perListener: parentWrites === null ? null : parentWrites * PRICES.read,
+      },
+    ];
+  });
+  for (const row of priced) {
+    const naive = naiveRowOf(row, priced);
+    row.vsNaive = naive === undefined || naive.allIn === 0 ? null : row.allIn / naive.allIn;
+  }
+  return priced;
+}
+
+const times = (ratio: number | null) => (ratio === null ? "–" : `${fixed(ratio, 2)}×`);
+
+export function allInTable(rows: readonly AllInRow[]): string {
+  const round = (value: number) => int(Math.round(value));
+  return markdownTable(
+    ["workload", "rollup", "delivery", "callable reads", "callable writes", "callable $", "rollup $", "all in $", "vs naive", "parent writes", "$ per listener"],
+    rows.map((r) => [
+      r.workload,
+      r.rollup,
+      r.delivery,
+      round(r.callableReads),
+      round(r.callableWrites),
+      dollars(r.callableDollars),
+      dollars(r.rollupDollars),
+      dollars(r.allIn),
+      times(r.vsNaive),
+      r.parentWrites === null ? "–" : round(r.parentWrites),
+      r.perListener === null ? "–" : dollars(r.perListener),
+    ]),
+    3,
+  );
+}
+
+/** What the all-in table's columns are, printed under it. */
+export function allInNote(): string {
+  return (
+    `Callable: the increments' own document reads and writes, counted on the calls the benchmark made (ours asks the product's shape cache first, as incrementCounter does: a miss reads the parent; this process is one callable instance, and a phase's counters start out of its cache), at $${(PRICES.read * 100_000).toFixed(2)}/100K reads and $${(PRICES.write * 100_000).toFixed(2)}/100K writes; ` +
+    `the callables' invocations and instance time are left out (ours and naive are both a callable: workload 4 compares them). Rollup: the cost table's total. "vs naive": all in over the naive row's of the same workload and delivery. ` +
+    `Parent writes per 1,000,000 increments: each is one document read for every snapshot listener of the counter, so "$ per listener" is what each listener adds (not in "all in"). ` +
+    `Workload 4 is left out: its calls ran in the functions emulator, where the benchmark cannot count their reads.`
+  );
+}
+
+/** A cost target: `row`'s all in at most `limit` × its naive row's. */
+function ratioTarget(target: string, row: AllInRow | undefined, limit: number): Target[] {
+  if (row === undefined) return [];
+  return [
+    {
+      target,
+      measured: row.vsNaive === null ? "no naive row to compare with" : `${times(row.vsNaive)}: ${dollars(row.allIn)} (callable ${dollars(row.callableDollars)} + rollup ${dollars(row.rollupDollars)}) per 1,000,000 increments`,
+      met: row.vsNaive !== null && row.vsNaive <= limit,
+    },
+  ];
+}
+
+/** The cost targets: idle plain (workload 0) ≤ 1.35×, idle windowed (workload 10) ≤ 1.4×, the production-like burst (workload 2) ≤ 1.3× naive, all in. */
+export function allInTargets(rows: readonly AllInRow[]): Target[] {
+  const ours = (workload: (w: string) => boolean, delivery?: string) =>
+    rows.find((r) => r.rollup === "ours" && workload(r.workload) && (delivery === undefined || r.delivery === delivery));
+  return [
+    ...ratioTarget("workload 0: idle plain counters, ours all in ≤ 1.35× naive all in", ours((w) => numberOf(w) === "0"), 1.35),
+    ...ratioTarget("workload 10: idle windowed counters, ours all in ≤ 1.4× naive all in", ours((w) => w === "10 windows, windowed"), 1.4),
+    ...ratioTarget("workload 2, production-like: a burst, ours all in ≤ 1.3× naive all in", ours((w) => numberOf(w) === "2", "production-like"), 1.3),
+  ];
+}
+
+/** The all-in section of the report: a heading line, the table and what its columns are (nothing for a run without counted calls). */
+export function allInLines(rows: readonly AllInInput[]): string[] {
+  const table = allInRows(rows);
+  if (table.length === 0) return [];
+  return ["All in, per 1,000,000 increments: the calls themselves (callable) and the rollup, against the naive trigger:", "", allInTable(table), "", allInNote(), ""];
+}
