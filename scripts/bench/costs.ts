@@ -3,7 +3,7 @@
 // where one row's operations went by outcome. The all-in table, which adds the calls, is allin.ts.
 import type { AllInInput } from "./allin";
 import { dollars, fixed, int, markdownTable } from "./format";
-import { PRICES, ROLLUP_SIZE, type CostPerMillion, type Ops } from "./ops";
+import { PRICES, REMEMBERED, ROLLUP_SIZE, type CostPerMillion, type Ops } from "./ops";
 import type { DeliveryLabel } from "./recorder";
 
 export interface CostRow extends Pick<AllInInput, "parentWrites" | "callable"> {
@@ -84,4 +84,23 @@ export function outcomeLines(row: CostRow | undefined): string[] {
     table,
     "",
   ];
+}
+
+/**
+ * How often a leading edge started from the parent its instance's last commit left (ParentMemo in
+ * functions/src/rollup/types.ts) and found it still the parent: per row of ours with leading edges.
+ */
+export function parentMemoLines(rows: readonly CostRow[]): string[] {
+  const lines: string[] = [];
+  for (const row of rows) {
+    if (row.rollup !== "ours" || row.byOutcome === undefined) continue;
+    const count = (test: (outcome: string) => boolean) => row.byOutcome.filter((o) => test(o.outcome)).reduce((n, o) => n + o.ops.invocations, 0);
+    const leads = count((o) => o.startsWith("committed-lead") || o.startsWith("joined-lead"));
+    if (leads === 0) continue;
+    const hits = count((o) => o.endsWith(REMEMBERED.hit));
+    const missed = count((o) => o.endsWith(REMEMBERED.missed));
+    lines.push(`- ${row.workload}, ${row.delivery}: ${int(hits)} of ${int(leads)} leading edges (${fixed((100 * hits) / leads, 0)} %) started from the remembered parent and committed without reading it; ${int(missed)} found it changed and read it.`);
+  }
+  if (lines.length === 0) return [];
+  return ["The parent an instance remembers (its last commit's), by leading edges of ours (each hit saves the parent's read):", "", ...lines, ""];
 }

@@ -37,7 +37,12 @@ export interface OpsLine {
   durationMs: number;
   /** The total committed, on commits; null otherwise. */
   total: number | null;
+  /** A leading edge that started from the parent its instance's last commit left: still the parent ("hit") or not. */
+  parentMemo: "hit" | "missed" | null;
 }
+
+/** The outcome with where a leading edge's parent came from (functions/src/rollup/types.ts, ParentMemo), as the tables name it. */
+export const REMEMBERED = { hit: " (parent remembered)", missed: " (remembered parent changed)" } as const;
 
 function opsLineOf(line: string): OpsLine | undefined {
   const at = line.indexOf("{");
@@ -58,6 +63,7 @@ function opsLineOf(line: string): OpsLine | undefined {
       waitMs: n("waitMs"),
       durationMs: n("durationMs"),
       total: typeof entry.total === "number" ? entry.total : null,
+      parentMemo: entry.parentMemo === "hit" || entry.parentMemo === "missed" ? entry.parentMemo : null,
     };
   } catch {
     return undefined;
@@ -83,14 +89,15 @@ export function opsByOutcome(logPath: string, prefix: string): { outcome: string
   for (const line of readFileSync(logPath, "utf8").split("\n")) {
     const ops = opsLineOf(line);
     if (ops === undefined || !ops.counterId.startsWith(prefix) || ops.outcome === "skip-unchanged") continue;
-    const total = byOutcome.get(ops.outcome) ?? { ...ZERO };
+    const outcome = ops.outcome + (ops.parentMemo === null ? "" : REMEMBERED[ops.parentMemo]);
+    const total = byOutcome.get(outcome) ?? { ...ZERO };
     total.invocations += 1;
     total.reads += ops.reads;
     total.writes += ops.writes;
     total.aggregations += ops.aggregations;
     total.waitMs += ops.waitMs;
     total.durationMs += ops.durationMs;
-    byOutcome.set(ops.outcome, total);
+    byOutcome.set(outcome, total);
   }
   return [...byOutcome].map(([outcome, ops]) => ({ outcome, ops })).sort((a, b) => b.ops.invocations - a.ops.invocations);
 }

@@ -2,7 +2,7 @@
 // emulator's delivery capacity next to them, the targets (targets.ts), and the JSON written next to the plot.
 import { execFileSync } from "node:child_process";
 import { allInLines } from "./allin";
-import { costTable, outcomeLines, pricesLine, type CostRow } from "./costs";
+import { costTable, outcomeLines, parentMemoLines, pricesLine, type CostRow } from "./costs";
 import { cpus, totalmem } from "node:os";
 import { dollars, fixed, int, markdownTable, ms, smallDollars } from "./format";
 import type { BenchOptions } from "./options";
@@ -217,6 +217,7 @@ export function reportBody(r: BenchResults): string {
     pricesLine(),
     "",
     ...allInLines(r.costs),
+    ...parentMemoLines(r.costs),
     ...outcomeLines(r.costs.find((c) => c.workload === "2 burst" && c.rollup === "ours" && c.delivery === "production-like")),
     targetsTable(r.targets, r.capacity.eventsPerSecond),
   ].join("\n");
