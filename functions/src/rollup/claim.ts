@@ -1,8 +1,14 @@
-// The claim step: the first event of a busy slot writes the lease (a compare-and-set on its version, so
-// exactly one event wins), and holds the claim in the instance's memo while it waits, sums and commits
-// (finish.ts, which also deletes the lease).
-import type { LeaseRead } from "./store";
-import type { ClaimMemo, Invocation } from "./types";
+// A claim's whole life, on a busy counter (plan.ts says when an event claims). The first event of a slot
+// writes the lease (a compare-and-set on its version, so exactly one event wins) and holds the claim in
+// the instance's memo while it finishes it: it waits until the claim is due, sums the shards at a read time
+// at or after the due time and commits the total (commit.ts), unless a sum read that late is already on
+// the parent; then it releases the claim by deleting its lease. Each step once, in that order. A claim is
+// finished by its claimer (index.ts), by a stale takeover and by the sweep (sweep.ts), all with the same
+// steps; a claim whose sum is already on the parent is only released (index.ts, decision "release").
+import { isCovered, MAX_INTERVAL_MS } from "./plan";
+import { sumAndCommit } from "./commit";
+import type { LeaseRead, ParentRead } from "./store";
+import type { ClaimMemo, ClaimToFinish, Invocation, RollupResult, Run } from "./types";
 
 /** Writes the lease for a claim due at `dueMs`; returns its version, or null if another event got there first. */
 export async function claimSlot(inv: Invocation, current: LeaseRead, dueMs: number, intervalMs: number): Promise<string | null> {
@@ -26,4 +32,60 @@ export async function holdingClaim<T>(claims: ClaimMemo | undefined, counterId: 
     // Only our own entry: another invocation of this instance may hold a later claim by now.
     if (claims?.get(counterId) === dueMs) claims.delete(counterId);
   }
+}
+
+const COMMIT_ATTEMPTS = 8;
+
+/**
+ * Finishes `claim`. Everyone who deferred to the claim relies on the read time of its sum, hence the check
+ * after the sum (clocks of this instance and Firestore differ). However it ends, the claim is done: its
+ * lease is deleted. Throws (so the event is retried, or the next sweep tries again) if it does not settle.
+ */
+export async function finishClaim(run: Run, claim: ClaimToFinish, known?: ParentRead): Promise<RollupResult> {
+  const { deps, ops } = run;
+  const { counterId, dueMs, targetUs } = claim;
+  let pauseMs = Math.min(2 * MAX_INTERVAL_MS, Math.max(0, dueMs - deps.nowMs()));
+  for (let attempt = 0; attempt < COMMIT_ATTEMPTS; attempt++) {
+    // Until the claim is due, and again only after a sum read too early (the other outcomes look again at once).
+    if (attempt === 0 || pauseMs > 0) await wait(run, pauseMs);
+    pauseMs = 0;
+    // The parent the claimer decided on, at first: the commit's precondition holds only if it is still the
+    // parent (nothing wrote it while the claim waited, the usual case), and else it is read again.
+    let parent: ParentRead;
+    if (attempt === 0 && known !== undefined) parent = known;
+    else {
+      parent = await deps.store.readParent(counterId);
+      ops.reads += 1;
+    }
+    let result: RollupResult | undefined;
+    if (!parent.view.parentExists) result = { kind: "gone", dueMs };
+    else if (isCovered(parent.view.coveredUntilUs, targetUs)) result = { kind: "covered-by-other", dueMs };
+    else {
+      const step = await sumAndCommit(run, { counterId, parent, targetUs, leadWrittenAtUs: null, sinceUs: claim.sinceUs });
+      if (step.kind === "committed") result = { kind: "committed", dueMs, total: step.total, lagMs: step.lagMs };
+      else if (step.kind === "overflow" || step.kind === "gone") result = { kind: step.kind, dueMs };
+      else if (step.kind === "early") {
+        // Our clock ran ahead of Firestore's: this sum may miss writes of the slot. Wait and sum again.
+        pauseMs = Math.ceil((targetUs - step.readUs) / 1000) + 1;
+      }
+      // "changed": the parent changed since we read it (another rollup, a reset, a reshard): look again.
+    }
+    if (result !== undefined) {
+      await releaseClaim(run, counterId, claim.version);
+      return result;
+    }
+  }
+  throw new Error(`rollup of counter "${counterId}" claim due ${new Date(dueMs).toISOString()} did not settle; retrying the event`);
+}
+
+async function wait(run: Run, ms: number): Promise<void> {
+  const started = run.deps.nowMs();
+  await run.deps.sleep(ms);
+  run.ops.waitMs += Math.max(0, run.deps.nowMs() - started);
+}
+
+/** Deletes the lease if it still is the claim at `version` (a newer claim is never deleted). */
+export async function releaseClaim(run: Run, counterId: string, version: string | null): Promise<void> {
+  if (version === null) return;
+  if (await run.deps.store.deleteClaim(counterId, version)) run.ops.writes += 1;
 }

@@ -1,6 +1,6 @@
 // The sum-and-commit step: sum the shards and write the total onto the parent, on condition that the
 // parent is still the one read, and only if the sum was read late enough to cover what it must cover.
-// The leading edge (lead.ts) runs it at once; a claim's finisher (finish.ts) after waiting for the due
+// The leading edge (lead.ts) runs it at once; a claim's finisher (claim.ts) after waiting for the due
 // time. The write itself is the store's `commit`: one atomic write.
 import * as logger from "firebase-functions/logger";
 import { COUNTERS } from "../counters/paths";

@@ -1,7 +1,7 @@
 // The rollup: keeps counters/{id}.total equal to the sum of its shards, exactly and with about one
 // parent write per interval. This file runs one shard write event through the steps, in order: decide
 // (plan.ts, pure, with the argument why it is exact), then claim (claim.ts) or lead (lead.ts), then wait,
-// sum and commit (finish.ts and commit.ts), then release the claim (release.ts). The steps import nothing
+// sum and commit (claim.ts and commit.ts), then release the claim (claim.ts). The steps import nothing
 // from here; what they share is in types.ts, and all of them talk to a RollupStore (store.ts; Firestore
 // in firestore-store.ts). The sweep of orphaned claims (sweep.ts) runs the same finishing step.
 // docs/rollup.md tells the whole story.
@@ -19,10 +19,8 @@ import * as logger from "firebase-functions/logger";
 import { COUNTERS, SHARDS } from "../counters/paths";
 import { readCount } from "../counters/shards";
 import { decide, decideFromParent, type Decision, type WriteFacts } from "./plan";
-import { claimSlot, heldDueMs, holdingClaim } from "./claim";
+import { claimSlot, finishClaim, heldDueMs, holdingClaim, releaseClaim } from "./claim";
 import { leadingEdge } from "./lead";
-import { finishClaim } from "./finish";
-import { releaseClaim } from "./release";
 import { logCommitted, logOps, logThrew, noOps } from "./ops";
 import type { LeaseRead } from "./store";
 import { logMalformedCount } from "./sum";

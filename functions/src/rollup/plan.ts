@@ -282,7 +282,7 @@ export function decide(write: WriteFacts, view: ParentView, lease: Claim | null,
  *   model check found it.
  * A write older than its parent's last write (an event delivered after a rollup commit, a reset or a
  * reshard) is summed by an aggregation, as before. Firestore's times are whole microseconds; W is used only
- * when it is exactly the document's update time (event.ts), and the parent's is rounded down.
+ * when it is exactly the document's update time (entry/rollupTotal.ts), and the parent's is rounded down.
  */
 export function snapshotSumAllowed(view: ParentView, write: { shardId: string; writtenAtUs: number }): boolean {
   return (

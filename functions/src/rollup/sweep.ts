@@ -4,10 +4,10 @@
 // increment, nothing else would: the events that deferred to the claim would stay out of the total.
 // The scheduled function rollupSweep (entry/rollupSweep.ts) runs this every few minutes: one
 // collection-group query for leases due more than the stale time ago (paged by a cursor), and each one
-// found finished by the very step a claimer or a stale takeover runs (finish.ts: sum at or after its
+// found finished by the very step a claimer or a stale takeover runs (claim.ts, finishClaim: sum at or after its
 // due time, conditional commit, lease deleted).
 import * as logger from "firebase-functions/logger";
-import { finishClaim } from "./finish";
+import { finishClaim } from "./claim";
 import { noOps, type RollupOps } from "./ops";
 import type { ClaimCursor, FoundClaim } from "./store";
 import type { RollupDeps, RollupResult, Run } from "./types";

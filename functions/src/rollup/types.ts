@@ -1,6 +1,6 @@
 // What the rollup's steps share: the shard write an invocation was woken for, its dependencies (the
 // store, the clock, the instance's memos), what it may end in, and the run in progress (its operations
-// so far). The steps (claim.ts, lead.ts, commit.ts, finish.ts) and the orchestrator (index.ts) import
+// so far). The steps (claim.ts, lead.ts, commit.ts) and the orchestrator (index.ts) import
 // these; nothing here imports a step.
 import type { GrowthSettings } from "./growth";
 import type { RollupOps } from "./ops";

@@ -23,7 +23,7 @@ export function shardWriteOf(write: RecordedWrite): ShardWrite {
     counterId: write.counterId,
     shardId: write.shardId,
     writtenAtUs: microsCeil(write.after.updateTime!),
-    // As the trigger's event.ts: the after document is the shard at exactly that time.
+    // As the trigger (entry/rollupTotal.ts): the after document is the shard at exactly that time.
     writtenAtExact: write.after.exists && write.after.updateTime!.nanoseconds % 1000 === 0,
     before: write.before.exists ? write.before.data() : undefined,
     after: write.after.exists ? write.after.data() : undefined,
