@@ -18,7 +18,7 @@
 import * as logger from "firebase-functions/logger";
 import { COUNTERS, SHARDS } from "../counters/paths";
 import { readCount } from "../counters/shards";
-import { decide, decideFromParent, type Decision, type WriteFacts } from "./plan";
+import { decide, decideFromParent, snapshotSumAllowed, type Decision, type WriteFacts } from "./plan";
 import { claimSlot, finishClaim, heldDueMs, holdingClaim, releaseClaim } from "./claim";
 import { leadingEdge } from "./lead";
 import { logCommitted, logOps, logThrew, noOps } from "./ops";
@@ -85,9 +85,12 @@ async function handle(inv: Invocation): Promise<RollupResult> {
 
   // A parent state learnt without reading it: a joined leading edge's, or the one this instance's last
   // commit left when a leading edge can start from it (its commit's precondition checks it is still the
-  // parent; if not, the event reads the parent and decides again). Nothing else is decided from a memo.
+  // parent; if not, the event reads the parent and decides again). Only for a snapshot sum, where a stale
+  // memory costs nothing but the failed commit (an aggregation summed for nothing would cost what the read
+  // saves). Nothing else is decided from a memo.
   const remembered = deps.parents?.get(counterId);
-  let known = remembered !== undefined && decideFromParent(facts, remembered.view)?.kind === "lead" ? remembered : undefined;
+  const fromMemory = remembered !== undefined && write.writtenAtExact === true && snapshotSumAllowed(remembered.view, write) && decideFromParent(facts, remembered.view)?.kind === "lead";
+  let known = fromMemory ? remembered : undefined;
   for (let round = 0; round < DECIDE_ROUNDS; round++) {
     // The parent first: it alone settles duplicates, deleted counters and idle counters (one read).
     let parent = known;
