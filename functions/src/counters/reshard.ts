@@ -3,11 +3,11 @@
 // are plain batched writes and land before or after them, never half-way.
 import { FieldValue, type Firestore, type Transaction } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
-import { counterRef, shardRef } from "./paths";
+import { counterRef, shardRef } from "../model/paths";
 import { ADMIN_TRANSACTION_ATTEMPTS, forgetShape, shapeIn } from "./shape";
 import { dayField, NEW_SHARD } from "./shard-writes";
-import { dayCountsOf } from "./windows";
-import { readCount, readWrites, removedShardIds, shardIds, spread } from "./shards";
+import { dayCountsOf } from "../model/windows";
+import { readCount, readWrites, removedShardIds, shardIds, spread } from "../model/shards";
 
 /**
  * Changes the number of shards without changing their sum. Up: new shards start at 0. Down: the removed

@@ -5,7 +5,7 @@
 // MAX_INSTANCES bound how many counters can be rolled up at once; see docs/deploying.md.
 import { onDocumentWritten } from "firebase-functions/v2/firestore";
 import { databaseId, ROLLUP_CPU, rollupConcurrency, rollupMemoryMb, rollupMinInstances, rollupTimeoutSeconds } from "../config/params";
-import { SHARD_DOCUMENT_PATTERN } from "../counters/paths";
+import { SHARD_DOCUMENT_PATTERN } from "../model/paths";
 import { rollupShardEvent, type ShardEvent } from "../rollup/event";
 import type { ClaimMemo, LeadMemo } from "../rollup/types";
 import { rollupDeps } from "./deps";

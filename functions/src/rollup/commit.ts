@@ -3,9 +3,9 @@
 // The leading edge (lead.ts) runs it at once; a claim's finisher (finish.ts) after waiting for the due
 // time. The write itself is the store's `commit`: one atomic write.
 import * as logger from "firebase-functions/logger";
-import { COUNTERS } from "../counters/paths";
-import { dayOf } from "../counters/days";
-import { daysAfter, openDays, windowsMoveAtMs, windowsOf } from "../counters/windows";
+import { COUNTERS } from "../model/paths";
+import { dayOf } from "../model/days";
+import { daysAfter, openDays, windowsMoveAtMs, windowsOf } from "../model/windows";
 import { growthStep } from "./growth";
 import { intervalToRecord, type ParentView } from "./plan";
 import type { CommitFields, ParentRead } from "./store";

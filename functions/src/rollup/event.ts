@@ -5,7 +5,7 @@
 // completes, since a retry could only fail again, for 24 h.
 import * as logger from "firebase-functions/logger";
 import type { Change, DocumentSnapshot, FirestoreEvent } from "firebase-functions/v2/firestore";
-import { isPermanentError } from "../counters/errors";
+import { isPermanentError } from "../model/errors";
 import { rollupShardWrite } from "./index";
 import { microsCeil, parseRfc3339Micros } from "./plan";
 import type { RollupDeps, ShardWrite } from "./types";

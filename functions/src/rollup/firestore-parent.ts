@@ -3,8 +3,8 @@
 // versions the rollup handles as numbers and opaque tokens (store.ts). Shared by the store
 // (firestore-store.ts) and the midnight commit's reads and writes (firestore-midnight.ts).
 import { Timestamp, type DocumentSnapshot } from "firebase-admin/firestore";
-import { WINDOWS_MOVE_AT } from "../counters/paths";
-import { dayCountsOf, type DaysRead, type WindowsState } from "../counters/windows";
+import { WINDOWS_MOVE_AT } from "../model/paths";
+import { dayCountsOf, type DaysRead, type WindowsState } from "../model/windows";
 import type { Load } from "./growth";
 import { MAX_INTERVAL_MS, microsFloor } from "./plan";
 import type { ParentRead } from "./store";

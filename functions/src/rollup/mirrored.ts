@@ -17,8 +17,8 @@
 // - Targets that keep appearing and disappearing between the read and the commit make it try again, a
 //   bounded number of times; then it throws, so the platform retries the event (the claim stays until a
 //   commit lands: nothing that deferred to it is dropped).
-import { GRPC, grpcCode } from "../counters/errors";
-import type { MirrorTarget } from "../counters/mirror-rules";
+import { GRPC, grpcCode } from "../model/errors";
+import type { MirrorTarget } from "../model/mirror-rules";
 
 /** Commits (the first one optimistic: targets normally exist) before a mirrored commit gives up. */
 const MIRROR_COMMIT_ATTEMPTS = 4;

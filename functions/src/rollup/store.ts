@@ -3,7 +3,7 @@
 // runs over Firestore in production and in the emulator tests (firestore-store.ts), and over an in-memory store with the same
 // semantics in the model check (functions/test/unit/model). Times are microseconds (plan.ts); versions
 // are opaque tokens that a store turns back into its own preconditions.
-import type { DayCounts, WindowsState } from "../counters/windows";
+import type { DayCounts, WindowsState } from "../model/windows";
 import type { Load } from "./growth";
 import type { Claim, ParentView } from "./plan";
 

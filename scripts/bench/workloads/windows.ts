@@ -13,12 +13,12 @@
 import { randomUUID } from "node:crypto";
 import { initializeApp } from "firebase-admin/app";
 import { getFirestore, type Firestore } from "firebase-admin/firestore";
-import { withConcurrency } from "../../../functions/test/helpers/client";
+import { withConcurrency } from "../../lib/concurrency";
 import { defaultShards } from "../../../functions/src/config/params";
 import { rollupConfig } from "../../../functions/src/config/read";
-import { pause } from "../../../functions/src/counters/backoff";
-import { dayOf } from "../../../functions/src/counters/days";
-import { counterRef } from "../../../functions/src/counters/paths";
+import { pause } from "../../../functions/src/model/backoff";
+import { dayOf } from "../../../functions/src/model/days";
+import { counterRef } from "../../../functions/src/model/paths";
 import { commitMovedWindows } from "../../../functions/src/rollup/midnight";
 import { findMovedWindows, firestoreRollupStore } from "../../../functions/src/rollup/firestore-store";
 import { rollupShardWrite } from "../../../functions/src/rollup/index";

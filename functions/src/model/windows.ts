@@ -1,6 +1,6 @@
 // Counts over time (docs/windows.md): a windowed counter keeps, besides its total, the net count of each
 // UTC day, and shows `windows.today`, `windows.last7Days` and `windows.last30Days` for one day. Pure: the
-// rollup (commit.ts) and the midnight commit (midnight.ts) call these with their clock; the Firestore
+// rollup (rollup/commit.ts) and the midnight commit (rollup/midnight.ts) call these with their clock; the Firestore
 // store sums the days these name.
 //
 // WHERE THE DAYS ARE. An increment on a windowed counter adds its delta to `days.{day}` of the shard it
