@@ -12,7 +12,7 @@ import { ADMIN_TRANSACTION_ATTEMPTS, forgetShape, notForUnique, shapeIn, shapeOf
 import { readCount, shardIds } from "../model/shards";
 import { dayOf } from "../model/days";
 import { dayField } from "./shard-writes";
-import { dayCountsOf, windowsMoveAtMs, windowsOf, type DayCounts } from "../model/windows";
+import { dayCountsOf, shardDaysOf, windowsMoveAtMs, windowsOf, type DayCounts } from "../model/windows";
 import { erasedDays, resetPlan, type ResetMarks, type ResetParent, type ResetRead } from "../model/reset-plan";
 import { microsFloor } from "../rollup/plan";
 
@@ -135,7 +135,7 @@ function erasuresOf(counterId: string, shards: DocumentSnapshot[], today: string
     if (count.value !== 0) update.count = FieldValue.increment(-count.value);
     total += count.value;
     if (range !== null && days !== null) {
-      for (const [day, n] of Object.entries(dayCountsOf(shard.get("days")) ?? {})) {
+      for (const [day, n] of Object.entries(shardDaysOf(shard.get("days")) ?? {})) {
         if (day < range.from || day > range.to || n === 0) continue;
         update[dayField(day)] = FieldValue.increment(-n);
         days[day] = (days[day] ?? 0) + n;

@@ -6,7 +6,7 @@ import * as logger from "firebase-functions/logger";
 import { counterRef, shardRef } from "../model/paths";
 import { ADMIN_TRANSACTION_ATTEMPTS, forgetShape, shapeIn } from "./shape";
 import { dayField, NEW_SHARD } from "./shard-writes";
-import { dayCountsOf } from "../model/windows";
+import { shardDaysOf } from "../model/windows";
 import { readCount, readWrites, removedShardIds, shardIds, spread } from "../model/shards";
 
 /**
@@ -32,7 +32,7 @@ export async function reshardCounter(
         let foldedWrites = 0;
         const foldedDays = new Map<string, number>(); // a windowed counter's days move with the counts
         for (const shard of removed) {
-          const days = shard.exists ? dayCountsOf(shard.get("days")) : null;
+          const days = shard.exists ? shardDaysOf(shard.get("days")) : null;
           for (const [day, count] of Object.entries(days ?? {})) if (count !== 0) foldedDays.set(day, (foldedDays.get(day) ?? 0) + count);
         }
         for (const shard of removed) {
