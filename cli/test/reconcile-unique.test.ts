@@ -8,7 +8,7 @@ import { reconcile, type CounterReport } from "../src/lib/reconcile";
 import { requireEmulators } from "../../functions/test/helpers/emulators";
 import { runReconcile } from "./helpers/reconcile-cli";
 import { withConcurrency } from "../../functions/test/helpers/client";
-import { counterRef, memberRef, membersRef, shardRef } from "../../functions/src/counters/paths";
+import { counterRef, memberRef, membersRef, shardRef } from "../../functions/src/model/paths";
 import { createCounter } from "../../functions/src/counters/create";
 import { setMember } from "../../functions/src/counters/members";
 import { commitTotal } from "../../functions/src/rollup/firestore-store";

@@ -11,6 +11,10 @@
 // at its own current UTC day D instead, which is exact whatever `windows.day` is as long as D >=
 // windows.day (rollup.days holds every later day a covered delta counted for). A client clock behind windows.day (seconds
 // of skew) shows windows.day's values as they are.
+//
+// The functions keep their own copy of the day arithmetic and of the `rollup.days` reading rule
+// (functions/src/model/days.ts, windows.ts): this package is built and published on its own, so it
+// cannot import theirs. client/test/same-days.test.ts runs both over one table of cases.
 import { uncoveredDelta, type OwnIncrement, type Time } from "./coverage.js";
 
 /** The windows a windowed counter keeps. */

@@ -11,7 +11,7 @@ import { asTime, compareTimes, laterOf } from "../src/coverage";
 import { e2eAdminDb } from "../../functions/test/helpers/admin";
 import { pause, threeUsers, until } from "./emulator-helpers";
 import { shardSumIn } from "../../functions/test/helpers/documents";
-import { counterRef } from "../../functions/src/counters/paths";
+import { counterRef } from "../../functions/src/model/paths";
 // The model check's seeded PRNG (mulberry32), so a failing schedule can be replayed.
 import { rngOf } from "../../functions/test/unit/model/sim";
 

@@ -8,15 +8,15 @@ import { getApp, getApps, initializeApp, type App } from "firebase-admin/app";
 import { getFirestore, type Firestore } from "firebase-admin/firestore";
 import type { z } from "zod";
 import { envSettings, type EnvSettings } from "./config/env";
-import { CounterError } from "./counters/errors";
+import { CounterError } from "./model/errors";
 import * as ops from "./counters/operations";
-import { counterOnlyInput, createCounterInput, describeIssue, incrementCounterInput, reshardCounterInput, setMemberInput, type Limits } from "./counters/schema";
+import { counterOnlyInput, createCounterInput, describeIssue, incrementCounterInput, reshardCounterInput, setMemberInput, type Limits } from "./model/schema";
 
 import type { CreateResult } from "./counters/create";
 import type { IncrementResult } from "./counters/increment";
 import type { SetMemberResult } from "./counters/members";
 
-export { CounterError, type CounterErrorCode } from "./counters/errors";
+export { CounterError, type CounterErrorCode } from "./model/errors";
 export type { CreateResult, IncrementResult, SetMemberResult };
 export type { WriteTime } from "./counters/increment";
 

@@ -11,13 +11,13 @@ import {
   type Firestore,
   type Timestamp,
 } from "firebase-admin/firestore";
-import { counterRef, shardsRef } from "../../functions/src/counters/paths";
+import { counterRef, shardsRef } from "../../functions/src/model/paths";
 import { microsCeil } from "../../functions/src/rollup/plan";
 import { coveredUntilUs } from "../../functions/src/rollup/firestore-store";
 import { shardIncrement } from "../../functions/src/counters/shard-writes";
-import { pickShard, readCount, shardIds } from "../../functions/src/counters/shards";
+import { pickShard, readCount, shardIds } from "../../functions/src/model/shards";
 import { createCounter } from "../../functions/src/counters/create";
-import { dayOf } from "../../functions/src/counters/days";
+import { dayOf } from "../../functions/src/model/days";
 import { naiveCounterRef, naiveShardsRef } from "./naive/src/paths";
 
 export type Rollup = "ours" | "naive";
@@ -29,7 +29,7 @@ export interface Counter {
   numShards: number;
   parent: DocumentReference;
   shards: CollectionReference;
-  /** Ours only: created windowed (counts per UTC day: functions/src/counters/windows.ts). */
+  /** Ours only: created windowed (counts per UTC day: functions/src/model/windows.ts). */
   windowed?: boolean;
   /**
    * How a recorded write on one of its shards is made (delivery/events.ts), when not as incrementCounter

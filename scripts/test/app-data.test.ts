@@ -8,7 +8,7 @@ import { FieldValue, getFirestore, Timestamp } from "firebase-admin/firestore";
 import { logger } from "../../functions/test/helpers/logger";
 import { requireEmulators } from "../../functions/test/helpers/emulators";
 import { cleanupRound, resumeStrandedCleanups } from "../../functions/src/counters/deletion";
-import { cleanupRef, counterRef, leaseRef, memberRef, membershipsRef, requestRef, shardRef } from "../../functions/src/counters/paths";
+import { cleanupRef, counterRef, leaseRef, memberRef, membershipsRef, requestRef, shardRef } from "../../functions/src/model/paths";
 import { firestoreRollupStore } from "../../functions/src/rollup/firestore-store";
 import { staleAfterMsFor } from "../../functions/src/rollup/plan";
 import { sweepStaleClaims } from "../../functions/src/rollup/sweep";

@@ -10,7 +10,7 @@ import { deleteApp, initializeApp } from "firebase-admin/app";
 import { getFirestore } from "firebase-admin/firestore";
 import { migrate, type MigrationItem, type MigrationScan } from "../../../functions/src/extension/migrate";
 import { newCounterRuleOf, type NewCounterRule } from "../../../functions/src/extension/new-counter";
-import { extensionRule, type ExtensionRule } from "../../../functions/src/extension/rules";
+import { extensionRule, type ExtensionRule } from "../../../functions/src/model/extension-rules";
 import type { FoldReport } from "../../../functions/src/extension/fold";
 import { EXIT, integerValue, lastValue, readArgv, UsageError, type Command } from "../lib/cli";
 import { answers } from "../lib/firestore-emulator";

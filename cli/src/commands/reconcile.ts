@@ -5,7 +5,7 @@
 import { initializeApp } from "firebase-admin/app";
 import { getFirestore } from "firebase-admin/firestore";
 import { EXIT, integerValue, lastValue, readArgv, UsageError, type Command } from "../lib/cli";
-import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "../../../functions/src/counters/mirror-rules";
+import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "../../../functions/src/model/mirror-rules";
 import { answers } from "../lib/firestore-emulator";
 import { configuredFirestoreHost, countersParam, countersSourceDir, firebasercProject, projectDir, ProjectError, readFirebaseJson } from "../lib/project";
 import { progressLine } from "../lib/progress";

@@ -5,16 +5,16 @@
 // members first. For windowed counters it compares the parent's windows with every day of the last 30
 // summed at the same read time and, with `fix`, commits them with the total. Used by the reconcile command (commands/reconcile.ts).
 import { AggregateField, FieldPath, FieldValue, type DocumentReference, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
-import { GRPC, grpcCode } from "../../../functions/src/counters/errors";
-import type { MirrorTarget } from "../../../functions/src/counters/mirror-rules";
-import { COUNTERS, counterRef, membersRef, shardRef, shardsRef } from "../../../functions/src/counters/paths";
+import { GRPC, grpcCode } from "../../../functions/src/model/errors";
+import type { MirrorTarget } from "../../../functions/src/model/mirror-rules";
+import { COUNTERS, counterRef, membersRef, shardRef, shardsRef } from "../../../functions/src/model/paths";
 import { microsCeil } from "../../../functions/src/rollup/plan";
 import { isDeepStrictEqual } from "node:util";
 import { allDaysAt, commitTotal, coveredUntilUs } from "../../../functions/src/rollup/firestore-store";
-import { dayStartMs, isDay } from "../../../functions/src/counters/days";
-import { KEPT_DAYS, type Windows } from "../../../functions/src/counters/windows";
+import { dayStartMs, isDay } from "../../../functions/src/model/days";
+import { KEPT_DAYS, type Windows } from "../../../functions/src/model/windows";
 import { sumShards } from "../../../functions/src/rollup/sum";
-import { shardIds } from "../../../functions/src/counters/shards";
+import { shardIds } from "../../../functions/src/model/shards";
 
 /**
  * ok: total equals the shard sum (and, for a unique counter, the shard sum equals the members). lagging:

@@ -3,7 +3,7 @@
 // signed-out, signed-in and admin-claim callers. The rules test tier runs this table on
 // firestore.rules, and check-rules (and init) on any file (an app's rules with our block in them), so
 // both check the same expectations. Pure data: rules-check.ts runs it in the emulator.
-import { CLEANUP, LEASE_ID, PENDING_ID, REQUESTS, ROLLUP } from "../../../functions/src/counters/paths";
+import { CLEANUP, LEASE_ID, PENDING_ID, REQUESTS, ROLLUP } from "../../../functions/src/model/paths";
 
 export type Caller = "signed-out" | "signed-in" | "admin";
 

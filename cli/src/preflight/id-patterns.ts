@@ -4,10 +4,10 @@
 // (`post-{id}-likes` / `post-{id}-like`) is most likely a typo that leaves those counters plain, unbounded
 // or unmirrored (warned). Parsed by the functions' own parsers; a param that does not parse is its own
 // check's failure and is left out here.
-import { parseAutoCreateRules } from "../../../functions/src/counters/auto-create-rules";
-import { parseCounterKinds, type KindLimits } from "../../../functions/src/counters/kinds";
-import { parseMirrorRules, type MirrorRule } from "../../../functions/src/counters/mirror-rules";
-import { matchesEveryIdOf, parseCounterIdPatterns, type Template } from "../../../functions/src/counters/patterns";
+import { parseAutoCreateRules } from "../../../functions/src/model/auto-create-rules";
+import { parseCounterKinds, type KindLimits } from "../../../functions/src/model/kinds";
+import { parseMirrorRules, type MirrorRule } from "../../../functions/src/model/mirror-rules";
+import { matchesEveryIdOf, parseCounterIdPatterns, type Template } from "../../../functions/src/model/patterns";
 import { envFiles, userEnvs } from "./context";
 import type { CheckResult, Context } from "./types";
 

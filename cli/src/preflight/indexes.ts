@@ -3,13 +3,13 @@
 // the midnight commit's query needs, and without the TTL policy of earlier versions.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { COUNTERS, REQUESTS, ROLLUP, SHARD_SUMS_INDEX, WINDOWS_MOVE_AT } from "../../../functions/src/counters/paths";
+import { COUNTERS, REQUESTS, ROLLUP, SHARD_SUMS_INDEX, WINDOWS_MOVE_AT } from "../../../functions/src/model/paths";
 import { errorMessage, firestoreApi } from "../lib/firebase-tools-internals";
 import { firestoreConfig } from "./context";
 import { SWEEP, WINDOWS } from "./manifest";
 import type { CheckResult, Context } from "./types";
 
-/** The idempotency records' collection id before it became the backend's own (functions/src/counters/paths.ts). */
+/** The idempotency records' collection id before it became the backend's own (functions/src/model/paths.ts). */
 const LEGACY_REQUESTS = "requests";
 
 interface IndexSpec {

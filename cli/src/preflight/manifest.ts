@@ -2,8 +2,8 @@
 // itself: the contract's callables, the rollup trigger, its sweep and the cleanup trigger, each of the
 // kind, event, document and retry the rollup and the cleanup rely on; and foldExtensionShards exactly
 // while EXTENSION_COUNTERS names extension counters.
-import { CLEANUP_DOCUMENT_PATTERN, SHARD_DOCUMENT_PATTERN } from "../../../functions/src/counters/paths";
-import { FOLD_TRIGGER_PATTERN } from "../../../functions/src/extension/rules";
+import { CLEANUP_DOCUMENT_PATTERN, SHARD_DOCUMENT_PATTERN } from "../../../functions/src/model/paths";
+import { FOLD_TRIGGER_PATTERN } from "../../../functions/src/model/extension-rules";
 import { discoverBuild, endpointsOf } from "../lib/codebases";
 import { errorMessage, type Backend, type Build } from "../lib/firebase-tools-internals";
 import { envFiles, userEnvs } from "./context";

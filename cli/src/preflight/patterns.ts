@@ -1,18 +1,18 @@
 // The params that hold patterns and rules (UNIQUE_COUNTERS, WINDOWED_COUNTERS, MIRRORS, COUNTER_KINDS, AUTO_CREATE,
 // EXTENSION_COUNTERS), parsed by the functions' own parsers from the values a deploy would use: a bad one fails
 // here, naming it. How they fit together (a window mirrored of ids that are not windowed, typos) is id-patterns.ts.
-import { parseAutoCreateRules } from "../../../functions/src/counters/auto-create-rules";
-import { describeKind, parseCounterKinds, type KindLimits } from "../../../functions/src/counters/kinds";
-import { mirrorTargets, parseMirrorRules, type MirrorRule } from "../../../functions/src/counters/mirror-rules";
-import { fillTemplate, matchesAny, parseCounterIdPatterns, type Template } from "../../../functions/src/counters/patterns";
-import { describeRule, parseExtensionRules, type ExtensionRule } from "../../../functions/src/extension/rules";
+import { parseAutoCreateRules } from "../../../functions/src/model/auto-create-rules";
+import { describeKind, parseCounterKinds, type KindLimits } from "../../../functions/src/model/kinds";
+import { mirrorTargets, parseMirrorRules, type MirrorRule } from "../../../functions/src/model/mirror-rules";
+import { fillTemplate, matchesAny, parseCounterIdPatterns, type Template } from "../../../functions/src/model/patterns";
+import { describeRule, parseExtensionRules, type ExtensionRule } from "../../../functions/src/model/extension-rules";
 import { PARAM_RULES, paramProblem } from "../../../functions/src/config/rules";
 import { errorMessage } from "../lib/firebase-tools-internals";
 import { envFiles, userEnvs } from "./context";
 import type { CheckResult, Context } from "./types";
 
 /**
- * UNIQUE_COUNTERS, parsed by the functions' own parser (counters/patterns.ts) from the values a deploy
+ * UNIQUE_COUNTERS, parsed by the functions' own parser (model/patterns.ts) from the values a deploy
  * would use: a bad pattern fails here, naming it, instead of making createCounter refuse every call.
  */
 export function checkUniqueCounters(ctx: Context): CheckResult {
@@ -33,7 +33,7 @@ export function checkWindowedCounters(ctx: Context): CheckResult {
 }
 
 /**
- * MIRRORS, parsed by the functions' own parser (functions/src/counters/mirror-rules.ts): a bad rule fails here, naming it,
+ * MIRRORS, parsed by the functions' own parser (functions/src/model/mirror-rules.ts): a bad rule fails here, naming it,
  * instead of the rollup committing totals without their mirrors (it logs an ERROR) and the admin
  * callables refusing to run.
  */
@@ -46,7 +46,7 @@ export function checkMirrors(ctx: Context): CheckResult {
 }
 
 /**
- * COUNTER_KINDS, parsed by the functions' own parser (counters/kinds.ts) against the MAX_SHARDS and MAX_DELTA
+ * COUNTER_KINDS, parsed by the functions' own parser (model/kinds.ts) against the MAX_SHARDS and MAX_DELTA
  * a deploy would use: a bad rule fails here, naming it, instead of createCounter and incrementCounter
  * refusing every call with internal.
  */
@@ -59,7 +59,7 @@ export function checkCounterKinds(ctx: Context): CheckResult {
 }
 
 /**
- * EXTENSION_COUNTERS, parsed by the functions' own parser (functions/src/extension/rules.ts): a bad rule, or
+ * EXTENSION_COUNTERS, parsed by the functions' own parser (functions/src/model/extension-rules.ts): a bad rule, or
  * one whose documents the fold trigger cannot serve (deeper than a top-level collection), fails here,
  * naming it, instead of the trigger folding nothing. A rule whose counters UNIQUE_COUNTERS reserves fails
  * too (a unique counter takes no amounts: they would stay in the shards). A rule with no MIRRORS rule that
@@ -120,7 +120,7 @@ function safely<T>(parse: () => T): T | undefined {
 }
 
 /**
- * AUTO_CREATE, parsed by the functions' own parser (counters/auto-create-rules.ts): a bad rule fails here,
+ * AUTO_CREATE, parsed by the functions' own parser (model/auto-create-rules.ts): a bad rule fails here,
  * naming it, instead of the first calls on missing counters answering internal.
  */
 export function checkAutoCreate(ctx: Context): CheckResult {

@@ -4,15 +4,15 @@
 // defaults (shared.ts), ranges (rules.ts) and parsers as the callables', read when an operation needs them,
 // so a value means the same thing on both sides; docs/app.md says where the values come from. No
 // firebase-functions/params import.
-import { autoCreateDocument, parseAutoCreateRules } from "../counters/auto-create-rules";
-import { kindFor, parseCounterKindRules } from "../counters/kinds";
-import { mirrorTargets, parseMirrorRules } from "../counters/mirror-rules";
-import { parseCounterIdPatterns } from "../counters/patterns";
-import type { CounterSettings } from "../counters/settings";
+import { autoCreateDocument, parseAutoCreateRules } from "../model/auto-create-rules";
+import { kindFor, parseCounterKindRules } from "../model/kinds";
+import { mirrorTargets, parseMirrorRules } from "../model/mirror-rules";
+import { parseCounterIdPatterns } from "../model/patterns";
+import type { CounterSettings } from "../model/settings";
 import { paramProblem, relationProblems } from "./rules";
 import { COUNTER_PARAM_DEFAULTS, type CounterParamName } from "./shared";
 
-/** The admin entry's settings: the operations' (counters/settings.ts) and the counters' database. */
+/** The admin entry's settings: the operations' (model/settings.ts) and the counters' database. */
 export interface EnvSettings extends CounterSettings {
   /** DATABASE_ID: the database the counters live in. */
   databaseId(): string;

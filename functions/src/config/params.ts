@@ -122,7 +122,7 @@ export const createPolicy = defineString("CREATE_POLICY", {
     "provider other than anonymous) or admin (custom claim admin: true).",
 });
 
-// Best-effort abuse limits (counters/ratelimit.ts, docs/abuse.md): a token bucket per caller in each
+// Best-effort abuse limits (model/ratelimit.ts, docs/abuse.md): a token bucket per caller in each
 // instance's memory, on createCounter, incrementCounter and setMember. No Firestore cost per call.
 export const rateLimitPerMinute = defineInt("RATE_LIMIT_PER_MINUTE", {
   default: 300,

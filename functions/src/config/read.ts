@@ -3,14 +3,14 @@
 // functions' fallback). Each function reads only the params it uses: a bad callable setting must not
 // stop the rollup, and a bad rollup setting must not stop the callables.
 import * as logger from "firebase-functions/logger";
-import { autoCreateDocument, parseAutoCreateRules } from "../counters/auto-create-rules";
-import { kindFor, parseCounterKindRules, type CounterKind, type KindLimits } from "../counters/kinds";
+import { autoCreateDocument, parseAutoCreateRules } from "../model/auto-create-rules";
+import { kindFor, parseCounterKindRules, type CounterKind, type KindLimits } from "../model/kinds";
 import { newCounterRule, type NewCounterRule } from "../extension/new-counter";
-import { parseExtensionRules, type ExtensionRule } from "../extension/rules";
-import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "../counters/mirror-rules";
-import { parseCounterIdPatterns, type Template } from "../counters/patterns";
-import type { RateLimit } from "../counters/ratelimit";
-import type { CounterSettings } from "../counters/settings";
+import { parseExtensionRules, type ExtensionRule } from "../model/extension-rules";
+import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "../model/mirror-rules";
+import { parseCounterIdPatterns, type Template } from "../model/patterns";
+import type { RateLimit } from "../model/ratelimit";
+import type { CounterSettings } from "../model/settings";
 import { HOT_FOR_MS, type GrowthSettings } from "../rollup/growth";
 import { staleAfterMsFor } from "../rollup/plan";
 import {
@@ -224,7 +224,7 @@ export function autoCreateFor(counterId: string): string | undefined {
   return autoCreateDocument(parseAutoCreateRules("AUTO_CREATE", autoCreate.value()), counterId);
 }
 
-/** The counter operations' view of the params, for the callables (counters/settings.ts). */
+/** The counter operations' view of the params, for the callables (model/settings.ts). */
 export const paramSettings: CounterSettings = {
   limits: () => {
     const { defaultShards, maxShards, maxGrownShards, maxDelta, requestTtlMs } = config();

@@ -19,10 +19,10 @@
 // writes). A call for an id whose document does not exist stops after that one read.
 import type { Firestore } from "firebase-admin/firestore";
 import { writeNewCounter } from "./create";
-import { CounterError } from "./errors";
+import { CounterError } from "../model/errors";
 import { mirrorRefs } from "./mirror-writes";
-import { cleanupRef, counterRef } from "./paths";
-import type { NewCounter } from "./settings";
+import { cleanupRef, counterRef } from "../model/paths";
+import type { NewCounter } from "../model/settings";
 import { ADMIN_TRANSACTION_ATTEMPTS, rememberShape, shapeIn, shapeOf, type CounterShape } from "./shape";
 
 /** How a missing counter may create itself: asked only when a call finds it missing. */

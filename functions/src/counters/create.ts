@@ -1,15 +1,15 @@
 // createCounter's write: the parent and all its shards, in one transaction that refuses an id still
 // being deleted (deletion.ts), with the new total (0) on the counter's mirror targets (mirror-writes.ts).
 import { FieldValue, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
-import { windowsOf } from "./windows";
-import { dayOf } from "./days";
-import { CounterError, GRPC, grpcCode } from "./errors";
-import type { MirrorTarget } from "./mirror-rules";
+import { windowsOf } from "../model/windows";
+import { dayOf } from "../model/days";
+import { CounterError, GRPC, grpcCode } from "../model/errors";
+import type { MirrorTarget } from "../model/mirror-rules";
 import { mirrorRefs, writeMirrors } from "./mirror-writes";
-import { cleanupRef, COUNTERS, counterRef, shardRef } from "./paths";
+import { cleanupRef, COUNTERS, counterRef, shardRef } from "../model/paths";
 import { ADMIN_TRANSACTION_ATTEMPTS, rememberShape } from "./shape";
 import { NEW_SHARD } from "./shard-writes";
-import { shardIds } from "./shards";
+import { shardIds } from "../model/shards";
 
 export interface CreateResult {
   counterId: string;
@@ -25,7 +25,7 @@ export function newCounterId(db: Firestore): string {
 
 /**
  * A new counter's parent document: `total` 0, no rollup yet; a windowed counter starts with its windows at
- * 0 for the day of `nowMs`, and no day counted (counters/windows.ts). Also what a fold of an extension
+ * 0 for the day of `nowMs`, and no day counted (model/windows.ts). Also what a fold of an extension
  * counter creates (extension/fold.ts), so both make the same counter.
  */
 export function newCounterDocument(numShards: number, shape: { unique: boolean; windowed: boolean; nowMs: number }): Record<string, unknown> {

@@ -4,12 +4,12 @@
 import { FieldValue, type Firestore } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
 import { cleanUp, handOff, INLINE_BUDGET_MS, markDeleted } from "./deletion";
-import { CounterError } from "./errors";
-import type { MirrorTarget } from "./mirror-rules";
+import { CounterError } from "../model/errors";
+import type { MirrorTarget } from "../model/mirror-rules";
 import { mirrorRefs, writeMirrors } from "./mirror-writes";
-import { cleanupRef, counterRef, leaseRef, shardRef } from "./paths";
+import { cleanupRef, counterRef, leaseRef, shardRef } from "../model/paths";
 import { ADMIN_TRANSACTION_ATTEMPTS, forgetShape, shapeIn } from "./shape";
-import { shardIds } from "./shards";
+import { shardIds } from "../model/shards";
 
 export interface DeleteOptions {
   mirrors?: readonly MirrorTarget[];

@@ -51,7 +51,7 @@ import {
   type Transaction,
 } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
-import { cleanupRef, CLEANUP, counterRef, EXTENSION_RECORDS, isUnderCounter, MEMBERS, MEMBERSHIPS, PENDING_ID, REQUESTS } from "./paths";
+import { cleanupRef, CLEANUP, counterRef, EXTENSION_RECORDS, isUnderCounter, MEMBERS, MEMBERSHIPS, PENDING_ID, REQUESTS } from "../model/paths";
 
 /** Deletes per transaction: under the 500 writes a commit may hold. */
 const PAGE_SIZE = 400;

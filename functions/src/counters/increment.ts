@@ -3,13 +3,13 @@
 // batch: a concurrent reset, reshard or delete lands wholly before or wholly after it.
 import { FieldValue, Timestamp, type Firestore } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
-import { CounterError, GRPC, grpcCode } from "./errors";
-import { requestRef, shardRef } from "./paths";
-import { dayOf } from "./days";
+import { CounterError, GRPC, grpcCode } from "../model/errors";
+import { requestRef, shardRef } from "../model/paths";
+import { dayOf } from "../model/days";
 import { shapeOrCreate, type AutoCreateLookup } from "./auto-create";
 import { forgetShape, notForUnique, type CounterShape } from "./shape";
 import { shardIncrement } from "./shard-writes";
-import { pickShard, type Random } from "./shards";
+import { pickShard, type Random } from "../model/shards";
 
 /** A commit time as plain integers, the way it crosses the callable protocol (docs/api.md, incrementCounter). */
 export interface WriteTime {
@@ -72,7 +72,7 @@ export async function incrementCounter(
         expireAt: Timestamp.fromMillis(now() + options.requestTtlMs),
       });
     }
-    // The day is read from the clock right before the commit (counters/windows.ts: DAY_CLOSES_AFTER_MS).
+    // The day is read from the clock right before the commit (model/windows.ts: DAY_CLOSES_AFTER_MS).
     batch.update(shardRef(db, counterId, shard), shardIncrement(delta, windowed ? dayOf(now()) : null));
     try {
       const [result] = await batch.commit(); // every write of a batch carries the batch's commit time

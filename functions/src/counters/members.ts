@@ -26,25 +26,15 @@
 // leave other devices unable to tell a total with the change from one without it for as long as a commit
 // may take to land (docs/unique-counters.md, "Limits and costs").
 import { Timestamp, type DocumentReference, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
-import { backoffMs, pause } from "./backoff";
-import { CounterError, GRPC, grpcCode } from "./errors";
-import { counterRef, memberRef, membershipRef, shardRef } from "./paths";
-import { reservedFlag, type Template } from "./patterns";
-import { dayOf } from "./days";
+import { backoffMs, pause } from "../model/backoff";
+import { CounterError, GRPC, grpcCode } from "../model/errors";
+import { counterRef, memberRef, membershipRef, shardRef } from "../model/paths";
+import { dayOf } from "../model/days";
 import { createOnFirstCall, type AutoCreateLookup } from "./auto-create";
 import { shapeIn, type CounterShape } from "./shape";
 import { shardIncrement } from "./shard-writes";
-import { pickShard, type Random } from "./shards";
+import { pickShard, type Random } from "../model/shards";
 import { writeTimeOf, type WriteTime } from "./increment";
-
-/**
- * Whether a new counter is unique: as requested, or, when `unique` is omitted, whether its id matches
- * UNIQUE_COUNTERS. An id that matches can never be plain (`unique: false` is invalid-argument): otherwise
- * anyone could create a post's likes counter as a plain counter first and inflate it with increments.
- */
-export function uniqueFor(counterId: string, requested: boolean | undefined, patterns: readonly Template[]): boolean {
-  return reservedFlag("unique", "UNIQUE_COUNTERS", counterId, requested, patterns);
-}
 
 export interface SetMemberResult {
   counterId: string;
@@ -151,7 +141,7 @@ export async function setMember(
     if (record!.exists) batch.update(recordRef, change, { lastUpdateTime: record!.updateTime! });
     else batch.create(recordRef, change);
     await options.beforeCommit?.();
-    // The day is read from the clock right before the commit (counters/windows.ts: DAY_CLOSES_AFTER_MS).
+    // The day is read from the clock right before the commit (model/windows.ts: DAY_CLOSES_AFTER_MS).
     const day = windowed ? dayOf((options.now ?? Date.now)()) : null;
     batch.update(shardRef(db, counterId, pickShard(numShards, random)), shardIncrement(member ? 1 : -1, day));
     let committedAt: Timestamp;

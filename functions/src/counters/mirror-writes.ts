@@ -7,8 +7,8 @@
 // what a target holds). A target document is never created: a missing one is skipped with a warning.
 import type { DocumentData, DocumentReference, DocumentSnapshot, FieldValue, Firestore, UpdateData, WriteBatch } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
-import type { MirrorTarget } from "./mirror-rules";
-import type { Windows } from "./windows";
+import type { MirrorTarget } from "../model/mirror-rules";
+import type { Windows } from "../model/windows";
 
 /** The targets' documents, to read in the transaction (or the read) before the write. */
 export function mirrorRefs(db: Firestore, mirrors: readonly MirrorTarget[]): DocumentReference[] {

@@ -8,11 +8,11 @@ import type { AutoCreateLookup } from "./auto-create";
 import { createCounter, newCounterId, type CreateResult } from "./create";
 import { deleteCounter } from "./delete";
 import { incrementCounter, type IncrementResult } from "./increment";
-import { checkDelta } from "./kinds";
+import { checkDelta } from "../model/kinds";
 import { setMember, type SetMemberResult } from "./members";
 import { resetCounter } from "./reset";
 import { reshardCounter } from "./reshard";
-import { newCounter, type CounterSettings, type OperationLimits, type Requested } from "./settings";
+import { newCounter, type CounterSettings, type OperationLimits, type Requested } from "../model/settings";
 
 export async function createWith(db: Firestore, settings: CounterSettings, input: Requested & { counterId?: string | undefined }): Promise<CreateResult> {
   const limits = settings.limits();

@@ -3,17 +3,17 @@
 // with the new values on the counter's mirror targets (mirror-writes.ts).
 import { FieldValue, Timestamp, type DocumentReference, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
-import { backoffMs, pause } from "./backoff";
-import { CounterError, GRPC, grpcCode } from "./errors";
-import type { MirrorTarget } from "./mirror-rules";
+import { backoffMs, pause } from "../model/backoff";
+import { CounterError, GRPC, grpcCode } from "../model/errors";
+import type { MirrorTarget } from "../model/mirror-rules";
 import { logMissingMirror, mirroredValue, mirrorRefs } from "./mirror-writes";
-import { counterRef, shardRef } from "./paths";
+import { counterRef, shardRef } from "../model/paths";
 import { ADMIN_TRANSACTION_ATTEMPTS, forgetShape, notForUnique, shapeIn, shapeOf } from "./shape";
-import { readCount, shardIds } from "./shards";
-import { dayOf } from "./days";
+import { readCount, shardIds } from "../model/shards";
+import { dayOf } from "../model/days";
 import { dayField } from "./shard-writes";
-import { dayCountsOf, windowsMoveAtMs, windowsOf, type DayCounts } from "./windows";
-import { erasedDays, resetPlan, type ResetMarks, type ResetParent, type ResetRead } from "./reset-plan";
+import { dayCountsOf, shardDaysOf, windowsMoveAtMs, windowsOf, type DayCounts } from "../model/windows";
+import { erasedDays, resetPlan, type ResetMarks, type ResetParent, type ResetRead } from "../model/reset-plan";
 import { microsFloor } from "../rollup/plan";
 
 /** Attempts of a reset whose read went stale before its write (another reset, a reshard, a delete between them). */
@@ -135,7 +135,7 @@ function erasuresOf(counterId: string, shards: DocumentSnapshot[], today: string
     if (count.value !== 0) update.count = FieldValue.increment(-count.value);
     total += count.value;
     if (range !== null && days !== null) {
-      for (const [day, n] of Object.entries(dayCountsOf(shard.get("days")) ?? {})) {
+      for (const [day, n] of Object.entries(shardDaysOf(shard.get("days")) ?? {})) {
         if (day < range.from || day > range.to || n === 0) continue;
         update[dayField(day)] = FieldValue.increment(-n);
         days[day] = (days[day] ?? 0) + n;

@@ -3,11 +3,11 @@
 // are plain batched writes and land before or after them, never half-way.
 import { FieldValue, type Firestore, type Transaction } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
-import { counterRef, shardRef } from "./paths";
+import { counterRef, shardRef } from "../model/paths";
 import { ADMIN_TRANSACTION_ATTEMPTS, forgetShape, shapeIn } from "./shape";
 import { dayField, NEW_SHARD } from "./shard-writes";
-import { dayCountsOf } from "./windows";
-import { readCount, readWrites, removedShardIds, shardIds, spread } from "./shards";
+import { shardDaysOf } from "../model/windows";
+import { readCount, readWrites, removedShardIds, shardIds, spread } from "../model/shards";
 
 /**
  * Changes the number of shards without changing their sum. Up: new shards start at 0. Down: the removed
@@ -32,7 +32,7 @@ export async function reshardCounter(
         let foldedWrites = 0;
         const foldedDays = new Map<string, number>(); // a windowed counter's days move with the counts
         for (const shard of removed) {
-          const days = shard.exists ? dayCountsOf(shard.get("days")) : null;
+          const days = shard.exists ? shardDaysOf(shard.get("days")) : null;
           for (const [day, count] of Object.entries(days ?? {})) if (count !== 0) foldedDays.set(day, (foldedDays.get(day) ?? 0) + count);
         }
         for (const shard of removed) {

@@ -2,15 +2,15 @@
 // small per-instance cache. incrementCounter reads it through the cache so that an increment costs no
 // parent read; setMember and the admin operations read the parent themselves.
 import type { DocumentSnapshot, Firestore } from "firebase-admin/firestore";
-import { CounterError } from "./errors";
-import { counterRef } from "./paths";
-import { storedCounter } from "./schema";
+import { CounterError } from "../model/errors";
+import { counterRef } from "../model/paths";
+import { storedCounter } from "../model/schema";
 
 export interface CounterShape {
   numShards: number;
   /** A unique counter counts members (setMember), never increments (docs/unique-counters.md). */
   unique: boolean;
-  /** A windowed counter's shard writes carry the day's count too (counters/windows.ts). */
+  /** A windowed counter's shard writes carry the day's count too (model/windows.ts). */
   windowed: boolean;
 }
 

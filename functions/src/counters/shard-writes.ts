@@ -2,9 +2,9 @@
 // `writes` in the same write (the load the rollup measures to grow a counter: rollup/growth.ts), and a new
 // shard starts with both at 0 (so one aggregation query can sum both: rollup/sum.ts). On a windowed counter
 // the same write adds the delta to `days.{day}` too, the net count of the day it was applied on
-// (counters/windows.ts), and drops the days that have left every window.
+// (model/windows.ts), and drops the days that have left every window.
 import { FieldValue } from "firebase-admin/firestore";
-import { addDays } from "./days";
+import { addDays } from "../model/days";
 
 /**
  * The days an increment drops from its shard: days 32 to 38 before its own. A sum reads back to the 30th

@@ -8,7 +8,7 @@ import { onDocumentUpdated, type Change, type FirestoreEvent, type QueryDocument
 import * as logger from "firebase-functions/logger";
 import { databaseId } from "../config/params";
 import { CLEANUP_TIMEOUT_SECONDS, cleanupRound, ROUND_BUDGET_MS } from "../counters/deletion";
-import { CLEANUP_DOCUMENT_PATTERN } from "../counters/paths";
+import { CLEANUP_DOCUMENT_PATTERN } from "../model/paths";
 import { countersDb } from "./deps";
 import { EVERY_FUNCTION } from "./options";
 

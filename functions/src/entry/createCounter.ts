@@ -2,7 +2,7 @@
 // declare for its id (UNIQUE_COUNTERS, WINDOWED_COUNTERS, COUNTER_KINDS, MIRRORS: counters/operations.ts).
 import { createPolicy, paramSettings } from "../config/read";
 import { createWith } from "../counters/operations";
-import { createCounterInput } from "../counters/schema";
+import { createCounterInput } from "../model/schema";
 import { countersDb } from "./deps";
 import { validatedOnCall } from "./oncall";
 

@@ -2,7 +2,7 @@
 // within the call's budget, then by cleanupDeletedCounter (counters/delete.ts, counters/deletion.ts).
 import { paramSettings } from "../config/read";
 import { deleteWith } from "../counters/operations";
-import { counterOnlyInput } from "../counters/schema";
+import { counterOnlyInput } from "../model/schema";
 import { countersDb } from "./deps";
 import { validatedOnCall } from "./oncall";
 

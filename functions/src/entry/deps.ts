@@ -8,7 +8,7 @@ import { getApp, getApps, initializeApp, type App } from "firebase-admin/app";
 import { getFirestore, type Firestore } from "firebase-admin/firestore";
 import { databaseId } from "../config/params";
 import { rollupConfig, rollupMirrorTargets } from "../config/read";
-import { pause } from "../counters/backoff";
+import { pause } from "../model/backoff";
 import { firestoreRollupStore } from "../rollup/firestore-store";
 import type { RollupDeps } from "../rollup/types";
 

@@ -9,11 +9,11 @@ import { onDocumentWritten, type Change, type DocumentSnapshot, type FirestoreEv
 import * as logger from "firebase-functions/logger";
 import { databaseId } from "../config/params";
 import { extensionRules, foldNewCounterRule } from "../config/read";
-import { dayOf } from "../counters/days";
-import { isPermanentError } from "../counters/errors";
+import { dayOf } from "../model/days";
+import { isPermanentError } from "../model/errors";
 import { shardAmount } from "../extension/amounts";
 import { foldSource } from "../extension/fold";
-import { FOLD_TRIGGER_PATTERN, nearMiss, sourcesFor } from "../extension/rules";
+import { FOLD_TRIGGER_PATTERN, nearMiss, sourcesFor } from "../model/extension-rules";
 import { countersDb } from "./deps";
 import { EVERY_FUNCTION } from "./options";
 

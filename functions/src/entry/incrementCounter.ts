@@ -2,7 +2,7 @@
 // one that AUTO_CREATE names creates itself first (counters/operations.ts).
 import { paramSettings } from "../config/read";
 import { incrementWith } from "../counters/operations";
-import { incrementCounterInput } from "../counters/schema";
+import { incrementCounterInput } from "../model/schema";
 import { countersDb } from "./deps";
 import { validatedOnCall } from "./oncall";
 

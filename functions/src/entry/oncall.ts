@@ -10,9 +10,9 @@ import { policyRefusal } from "../config/access";
 import { consumeAppCheckTokenAtLoad } from "../config/params";
 import { config, type Config } from "../config/read";
 import type { CreatePolicy } from "../config/rules";
-import { CounterError } from "../counters/errors";
-import { createLimiter, type Limiter } from "../counters/ratelimit";
-import { describeIssue, type Limits } from "../counters/schema";
+import { CounterError } from "../model/errors";
+import { createLimiter, type Limiter } from "../model/ratelimit";
+import { describeIssue, type Limits } from "../model/schema";
 import { EVERY_FUNCTION } from "./options";
 
 export interface CallContext {

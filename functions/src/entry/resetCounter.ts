@@ -1,7 +1,7 @@
 // resetCounter (admin): every shard, the total and its mirrors back to 0 (counters/reset.ts).
 import { paramSettings } from "../config/read";
 import { resetWith } from "../counters/operations";
-import { counterOnlyInput } from "../counters/schema";
+import { counterOnlyInput } from "../model/schema";
 import { countersDb } from "./deps";
 import { validatedOnCall } from "./oncall";
 

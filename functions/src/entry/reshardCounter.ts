@@ -1,7 +1,7 @@
 // reshardCounter (admin): a new number of shards, the same sum (counters/reshard.ts). Not bound by
 // COUNTER_KINDS: an admin may reshard a counter of a declared kind (a hot one, say).
 import { reshardWith } from "../counters/operations";
-import { reshardCounterInput } from "../counters/schema";
+import { reshardCounterInput } from "../model/schema";
 import { countersDb } from "./deps";
 import { validatedOnCall } from "./oncall";
 

@@ -7,8 +7,8 @@
 import * as logger from "firebase-functions/logger";
 import { onDocumentWritten, type Change, type DocumentSnapshot, type FirestoreEvent } from "firebase-functions/v2/firestore";
 import { databaseId, ROLLUP_CPU, rollupConcurrency, rollupMemoryMb, rollupMinInstances, rollupTimeoutSeconds } from "../config/params";
-import { SHARD_DOCUMENT_PATTERN } from "../counters/paths";
-import { isPermanentError } from "../counters/errors";
+import { SHARD_DOCUMENT_PATTERN } from "../model/paths";
+import { isPermanentError } from "../model/errors";
 import { rollupShardWrite } from "../rollup/index";
 import { microsCeil, parseRfc3339Micros } from "../rollup/plan";
 import type { ClaimMemo, LeadMemo, ParentMemo, RollupDeps, ShardWrite } from "../rollup/types";

@@ -2,7 +2,7 @@
 // that AUTO_CREATE names creates itself first (counters/operations.ts).
 import { paramSettings } from "../config/read";
 import { setMemberWith } from "../counters/operations";
-import { setMemberInput } from "../counters/schema";
+import { setMemberInput } from "../model/schema";
 import { countersDb } from "./deps";
 import { validatedOnCall } from "./oncall";
 

@@ -23,17 +23,17 @@
 // total into the field before it is taken (docs/from-the-extension.md says why nothing else may either).
 // Duplicated, reordered and retried runs move what is there when they read, and nothing twice.
 import { FieldPath, FieldValue, type DocumentReference, type DocumentSnapshot, type Firestore, type WriteBatch } from "firebase-admin/firestore";
-import { backoffMs, pause } from "../counters/backoff";
+import { backoffMs, pause } from "../model/backoff";
 import { newCounterDocument } from "../counters/create";
-import { GRPC, grpcCode } from "../counters/errors";
-import { cleanupRef, counterRef, extensionRecordRef, shardRef } from "../counters/paths";
+import { GRPC, grpcCode } from "../model/errors";
+import { cleanupRef, counterRef, extensionRecordRef, shardRef } from "../model/paths";
 import { readState, type Read } from "./snapshot";
 import { shapeIn } from "../counters/shape";
 import { NEW_SHARD, shardIncrement } from "../counters/shard-writes";
-import { pickShard, type Random } from "../counters/shards";
+import { pickShard, type Random } from "../model/shards";
 import { fieldAmount, shardAmount, type Removal } from "./amounts";
 import type { NewCounterRule } from "./new-counter";
-import type { ExtensionSource } from "./rules";
+import type { ExtensionSource } from "../model/extension-rules";
 
 export interface FoldOptions {
   /** Only these documents of `_counter_shards_` (the trigger: the one written); every one, page by page, when absent. */

@@ -10,7 +10,7 @@ import { FieldPath, type DocumentSnapshot, type Firestore, type Query } from "fi
 import { foldSource, type FoldReport } from "./fold";
 import { fieldSegments } from "./amounts";
 import type { NewCounterRule } from "./new-counter";
-import { collectionIdOf, collectionOf, EXTENSION_SHARDS, nearMiss, sourceFor, type ExtensionRule } from "./rules";
+import { collectionIdOf, collectionOf, EXTENSION_SHARDS, nearMiss, sourceFor, type ExtensionRule } from "../model/extension-rules";
 
 export interface MigrateOptions {
   dryRun: boolean;

@@ -1,11 +1,11 @@
 // The shape of a counter that a fold creates (an extension counter's first amount, when no counter has its
-// id yet): what createCounter gives that id without a request's choices (counters/settings.ts, newCounter:
+// id yet): what createCounter gives that id without a request's choices (model/settings.ts, newCounter:
 // DEFAULT_SHARDS or the shards COUNTER_KINDS declares, windowed if WINDOWED_COUNTERS names it). An id that
 // UNIQUE_COUNTERS reserves is refused: a unique counter counts members, and extension amounts are not
 // members. The trigger reads the params as deployed (config/read.ts), migrate-extension the codebase's env
 // files (config/env.ts reads them as the admin entry reads its environment). Pure.
 import { envSettings } from "../config/env";
-import { newCounter, type CounterSettings } from "../counters/settings";
+import { newCounter, type CounterSettings } from "../model/settings";
 
 export interface NewCounterShape {
   numShards: number;

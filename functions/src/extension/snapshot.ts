@@ -2,8 +2,8 @@
 // document, the counter's parent, its record of the field and its deletion marker, read in one read-only
 // transaction, so at one read time, without a lock on anything an old client or the rollup writes.
 import { FieldPath, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
-import { cleanupRef, counterRef, extensionRecordRef } from "../counters/paths";
-import { EXTENSION_SHARDS, type ExtensionSource } from "./rules";
+import { cleanupRef, counterRef, extensionRecordRef } from "../model/paths";
+import { EXTENSION_SHARDS, type ExtensionSource } from "../model/extension-rules";
 
 export interface Read {
   shards: DocumentSnapshot[];

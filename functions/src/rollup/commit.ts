@@ -3,10 +3,10 @@
 // The leading edge (lead.ts) runs it at once; a claim's finisher (claim.ts) after waiting for the due
 // time. The write itself is the store's `commit`: one atomic write.
 import * as logger from "firebase-functions/logger";
-import { COUNTERS } from "../counters/paths";
-import { dayOf } from "../counters/days";
-import { readCount } from "../counters/shards";
-import { daysAfter, openDays, windowsMoveAtMs, windowsOf, type DayCounts } from "../counters/windows";
+import { COUNTERS } from "../model/paths";
+import { dayOf } from "../model/days";
+import { readCount } from "../model/shards";
+import { daysAfter, openDays, windowsMoveAtMs, windowsOf, type DayCounts } from "../model/windows";
 import { growthStep } from "./growth";
 import { intervalToRecord, snapshotSumAllowed, type ParentView } from "./plan";
 import type { CommitFields, ParentRead, SumRead } from "./store";
@@ -45,7 +45,7 @@ export interface CommitTarget {
 export async function sumAndCommit(run: Run, target: CommitTarget): Promise<CommitStep> {
   const { deps, ops } = run;
   const view = target.parent.view;
-  // A windowed counter's days are for the rollup clock's day, read once before the sum (counters/windows.ts).
+  // A windowed counter's days are for the rollup clock's day, read once before the sum (model/windows.ts).
   const dayMs = (deps.dayClockMs ?? deps.nowMs)();
   const since = view.days?.sinceUs;
   const open = since === undefined ? undefined : (readUs: number) => openDays(since, dayMs, readUs);

@@ -2,11 +2,11 @@
 // windows moved, and the conditioned write of a counter's moved windows with only the mirror values that
 // changed (RollupStore.moveWindows; firestore-store.ts hands it on to here).
 import { Timestamp, type DocumentReference, type Firestore, type QueryDocumentSnapshot } from "firebase-admin/firestore";
-import { GRPC, grpcCode } from "../counters/errors";
-import type { MirrorTarget } from "../counters/mirror-rules";
+import { GRPC, grpcCode } from "../model/errors";
+import type { MirrorTarget } from "../model/mirror-rules";
 import { differingValues, logMissingMirror, type MirrorValues } from "../counters/mirror-writes";
-import { COUNTERS, counterRef, WINDOWS_MOVE_AT } from "../counters/paths";
-import type { WindowsState } from "../counters/windows";
+import { COUNTERS, counterRef, WINDOWS_MOVE_AT } from "../model/paths";
+import type { WindowsState } from "../model/windows";
 import type { FindMovedWindows } from "./midnight";
 import { parentReadOf, timestampOf, windowsFields } from "./firestore-parent";
 import type { MoveResult, ParentRead } from "./store";

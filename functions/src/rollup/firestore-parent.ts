@@ -3,8 +3,8 @@
 // versions the rollup handles as numbers and opaque tokens (store.ts). Shared by the store
 // (firestore-store.ts) and the midnight commit's reads and writes (firestore-midnight.ts).
 import { Timestamp, type DocumentSnapshot } from "firebase-admin/firestore";
-import { WINDOWS_MOVE_AT } from "../counters/paths";
-import { dayCountsOf, type DaysRead, type WindowsState } from "../counters/windows";
+import { WINDOWS_MOVE_AT } from "../model/paths";
+import { dayCountsOf, type DaysRead, type WindowsState } from "../model/windows";
 import type { Load } from "./growth";
 import { MAX_INTERVAL_MS, microsFloor } from "./plan";
 import type { ParentRead } from "./store";
@@ -51,7 +51,7 @@ export function parentReadOf(parent: DocumentSnapshot): ParentRead {
 }
 
 /**
- * A windowed parent's days (counters/windows.ts): `rollup.days`, exact at `rollup.readTime` (before the first
+ * A windowed parent's days (model/windows.ts): `rollup.days`, exact at `rollup.readTime` (before the first
  * rollup: at the reset, or at the creation). Days that cannot be read are summed again: every day of the
  * last 30 is open then. Null for a counter that is not windowed.
  */

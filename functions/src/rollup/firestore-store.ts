@@ -2,13 +2,13 @@
 // counters/{id}, with every precondition the rollup relies on (a commit on the parent's update time, a
 // claim on the lease's). The emulator tests exercise exactly this module.
 import { AggregateField, FieldValue, Timestamp, type DocumentReference, type DocumentSnapshot, type Firestore, type QueryDocumentSnapshot, type WriteResult } from "firebase-admin/firestore";
-import { GRPC, grpcCode } from "../counters/errors";
-import type { MirrorTarget } from "../counters/mirror-rules";
+import { GRPC, grpcCode } from "../model/errors";
+import type { MirrorTarget } from "../model/mirror-rules";
 import { logMissingMirror, writeTargets, type MirrorValues } from "../counters/mirror-writes";
-import { counterRef, isUnderCounter, LEASE_ID, leaseRef, ROLLUP, shardRef, shardsRef } from "../counters/paths";
+import { counterRef, isUnderCounter, LEASE_ID, leaseRef, ROLLUP, shardRef, shardsRef } from "../model/paths";
 import { dayField, newShardMerge } from "../counters/shard-writes";
-import { dayOf } from "../counters/days";
-import { daysAfter, KEPT_DAYS, openDays, windowsMoveAtMs, windowsOf, type DayCounts, type WindowsState } from "../counters/windows";
+import { dayOf } from "../model/days";
+import { daysAfter, KEPT_DAYS, openDays, windowsMoveAtMs, windowsOf, type DayCounts, type WindowsState } from "../model/windows";
 import * as logger from "firebase-functions/logger";
 import type { Load } from "./growth";
 import { microsFloor } from "./plan";
@@ -23,7 +23,7 @@ export { findMovedWindows } from "./firestore-midnight";
 export { coveredUntilUs } from "./firestore-parent";
 
 export interface FirestoreRollupStoreOptions {
-  /** Where a counter's total is also written (MIRRORS, counters/mirror-rules.ts); none when absent. */
+  /** Where a counter's total is also written (MIRRORS, model/mirror-rules.ts); none when absent. */
   mirrors?: (counterId: string) => MirrorTarget[];
   /** Tests: runs before each step of a commit, to make mirror targets appear or disappear in between. */
   onMirrorStep?: (step: MirrorStep) => void | Promise<void>;

@@ -16,8 +16,8 @@
 // spent waiting for a slot, and logs them in one structured line ("rollup ops", ops.ts), so what a
 // million increments cost can be counted from what the functions did (the benchmark does).
 import * as logger from "firebase-functions/logger";
-import { COUNTERS, SHARDS } from "../counters/paths";
-import { readCount } from "../counters/shards";
+import { COUNTERS, SHARDS } from "../model/paths";
+import { readCount } from "../model/shards";
 import { decide, decideFromParent, snapshotSumAllowed, type Decision, type WriteFacts } from "./plan";
 import { claimSlot, finishClaim, heldDueMs, holdingClaim, releaseClaim } from "./claim";
 import { leadingEdge } from "./lead";

@@ -1,4 +1,4 @@
-// The midnight commit: windows move without writes (counters/windows.ts). After UTC midnight a windowed
+// The midnight commit: windows move without writes (model/windows.ts). After UTC midnight a windowed
 // counter nobody touches still shows yesterday's `windows.today`; this commits such counters again, so
 // their windows (and the mirrors of them) move to the new day. Each commit records `rollup.windowsMoveAt`,
 // the next midnight when one of its windows is not 0 and null otherwise, so the query here finds exactly the
@@ -7,7 +7,7 @@
 // nothing costs one read.
 //
 // NO SUM. The windows of the new day come from the parent's own `rollup.days`, which is exact at the read
-// time the total holds (counters/windows.ts, "the windows of a later day need no sum"): movedWindows. So a
+// time the total holds (model/windows.ts, "the windows of a later day need no sum"): movedWindows. So a
 // counter costs one conditioned write (the parent, on condition that it is the version the query found; with
 // mirrors, one transaction over the parent and its target documents that writes only the values that
 // changed: rollup/firestore-midnight.ts). A rollup that commits first makes the write fail and this one read the
@@ -23,8 +23,8 @@
 // later, goes on with the rest (docs/windows.md, "At scale"; functions/test/unit/midnight-scale.test.ts runs
 // this code over 100,000 counters in virtual time).
 import * as logger from "firebase-functions/logger";
-import { dayOf } from "../counters/days";
-import { movedWindows } from "../counters/windows";
+import { dayOf } from "../model/days";
+import { movedWindows } from "../model/windows";
 import { sumAndCommit } from "./commit";
 import { noOps, type RollupOps } from "./ops";
 import type { ParentRead } from "./store";

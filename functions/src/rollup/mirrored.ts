@@ -1,4 +1,4 @@
-// The commit of a total that is mirrored (MIRRORS, counters/mirror-rules.ts): the parent's update and, in the
+// The commit of a total that is mirrored (MIRRORS, model/mirror-rules.ts): the parent's update and, in the
 // same atomic write, the total on every mirror target. The targets are the app's documents: any of them
 // may appear, disappear or change at any moment, between any two steps of a commit. Over a MirrorPort (one
 // atomic write, one consistent read), so the very same steps run over Firestore (firestore-store.ts, whose writes of the targets are counters/mirror-writes.ts) and over
@@ -17,8 +17,8 @@
 // - Targets that keep appearing and disappearing between the read and the commit make it try again, a
 //   bounded number of times; then it throws, so the platform retries the event (the claim stays until a
 //   commit lands: nothing that deferred to it is dropped).
-import { GRPC, grpcCode } from "../counters/errors";
-import type { MirrorTarget } from "../counters/mirror-rules";
+import { GRPC, grpcCode } from "../model/errors";
+import type { MirrorTarget } from "../model/mirror-rules";
 
 /** Commits (the first one optimistic: targets normally exist) before a mirrored commit gives up. */
 const MIRROR_COMMIT_ATTEMPTS = 4;

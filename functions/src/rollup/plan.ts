@@ -77,7 +77,7 @@
 // So no window of one interval holds three. Under sustained load every write finds a commit less than an
 // interval before it, the leading edge never fires, and the parent is written once per slot.
 
-import type { DaysRead } from "../counters/windows";
+import type { DaysRead } from "../model/windows";
 import type { Load } from "./growth";
 
 /** The largest ROLLUP_INTERVAL_MS (config/rules.ts holds the param to it): bounds every claim when the parent recorded no interval. */
@@ -112,7 +112,7 @@ export interface ParentView {
   numShards: number | null;
   /** `rollup.load`, the load the last commit measured (growth.ts); null if none. */
   load: Load | null;
-  /** A windowed counter's days as kept on the parent (counters/windows.ts); null or absent when not windowed. */
+  /** A windowed counter's days as kept on the parent (model/windows.ts); null or absent when not windowed. */
   days?: DaysRead | null;
   /**
    * When the parent was last written (its update time), microseconds, rounded down; null if it does not exist.

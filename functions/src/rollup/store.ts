@@ -3,7 +3,7 @@
 // runs over Firestore in production and in the emulator tests (firestore-store.ts), and over an in-memory store with the same
 // semantics in the model check (functions/test/unit/model). Times are microseconds (plan.ts); versions
 // are opaque tokens that a store turns back into its own preconditions.
-import type { DayCounts, WindowsState } from "../counters/windows";
+import type { DayCounts, WindowsState } from "../model/windows";
 import type { Load } from "./growth";
 import type { Claim, ParentView } from "./plan";
 
@@ -100,7 +100,7 @@ export interface RollupStore {
   /**
    * The shards' sum at one read time (sum.ts over Firestore). `numShards`: the parent's, when known; the
    * applied writes are summed with the counts only then. `days`: for a windowed counter, its open days as
-   * of the sum's read time (counters/windows.ts), each summed at that same read time into `sum.days`.
+   * of the sum's read time (model/windows.ts), each summed at that same read time into `sum.days`.
    */
   sum(counterId: string, numShards: number | null, days?: (readUs: number) => readonly string[]): Promise<SumRead>;
   /**
@@ -110,7 +110,7 @@ export interface RollupStore {
   commit(counterId: string, parent: ParentRead, sum: { total: number; readUs: number }, fields: CommitFields): Promise<CommitResult>;
   /**
    * The midnight commit's write (midnight.ts): a windowed counter's windows moved to a later day from its own
-   * days, with no sum (counters/windows.ts says why that is exact): `windows`, `rollup.days` and
+   * days, with no sum (model/windows.ts says why that is exact): `windows`, `rollup.days` and
    * `rollup.windowsMoveAt`, on condition that the parent is still at `parent.version`; `total` and its read
    * time stay. In the same atomic write, each mirror target of the counter that exists gets the values it
    * mirrors, written only where they differ from what it holds (so a target that appeared since the last

@@ -2,9 +2,9 @@
 // shards. This is the line that computes a counter's total.
 import { AggregateField, type Firestore, type Timestamp } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
-import { GRPC, grpcCode } from "../counters/errors";
-import { SHARD_SUMS_INDEX, shardsRef } from "../counters/paths";
-import { readCount } from "../counters/shards";
+import { GRPC, grpcCode } from "../model/errors";
+import { SHARD_SUMS_INDEX, shardsRef } from "../model/paths";
+import { readCount } from "../model/shards";
 import type { RollupOps } from "./ops";
 
 /**

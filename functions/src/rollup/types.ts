@@ -69,7 +69,7 @@ export interface RollupDeps {
   staleAfterMs: number;
   nowMs: () => number;
   /**
-   * The clock whose UTC day a windowed counter's windows are for (counters/windows.ts); nowMs when absent.
+   * The clock whose UTC day a windowed counter's windows are for (model/windows.ts); nowMs when absent.
    * Tests set it ahead of the real clock to cross midnight at any hour (the read times they cover stay real).
    */
   dayClockMs?: () => number;

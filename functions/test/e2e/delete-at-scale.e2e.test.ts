@@ -11,7 +11,7 @@ import { FieldValue } from "firebase-admin/firestore";
 import { functionsErrorCode, signedInClient, type Client } from "../helpers/client";
 import { e2eAdminDb } from "../helpers/admin";
 import { pathsUnderIn } from "../helpers/documents";
-import { cleanupRef, requestRef, requestsRef, shardRef } from "../../src/counters/paths";
+import { cleanupRef, requestRef, requestsRef, shardRef } from "../../src/model/paths";
 
 /** More than 60 s of deletes in the emulator, so the old way timed out. */
 const RECORDS = 70_000;

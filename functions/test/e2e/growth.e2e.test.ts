@@ -10,7 +10,7 @@
 // 30 s is checked under production-like delivery in growth.emulator.test.ts.
 import { signedInClient, type Client } from "../helpers/client";
 import { e2eAdminDb, waitFor } from "../helpers/admin";
-import { shardsRef } from "../../src/counters/paths";
+import { shardsRef } from "../../src/model/paths";
 
 jest.setTimeout(240_000);
 

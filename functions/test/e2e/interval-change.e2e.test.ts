@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { signedInClient, untilAnswered, type Client } from "../helpers/client";
 import { e2eAdminDb, waitFor } from "../helpers/admin";
 import { shardSumIn } from "../helpers/documents";
-import { counterRef } from "../../src/counters/paths";
+import { counterRef } from "../../src/model/paths";
 import { localParam } from "../helpers/local-params";
 
 jest.setTimeout(300_000);

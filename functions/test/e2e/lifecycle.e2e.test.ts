@@ -5,7 +5,7 @@ import type { FunctionsError } from "firebase/functions";
 import { functionsErrorCode, signedInClient, withConcurrency, type Client } from "../helpers/client";
 import { e2eAdminDb, waitFor } from "../helpers/admin";
 import { pathsUnderIn, shardSumIn } from "../helpers/documents";
-import { counterRef } from "../../src/counters/paths";
+import { counterRef } from "../../src/model/paths";
 
 jest.setTimeout(300_000);
 const SETTLE_MS = 30_000;

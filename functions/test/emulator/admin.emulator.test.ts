@@ -12,7 +12,7 @@ import * as admin from "../../src/admin";
 import { publishPost } from "../../../examples/functions/publish-post";
 import { ADMIN, USER, call, db, documentsUnder, functions, httpsErrorOf, readCounter, shardSum, uniqueId, withParam } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
-import { counterRef, membersRef } from "../../src/counters/paths";
+import { counterRef, membersRef } from "../../src/model/paths";
 
 beforeAll(requireEmulators);
 jest.setTimeout(120_000);

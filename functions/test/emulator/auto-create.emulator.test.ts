@@ -10,7 +10,7 @@ import { HttpsError } from "firebase-functions/v2/https";
 import { ADMIN, call, db, documentsUnder, functions, httpsErrorOf, readCounter, shardSum, uniqueId, withParam, type Caller } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
 import { withConcurrency } from "../helpers/client";
-import { cleanupRef, counterRef, membersRef } from "../../src/counters/paths";
+import { cleanupRef, counterRef, membersRef } from "../../src/model/paths";
 import { incrementCounter as incrementStore } from "../../src/counters/increment";
 import { setMember as setMemberStore } from "../../src/counters/members";
 import type { AutoCreate } from "../../src/counters/auto-create";

@@ -2,7 +2,7 @@
 // emulator. Every rejection is checked for its code, a message naming the field, and nothing written.
 import { call, db, documentsUnder, functions, httpsErrorOf, readCounter, uniqueId } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
-import { counterRef, shardsRef } from "../../src/counters/paths";
+import { counterRef, shardsRef } from "../../src/model/paths";
 
 const { createCounter, incrementCounter } = functions;
 

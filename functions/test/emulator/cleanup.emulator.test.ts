@@ -8,7 +8,7 @@ import { FieldValue } from "firebase-admin/firestore";
 import { ADMIN, call, db, documentsUnder, functions, httpsErrorOf, newCounter } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
 import { cleanUp, cleanupRound, resumeStrandedCleanups, roundOf } from "../../src/counters/deletion";
-import { cleanupRef, MEMBERS, memberRef, REQUESTS, requestRef, shardRef } from "../../src/counters/paths";
+import { cleanupRef, MEMBERS, memberRef, REQUESTS, requestRef, shardRef } from "../../src/model/paths";
 import { deleteCounter as deleteStore } from "../../src/counters/delete";
 
 const { createCounter, incrementCounter } = functions;

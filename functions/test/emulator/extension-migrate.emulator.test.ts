@@ -5,7 +5,7 @@
 // write that removes it; other fields stay; a second run and a mirror writing the total back into the
 // field never add it again. Against the Firestore emulator.
 import { logger } from "../helpers/logger";
-import { extensionRecordRef } from "../../src/counters/paths";
+import { extensionRecordRef } from "../../src/model/paths";
 import { requireEmulators } from "../helpers/emulators";
 import { ADMIN, call, db, documentsUnder, functions, readCounter, shardSum } from "../helpers/functions";
 import { appCollection, extensionValue, incrementFields, mainField, oldClient, shardDocuments, workerPartial } from "../helpers/extension";

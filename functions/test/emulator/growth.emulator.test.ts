@@ -7,7 +7,7 @@ import { db, newCounter, readCounter } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
 import { rollupDeps, shardWriteOfIncrement } from "../helpers/rollup";
 import { incrementCounter } from "../../src/counters/increment";
-import { shardsRef } from "../../src/counters/paths";
+import { shardsRef } from "../../src/model/paths";
 import { rollupShardWrite } from "../../src/rollup/index";
 import type { ClaimMemo, LeadMemo, RollupOutcome } from "../../src/rollup/types";
 

@@ -21,7 +21,7 @@ import {
 } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
 import { captureErrorLogs } from "../helpers/rollup";
-import { requestRef } from "../../src/counters/paths";
+import { requestRef } from "../../src/model/paths";
 
 const { createCounter, incrementCounter, setMember, resetCounter, reshardCounter, deleteCounter } = functions;
 

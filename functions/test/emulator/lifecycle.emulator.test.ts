@@ -19,7 +19,7 @@ import {
 } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
 import { withConcurrency } from "../helpers/client";
-import { counterRef, requestRef, requestsRef, shardsRef } from "../../src/counters/paths";
+import { counterRef, requestRef, requestsRef, shardsRef } from "../../src/model/paths";
 import { resetCounter as resetStore } from "../../src/counters/reset";
 
 const { incrementCounter, resetCounter, reshardCounter, deleteCounter } = functions;
@@ -249,7 +249,7 @@ describe("resetCounter", () => {
 
 describe("resetCounter holds no lock on the shards", () => {
   // The reset reads a snapshot without locking and writes in a transaction that reads only the parent
-  // (counters/reset-plan.ts); these tests land writes between its read and its write (store.resetCounter's
+  // (model/reset-plan.ts); these tests land writes between its read and its write (store.resetCounter's
   // beforeCommit). A reset that read the shards in a transaction would hold their locks there: the
   // increment in the first test would wait for a commit that waits for it.
   it("lets an increment between its read and its write commit at once, and keeps it", async () => {

@@ -5,7 +5,7 @@
 import { db, deliver, newCounter, readCounter, rfc3339, type RecordedWrite } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
 import { captureErrorLogs } from "../helpers/rollup";
-import { shardRef } from "../../src/counters/paths";
+import { shardRef } from "../../src/model/paths";
 import { randomUUID } from "node:crypto";
 
 beforeAll(requireEmulators);

@@ -22,7 +22,7 @@ import { documentsUnderIn } from "../helpers/documents";
 import { requireEmulators } from "../helpers/emulators";
 import { captureErrorLogs } from "../helpers/rollup";
 import { withConcurrency } from "../helpers/client";
-import { cleanupRef, counterRef, memberRef, membershipRef, membersRef, requestsRef, shardRef } from "../../src/counters/paths";
+import { cleanupRef, counterRef, memberRef, membershipRef, membersRef, requestsRef, shardRef } from "../../src/model/paths";
 import { cleanUp, cleanupRound } from "../../src/counters/deletion";
 import * as members from "../../src/counters/members";
 

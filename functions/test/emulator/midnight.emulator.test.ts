@@ -5,9 +5,9 @@
 import type { Timestamp } from "firebase-admin/firestore";
 import { logger } from "../helpers/logger";
 import { createCounter } from "../../src/counters/create";
-import { addDays, dayOf } from "../../src/counters/days";
-import type { MirrorTarget } from "../../src/counters/mirror-rules";
-import { counterRef } from "../../src/counters/paths";
+import { addDays, dayOf } from "../../src/model/days";
+import type { MirrorTarget } from "../../src/model/mirror-rules";
+import { counterRef } from "../../src/model/paths";
 import { findMovedWindows, firestoreRollupStore } from "../../src/rollup/firestore-store";
 import { commitMovedWindows, type FindMovedWindows } from "../../src/rollup/midnight";
 import { rollupShardWrite } from "../../src/rollup/index";

@@ -3,7 +3,7 @@
 import { FieldValue } from "firebase-admin/firestore";
 import { db, deliver, newCounter, readCounter, uniqueId, writeShard } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
-import { counterRef, shardRef } from "../../src/counters/paths";
+import { counterRef, shardRef } from "../../src/model/paths";
 import { reconcile, type CounterReport } from "../../../cli/src/lib/reconcile";
 import { sumShards } from "../../src/rollup/sum";
 

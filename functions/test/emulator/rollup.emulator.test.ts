@@ -16,7 +16,7 @@ import {
 } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
 import { INTERVAL_MS, rollupDeps, shardWriteOf } from "../helpers/rollup";
-import { counterRef, leaseRef, shardRef } from "../../src/counters/paths";
+import { counterRef, leaseRef, shardRef } from "../../src/model/paths";
 import { dueMsFor, microsCeil } from "../../src/rollup/plan";
 import { rollupShardWrite } from "../../src/rollup/index";
 import { staleAfterMsFor } from "../../src/rollup/plan";

@@ -6,7 +6,7 @@ import { FieldValue, Timestamp } from "firebase-admin/firestore";
 import { db, functions, newCounter, readCounter, writeShard } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
 import { INTERVAL_MS, rollupDeps, shardWriteOf } from "../helpers/rollup";
-import { counterRef, leaseRef } from "../../src/counters/paths";
+import { counterRef, leaseRef } from "../../src/model/paths";
 import { dueMsFor } from "../../src/rollup/plan";
 import { rollupShardWrite } from "../../src/rollup/index";
 import { staleAfterMsFor } from "../../src/rollup/plan";

@@ -2,15 +2,15 @@
 // day, under the same coverage rule and the same hostile delivery as `total`, with a clock that crosses
 // midnight at any hour the tests run. Against the Firestore emulator, through the store functions the
 // callables run and the rollup as the trigger runs it. The day clock runs ahead of the real one (the
-// read times the rollup records are real): counters/windows.ts says why ahead is safe.
+// read times the rollup records are real): model/windows.ts says why ahead is safe.
 import { logger } from "../helpers/logger";
 import { createCounter } from "../../src/counters/create";
 import { resetCounter } from "../../src/counters/reset";
 import { reshardCounter } from "../../src/counters/reshard";
 import { setMember } from "../../src/counters/members";
-import { counterRef, shardsRef } from "../../src/counters/paths";
-import { addDays, dayOf, dayStartMs } from "../../src/counters/days";
-import { windowsOf } from "../../src/counters/windows";
+import { counterRef, shardsRef } from "../../src/model/paths";
+import { addDays, dayOf, dayStartMs } from "../../src/model/days";
+import { windowsOf } from "../../src/model/windows";
 import { rollupShardWrite } from "../../src/rollup/index";
 import { commitMovedWindows } from "../../src/rollup/midnight";
 import { findMovedWindows } from "../../src/rollup/firestore-store";

@@ -7,6 +7,9 @@ import { connectFunctionsEmulator, FunctionsError, getFunctions, httpsCallable, 
 import { randomUUID } from "node:crypto";
 import { authHost, firestoreHost, requireEmulators, requireFunctionsEmulator } from "./emulators";
 
+// The pool lives with the scripts (the benchmark uses it outside the tests); the tests take it from here.
+export { withConcurrency } from "../../../scripts/lib/concurrency";
+
 export const E2E_PROJECT = process.env.GCLOUD_PROJECT?.startsWith("demo-") ? process.env.GCLOUD_PROJECT : "demo-counter";
 
 export interface Client {
@@ -73,21 +76,6 @@ async function setClaims(uid: string, claims: Record<string, unknown>): Promise<
     },
   );
   if (!response.ok) throw new Error(`setting custom claims failed: ${response.status} ${await response.text()}`);
-}
-
-/** Runs `tasks` with at most `limit` in flight. */
-export async function withConcurrency<T>(limit: number, tasks: (() => Promise<T>)[]): Promise<T[]> {
-  const results: T[] = new Array<T>(tasks.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, tasks.length) }, async () => {
-      while (next < tasks.length) {
-        const i = next++;
-        results[i] = await tasks[i]!();
-      }
-    }),
-  );
-  return results;
 }
 
 /**

@@ -1,7 +1,7 @@
 // Reading what a counter holds, for assertions; shared by the wrapped tier (its own project) and e2e
 // (the functions emulator's project), each passing its Firestore.
 import type { DocumentSnapshot, Firestore } from "firebase-admin/firestore";
-import { counterRef, shardsRef } from "../../src/counters/paths";
+import { counterRef, shardsRef } from "../../src/model/paths";
 
 /** Σ count over the shards, read directly. */
 export async function shardSumIn(db: Firestore, counterId: string): Promise<number> {

@@ -3,11 +3,11 @@
 // as given: shared by the extension tests of the wrapped tier.
 import { randomUUID } from "node:crypto";
 import type { Firestore } from "firebase-admin/firestore";
-import { mirrorTargets, parseMirrorRules } from "../../src/counters/mirror-rules";
-import { shardsRef } from "../../src/counters/paths";
+import { mirrorTargets, parseMirrorRules } from "../../src/model/mirror-rules";
+import { shardsRef } from "../../src/model/paths";
 import { migrate, type MigrationItem } from "../../src/extension/migrate";
 import { newCounterRuleOf, type NewCounterParams } from "../../src/extension/new-counter";
-import { extensionRule } from "../../src/extension/rules";
+import { extensionRule } from "../../src/model/extension-rules";
 import { firestoreRollupStore } from "../../src/rollup/firestore-store";
 import { rollupShardWrite } from "../../src/rollup/index";
 import { microsCeil } from "../../src/rollup/plan";

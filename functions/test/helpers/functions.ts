@@ -8,7 +8,7 @@ import { HttpsError, type CallableFunction } from "firebase-functions/v2/https";
 import { fft } from "./wrapped";
 import * as functions from "../../src/index";
 import { defaultApp } from "../../src/entry/deps";
-import { counterRef, shardRef } from "../../src/counters/paths";
+import { counterRef, shardRef } from "../../src/model/paths";
 import { pathsUnderIn, shardSumIn } from "./documents";
 import { withConcurrency } from "./client";
 

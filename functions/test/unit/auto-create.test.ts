@@ -1,8 +1,8 @@
-// AUTO_CREATE's rules (counters/auto-create-rules.ts), and the two readers of the counters' params
-// (counters/settings.ts): the callables' (declared params) and the admin entry's (an environment), which
+// AUTO_CREATE's rules (model/auto-create-rules.ts), and the two readers of the counters' params
+// (model/settings.ts): the callables' (declared params) and the admin entry's (an environment), which
 // must read the same values the same way.
-import { autoCreateDocument, parseAutoCreateRules } from "../../src/counters/auto-create-rules";
-import { newCounter } from "../../src/counters/settings";
+import { autoCreateDocument, parseAutoCreateRules } from "../../src/model/auto-create-rules";
+import { newCounter } from "../../src/model/settings";
 import { envSettings } from "../../src/config/env";
 import { paramSettings } from "../../src/config/read";
 import { COUNTER_PARAM_DEFAULTS, COUNTER_PARAM_NAMES } from "../../src/config/shared";

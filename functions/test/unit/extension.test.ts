@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { paramAtLoad } from "../../src/config/at-load";
 import { fieldAmount, shardAmount } from "../../src/extension/amounts";
 import { newCounterRuleOf } from "../../src/extension/new-counter";
-import { collectionIdOf, collectionOf, extensionRule, nearMiss, parseExtensionRules, sourceFor, sourcesFor } from "../../src/extension/rules";
-import { PatternError } from "../../src/counters/patterns";
+import { collectionIdOf, collectionOf, extensionRule, nearMiss, parseExtensionRules, sourceFor, sourcesFor } from "../../src/model/extension-rules";
+import { PatternError } from "../../src/model/patterns";
 
 const parse = (value: string) => parseExtensionRules("EXTENSION_COUNTERS", value);
 

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { REQUESTS, ROLLUP, COUNTERS, SHARD_SUMS_INDEX, SHARDS } from "../../src/counters/paths";
+import { REQUESTS, ROLLUP, COUNTERS, SHARD_SUMS_INDEX, SHARDS } from "../../src/model/paths";
 
 interface FieldOverride {
   collectionGroup: string;

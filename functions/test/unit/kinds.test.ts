@@ -1,9 +1,9 @@
-// COUNTER_KINDS rules (counters/kinds.ts): what parses, what is refused with which message, which rule an
+// COUNTER_KINDS rules (model/kinds.ts): what parses, what is refused with which message, which rule an
 // id gets (the first that matches), and the two decisions a kind makes: the shard count of a new counter
 // and the largest delta of an increment. Pure: no emulator.
-import { checkDelta, describeKind, kindFor, kindOf, parseCounterKindRules, parseCounterKinds, shardsFor, type KindLimits } from "../../src/counters/kinds";
-import { CounterError } from "../../src/counters/errors";
-import { PatternError } from "../../src/counters/patterns";
+import { checkDelta, describeKind, kindFor, kindOf, parseCounterKindRules, parseCounterKinds, shardsFor, type KindLimits } from "../../src/model/kinds";
+import { CounterError } from "../../src/model/errors";
+import { PatternError } from "../../src/model/patterns";
 
 const LIMITS: KindLimits = { maxShards: 200, maxDelta: 1000 };
 const parse = (value: string, limits = LIMITS) => parseCounterKinds("COUNTER_KINDS", value, limits);

@@ -1,7 +1,7 @@
-// MIRRORS rules (counters/mirror-rules.ts): what parses, what is refused with which message, and which targets
+// MIRRORS rules (model/mirror-rules.ts): what parses, what is refused with which message, and which targets
 // a counter id maps to. Pure: no emulator.
-import { mirrorTargets, parseMirrorRules } from "../../src/counters/mirror-rules";
-import { PatternError } from "../../src/counters/patterns";
+import { mirrorTargets, parseMirrorRules } from "../../src/model/mirror-rules";
+import { PatternError } from "../../src/model/patterns";
 
 const parse = (value: string) => parseMirrorRules("MIRRORS", value);
 

@@ -1,4 +1,4 @@
-// Counter-id patterns (counters/patterns.ts), table-driven: what parses, what each pattern matches and
+// Counter-id patterns (model/patterns.ts), table-driven: what parses, what each pattern matches and
 // binds, and that every bad pattern is refused with a message naming the param, its position and text.
 import {
   fillTemplate,
@@ -10,7 +10,7 @@ import {
   parseTemplate,
   PatternError,
   splitList,
-} from "../../src/counters/patterns";
+} from "../../src/model/patterns";
 
 describe("parseCounterIdPattern", () => {
   it.each([

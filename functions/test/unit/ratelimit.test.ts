@@ -1,5 +1,5 @@
-// The in-instance token bucket (counters/ratelimit.ts) with an injected clock.
-import { createLimiter } from "../../src/counters/ratelimit";
+// The in-instance token bucket (model/ratelimit.ts) with an injected clock.
+import { createLimiter } from "../../src/model/ratelimit";
 
 describe("createLimiter", () => {
   it("lets a caller make `burst` calls at once, then refuses until tokens come back at perMinute", () => {

@@ -1,7 +1,7 @@
-// What a reset writes onto the parent (counters/reset-plan.ts), case by case; the model check runs the same
+// What a reset writes onto the parent (model/reset-plan.ts), case by case; the model check runs the same
 // decision under random schedules (functions/test/unit/model).
-import { addDays, dayStartMs } from "../../src/counters/days";
-import { resetPlan, erasedDays, type ResetParent, type ResetRead } from "../../src/counters/reset-plan";
+import { addDays, dayStartMs } from "../../src/model/days";
+import { resetPlan, erasedDays, type ResetParent, type ResetRead } from "../../src/model/reset-plan";
 
 const DAY = "2027-05-10";
 const us = (iso: string) => Date.parse(iso) * 1000;

@@ -1,5 +1,5 @@
 import { type z } from "zod";
-import { createCounterInput, describeIssue, incrementCounterInput, reshardCounterInput } from "../../src/counters/schema";
+import { createCounterInput, describeIssue, incrementCounterInput, reshardCounterInput } from "../../src/model/schema";
 
 const limits = { maxShards: 200, maxGrownShards: 1000, maxDelta: 1000 };
 

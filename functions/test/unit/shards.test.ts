@@ -1,4 +1,4 @@
-import { pickShard, readCount, removedShardIds, shardIds, spread } from "../../src/counters/shards";
+import { pickShard, readCount, removedShardIds, shardIds, spread } from "../../src/model/shards";
 
 describe("pickShard", () => {
   it.each([

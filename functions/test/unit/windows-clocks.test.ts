@@ -1,11 +1,11 @@
-// Windows at midnight with instances whose clocks disagree (counters/windows.ts, CLOCK_AHEAD_MS): the real
+// Windows at midnight with instances whose clocks disagree (model/windows.ts, CLOCK_AHEAD_MS): the real
 // rollup code (rollupShardWrite) over the model check's in-memory Firestore, whose commit and read times
 // follow a simulated clock, with each rollup instance's clock set apart from it. A clock up to a minute
 // ahead commits in the last seconds of a day as if it were the next day; the instances after it, whose
 // clocks are right, must still find every day of their own 30-day window.
 import { logger } from "../helpers/logger";
-import { addDays, dayOf, dayStartMs } from "../../src/counters/days";
-import { CLOCK_AHEAD_MS, windowsOf, type Windows } from "../../src/counters/windows";
+import { addDays, dayOf, dayStartMs } from "../../src/model/days";
+import { CLOCK_AHEAD_MS, windowsOf, type Windows } from "../../src/model/windows";
 import { rollupShardWrite } from "../../src/rollup/index";
 import { staleAfterMsFor } from "../../src/rollup/plan";
 import type { RollupDeps, RollupOutcome } from "../../src/rollup/types";

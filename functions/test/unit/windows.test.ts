@@ -1,7 +1,7 @@
-// The pure arithmetic of windowed counters (counters/days.ts, counters/windows.ts): UTC days, which days a
+// The pure arithmetic of windowed counters (model/days.ts, model/windows.ts): UTC days, which days a
 // sum must read, the windows of a day, when they next move, and the shard update that carries a day.
-import { addDays, dayOf, daysFrom, isDay, nextMidnightMs } from "../../src/counters/days";
-import { dayCountsOf, daysAfter, DAY_CLOSES_AFTER_MS, KEPT_DAYS, openDays, windowsMoveAtMs, windowsOf } from "../../src/counters/windows";
+import { addDays, dayOf, daysFrom, isDay, nextMidnightMs } from "../../src/model/days";
+import { dayCountsOf, daysAfter, shardDaysOf, DAY_CLOSES_AFTER_MS, KEPT_DAYS, openDays, windowsMoveAtMs, windowsOf } from "../../src/model/windows";
 import { PRUNED_DAYS, shardIncrement } from "../../src/counters/shard-writes";
 
 const at = (iso: string) => Date.parse(iso);
@@ -89,10 +89,20 @@ describe("windows", () => {
     expect(windowsMoveAtMs({ "2026-11-27": 2 }, "2026-11-26")).toBe(at("2026-11-27T00:00:00Z"));
   });
 
-  it("reads rollup.days leaving out what is not a day with a safe integer", () => {
-    expect(dayCountsOf({ "2026-11-26": 3, "2026-02-30": 1, x: 2, "2026-11-25": 1.5, "2026-11-24": "4" })).toEqual({ "2026-11-26": 3 });
+  it("reads rollup.days whole or not at all: one entry that is not a day with a safe integer makes it unreadable", () => {
+    expect(dayCountsOf({ "2026-11-26": 3, "2026-11-25": 0 })).toEqual({ "2026-11-26": 3, "2026-11-25": 0 });
+    expect(dayCountsOf({})).toEqual({});
+    for (const bad of [{ "2026-02-30": 1 }, { x: 2 }, { "2026-11-25": 1.5 }, { "2026-11-24": "4" }]) {
+      expect(dayCountsOf({ "2026-11-26": 3, ...bad })).toBeNull();
+    }
     expect(dayCountsOf(null)).toBeNull();
     expect(dayCountsOf([1])).toBeNull();
+  });
+
+  it("reads a shard's days leaving out what is not a day with a safe integer", () => {
+    expect(shardDaysOf({ "2026-11-26": 3, "2026-02-30": 1, x: 2, "2026-11-25": 1.5, "2026-11-24": "4" })).toEqual({ "2026-11-26": 3 });
+    expect(shardDaysOf(null)).toBeNull();
+    expect(shardDaysOf([1])).toBeNull();
   });
 });
 

@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { DocumentSnapshot, Timestamp } from "firebase-admin/firestore";
 import { microsCeil } from "../../../functions/src/rollup/plan";
-import { pickShard } from "../../../functions/src/counters/shards";
+import { pickShard } from "../../../functions/src/model/shards";
 import { callableRead } from "../callable";
 import { shardUpdateOf, type Counter, type ShardWriteRecord, type ShardWriter } from "../counters";
 

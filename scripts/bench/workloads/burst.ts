@@ -2,7 +2,7 @@
 // bounded number in flight. One rollup after the other, as in workload 1, under a given delivery.
 import { ROLLUPS } from "../counters";
 import type { PhaseResult } from "../recorder";
-import { withConcurrency } from "../../../functions/test/helpers/client";
+import { withConcurrency } from "../../lib/concurrency";
 import type { BenchContext } from "./context";
 import type { Delivery } from "./phase";
 

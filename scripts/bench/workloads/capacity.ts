@@ -4,7 +4,7 @@
 // all have been delivered. Every load measured through the emulator's own delivery is bounded by it.
 import type { DocumentReference, DocumentSnapshot } from "firebase-admin/firestore";
 import { microsCeil } from "../../../functions/src/rollup/plan";
-import { withConcurrency } from "../../../functions/test/helpers/client";
+import { withConcurrency } from "../../lib/concurrency";
 import { NOOP_DONE, NOOP_EVENTS } from "../naive/src/paths";
 import { sleep } from "../pace";
 import type { BenchContext } from "./context";

@@ -1,7 +1,7 @@
 // What every workload gets: the admin SDK on the project the functions emulator serves, the options,
 // the rollup interval, and a run id that keeps this run's counter ids apart from earlier runs'.
 import type { Firestore } from "firebase-admin/firestore";
-import { withConcurrency } from "../../../functions/test/helpers/client";
+import { withConcurrency } from "../../lib/concurrency";
 import { forgetPhaseShapes } from "../callable";
 import { createBenchCounter, type Counter, type Rollup } from "../counters";
 import type { BenchOptions } from "../options";

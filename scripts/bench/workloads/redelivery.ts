@@ -6,7 +6,7 @@ import { directPhase } from "../delivery/direct";
 import { createDeliverer } from "../delivery/deliverer";
 import { eventRecorder } from "../delivery/events";
 import type { WrappedFunctions } from "../delivery/wrapped";
-import { withConcurrency } from "../../../functions/test/helpers/client";
+import { withConcurrency } from "../../lib/concurrency";
 import { seededRandom, shuffled } from "../pace";
 import type { PhaseResult } from "../recorder";
 import { createBenchCounters, type BenchContext } from "./context";

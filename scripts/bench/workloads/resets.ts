@@ -11,8 +11,8 @@
 // and 200 rollup events per baseline reset would only queue behind the emulator's one-at-a-time delivery.
 import { getApps, initializeApp } from "firebase-admin/app";
 import { FieldValue, getFirestore, Timestamp, type Firestore } from "firebase-admin/firestore";
-import { counterRef, shardRef } from "../../../functions/src/counters/paths";
-import { shardIds } from "../../../functions/src/counters/shards";
+import { counterRef, shardRef } from "../../../functions/src/model/paths";
+import { shardIds } from "../../../functions/src/model/shards";
 import { createCounter } from "../../../functions/src/counters/create";
 import { incrementCounter } from "../../../functions/src/counters/increment";
 import { resetCounter } from "../../../functions/src/counters/reset";

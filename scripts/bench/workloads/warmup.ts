@@ -4,7 +4,7 @@
 // like workload 2 (one rollup waiting for its slot per counter, each holding a worker).
 import { createBenchCounter, incrementShard, ROLLUPS } from "../counters";
 import { paced } from "../pace";
-import { withConcurrency } from "../../../functions/test/helpers/client";
+import { withConcurrency } from "../../lib/concurrency";
 import { counterIdFor, createBenchCounters, type BenchContext } from "./context";
 import { drainFunctionsQueue } from "./phase";
 

@@ -8,18 +8,18 @@
 //   total once settled.
 // - The midnight commit: N windowed counters with a window not at 0 (one increment each, rolled up by the
 //   product's rollup), then the product's commitMovedWindows run directly against them with its day clock a
-//   day ahead (RollupDeps.dayClockMs, only ever ahead of the real clock: counters/windows.ts), as the
+//   day ahead (RollupDeps.dayClockMs, only ever ahead of the real clock: model/windows.ts), as the
 //   scheduled rollupWindows runs it after a UTC midnight; then once more, which must find nothing. They live
 //   on a project of their own (MIDNIGHT_PROJECT), so the commit's query finds exactly them.
 import { randomUUID } from "node:crypto";
 import { initializeApp } from "firebase-admin/app";
 import { getFirestore, type Firestore } from "firebase-admin/firestore";
-import { withConcurrency } from "../../../functions/test/helpers/client";
+import { withConcurrency } from "../../lib/concurrency";
 import { defaultShards } from "../../../functions/src/config/params";
 import { rollupConfig } from "../../../functions/src/config/read";
-import { pause } from "../../../functions/src/counters/backoff";
-import { dayOf } from "../../../functions/src/counters/days";
-import { counterRef } from "../../../functions/src/counters/paths";
+import { pause } from "../../../functions/src/model/backoff";
+import { dayOf } from "../../../functions/src/model/days";
+import { counterRef } from "../../../functions/src/model/paths";
 import { commitMovedWindows } from "../../../functions/src/rollup/midnight";
 import { findMovedWindows, firestoreRollupStore } from "../../../functions/src/rollup/firestore-store";
 import { rollupShardWrite } from "../../../functions/src/rollup/index";

@@ -5,7 +5,7 @@
 // (schedule.ts) then retries the event.
 import type { FindMovedWindows } from "../../../src/rollup/midnight";
 import type { ClaimData, CommitFields, LeaseRead, ParentRead, RollupStore } from "../../../src/rollup/store";
-import type { WindowsState } from "../../../src/counters/windows";
+import type { WindowsState } from "../../../src/model/windows";
 import { between, type Rng, type Sim } from "./sim";
 import type { CommitSource, World } from "./world";
 

@@ -1,4 +1,4 @@
-// Windowed counters in the model check (counters/windows.ts): what a windowed schedule draws besides the
+// Windowed counters in the model check (model/windows.ts): what a windowed schedule draws besides the
 // plain one — the UTC midnight it crosses, writers whose clocks differ from the store's by milliseconds,
 // writes that commit up to DAY_CLOSES_AFTER_MS after the clock reading that chose their day, events
 // delivered an hour late, the workload jumping days ahead, the midnight commit racing rollups — and the
@@ -9,9 +9,9 @@
 // - after the midnight commit of a later day, the windows for that day, as a reader gets them: `windows`
 //   when they are for that day, else summed from `rollup.days` (client/src/windows.ts; what the midnight
 //   commit leaves alone must read right that way).
-import { addDays, dayOf, dayStartMs } from "../../../src/counters/days";
-import type { MirrorTarget } from "../../../src/counters/mirror-rules";
-import { CLOCK_AHEAD_MS, DAY_CLOSES_AFTER_MS, KEPT_DAYS, WINDOW_DAYS, WINDOW_NAMES, windowsOf, type DayCounts, type Windows } from "../../../src/counters/windows";
+import { addDays, dayOf, dayStartMs } from "../../../src/model/days";
+import type { MirrorTarget } from "../../../src/model/mirror-rules";
+import { CLOCK_AHEAD_MS, DAY_CLOSES_AFTER_MS, KEPT_DAYS, WINDOW_DAYS, WINDOW_NAMES, windowsOf, type DayCounts, type Windows } from "../../../src/model/windows";
 import { between, chance, pick, type Rng } from "./sim";
 import type { WindowedState } from "./world";
 
@@ -125,7 +125,7 @@ function showDays(days: DayCounts): string {
 
 /**
  * The true counts from the 29th day before `day` on, days at 0 left out: a later day counts as soon as a
- * covered write chose it (a writer's clock ahead of the rollup's near midnight: counters/windows.ts). The
+ * covered write chose it (a writer's clock ahead of the rollup's near midnight: model/windows.ts). The
  * day before those (KEPT_DAYS) as `days` holds it: absent, or its true count.
  */
 function keptTruth(truth: DayCounts, day: string, days: DayCounts): DayCounts {

@@ -7,21 +7,21 @@
 // Mirror targets (MIRRORS) are the app's documents: the schedule creates and deletes them at any time,
 // also between the steps of a commit (`mirrorStep`), and a commit runs the functions' own mirrored
 // commit (rollup/mirrored.ts) over this store's atomic write and consistent read.
-// A windowed counter (counters/windows.ts) also keeps each shard's `days`, the parent's `windows`,
+// A windowed counter (model/windows.ts) also keeps each shard's `days`, the parent's `windows`,
 // `rollup.days`, `rollup.windowsMoveAt` and `resetAt` as firestore-store.ts reads and writes them, and a
 // ledger of every delta by day with its commit time: the truth the properties hold the windows to.
-import { GRPC } from "../../../src/counters/errors";
-import type { MirrorTarget } from "../../../src/counters/mirror-rules";
+import { GRPC } from "../../../src/model/errors";
+import type { MirrorTarget } from "../../../src/model/mirror-rules";
 import type { Load } from "../../../src/rollup/growth";
 import type { ParentView } from "../../../src/rollup/plan";
 import { commitMirrored, type MirrorPort } from "../../../src/rollup/mirrored";
 import type { ClaimCursor, ClaimData, CommitFields, CommitResult, LeaseRead, MoveResult, ParentRead, RollupStore, StaleClaims, SumRead } from "../../../src/rollup/store";
 import type { ShardWrite } from "../../../src/rollup/types";
 import type { MovedWindowsPage } from "../../../src/rollup/midnight";
-import { addDays, dayOf, daysFrom } from "../../../src/counters/days";
+import { addDays, dayOf, daysFrom } from "../../../src/model/days";
 import { PRUNED_DAYS } from "../../../src/counters/shard-writes";
-import { CLOCK_AHEAD_MS, DAY_CLOSES_AFTER_MS, KEPT_DAYS, WINDOW_DAYS, windowsMoveAtMs, windowsOf, type DayCounts, type Windows, type WindowsState } from "../../../src/counters/windows";
-import { erasedDays, resetPlan, type ResetMarks, type ResetRead } from "../../../src/counters/reset-plan";
+import { CLOCK_AHEAD_MS, DAY_CLOSES_AFTER_MS, KEPT_DAYS, WINDOW_DAYS, windowsMoveAtMs, windowsOf, type DayCounts, type Windows, type WindowsState } from "../../../src/model/windows";
+import { erasedDays, resetPlan, type ResetMarks, type ResetRead } from "../../../src/model/reset-plan";
 import { pick, type Rng, type Sim } from "./sim";
 
 interface Parent {
@@ -683,7 +683,7 @@ export class World implements RollupStore {
   }
 
   /**
-   * The invariant of counters/windows.ts, checked at every commit: `rollup.days` read at `readUs` for `day`
+   * The invariant of model/windows.ts, checked at every commit: `rollup.days` read at `readUs` for `day`
    * holds, for each day from the 30th before `day` to the newest day a write covered by `readUs` can have
    * chosen (and any later day it holds), exactly the true count at `readUs`, and no other day.
    */

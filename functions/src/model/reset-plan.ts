@@ -17,7 +17,7 @@
 // - a rollup committed a sum read at R' > R: its total is Σ shards at R', so total - Σ shards at R is the
 //   sum of the deltas committed in (R, R'], exactly what a total at R' must count after the reset; and
 //   rollup.readTime stays R', never going back (plan.ts: coverage only grows). A day still open at R
-//   (counters/windows.ts) likewise: the parent's count of it at R' minus what the shards held of it at R.
+//   (model/windows.ts) likewise: the parent's count of it at R' minus what the shards held of it at R.
 //   A day closed at R took no write after it, so what the reset erases of it leaves 0.
 // `resetAt` = R either way: the increments committed at or before it are gone.
 import { addDays, dayOf } from "./days";

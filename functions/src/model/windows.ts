@@ -1,6 +1,6 @@
 // Counts over time (docs/windows.md): a windowed counter keeps, besides its total, the net count of each
 // UTC day, and shows `windows.today`, `windows.last7Days` and `windows.last30Days` for one day. Pure: the
-// rollup (commit.ts) and the midnight commit (midnight.ts) call these with their clock; the Firestore
+// rollup (rollup/commit.ts) and the midnight commit (rollup/midnight.ts) call these with their clock; the Firestore
 // store sums the days these name.
 //
 // WHERE THE DAYS ARE. An increment on a windowed counter adds its delta to `days.{day}` of the shard it
@@ -164,8 +164,22 @@ export function windowsMoveAtMs(days: DayCounts, day: string): number | null {
   return moves ? nextMidnightMs(dayStartMs(day)) : null;
 }
 
-/** `rollup.days` as stored: only real days with safe integer counts (anything else is left out and summed again when open). */
+/**
+ * `rollup.days` as the parent holds it, read by one rule with the client (client/src/windows.ts,
+ * client/test/same-days.test.ts): null unless it is a record of real days with safe integer counts. A
+ * record with one bad entry cannot tell which days it is exact for, so none is trusted: the rollup sums
+ * every kept day again (DaysRead.sinceUs 0), and the client shows no window from it.
+ */
 export function dayCountsOf(value: unknown): DayCounts | null {
+  const days = shardDaysOf(value);
+  return days !== null && Object.keys(days).length === Object.keys(value as object).length ? days : null;
+}
+
+/**
+ * A shard's `days`: its real days with safe integer counts, anything else left out (a reset or reshard
+ * moves what it can read, and the next rollup sums the open days again from the shards).
+ */
+export function shardDaysOf(value: unknown): DayCounts | null {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
   const days: DayCounts = {};
   for (const [day, count] of Object.entries(value as Record<string, unknown>)) {

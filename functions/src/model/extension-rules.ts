@@ -4,8 +4,8 @@
 // counter-id pattern share one optional placeholder; the field is a dotted path, as the firestore-counter
 // extension's clients write it (`stats.visits`). Pure, no Firebase import: the functions, the preflight and
 // the command share it, so a rule means the same thing at deploy time, at run time and when migrating.
-import { checkFieldPath, documentsCanCoincide, fieldsOverlap, parseDocumentPattern } from "../counters/mirror-rules";
-import { fillTemplate, matchTemplate, parseCounterIdPattern, parseListParam, splitRule, type Template } from "../counters/patterns";
+import { checkFieldPath, documentsCanCoincide, fieldsOverlap, parseDocumentPattern } from "./mirror-rules";
+import { fillTemplate, matchTemplate, parseCounterIdPattern, parseListParam, splitRule, type Template } from "./patterns";
 
 /** The subcollection the extension's clients and workers write: `<document>/_counter_shards_/{shardId}`. */
 export const EXTENSION_SHARDS = "_counter_shards_";

@@ -1,10 +1,9 @@
-// What the counter operations (operations.ts) read of the params, behind one interface with two readers:
+// What the counter operations (counters/operations.ts) read of the params, behind one interface with two readers:
 // the callables' (config/read.ts: firebase-functions params in the counters codebase) and the admin
 // entry's (config/env.ts: the same names from the environment of an app's own code). Every part is read
 // only when an operation needs it, so a bad value stops only the operations that use it. Also, pure, the
 // shape a new counter gets from them: createCounter, the admin entry and AUTO_CREATE all make it here.
 import { shardsFor, type CounterKind, type KindLimits } from "./kinds";
-import { uniqueFor } from "./members";
 import type { MirrorTarget } from "./mirror-rules";
 import { reservedFlag, type Template } from "./patterns";
 import type { Limits } from "./schema";
@@ -56,4 +55,13 @@ export function newCounter(counterId: string, requested: Requested, settings: Co
   const windowed = reservedFlag("windowed", "WINDOWED_COUNTERS", counterId, requested.windowed, settings.windowedPatterns());
   const numShards = shardsFor(counterId, requested.numShards, settings.kindFor(counterId, limits)) ?? limits.defaultShards;
   return { numShards, unique, windowed, mirrors: settings.mirrorsFor(counterId) };
+}
+
+/**
+ * Whether a new counter is unique: as requested, or, when `unique` is omitted, whether its id matches
+ * UNIQUE_COUNTERS. An id that matches can never be plain (`unique: false` is invalid-argument): otherwise
+ * anyone could create a post's likes counter as a plain counter first and inflate it with increments.
+ */
+export function uniqueFor(counterId: string, requested: boolean | undefined, patterns: readonly Template[]): boolean {
+  return reservedFlag("unique", "UNIQUE_COUNTERS", counterId, requested, patterns);
 }

@@ -18,7 +18,7 @@ export const SHARD_SUMS_INDEX = {
   ],
 } as const;
 /**
- * When a windowed counter's windows next move by themselves (counters/windows.ts), on its parent: the one
+ * When a windowed counter's windows next move by themselves (model/windows.ts), on its parent: the one
  * field of the `rollup` map that is indexed (firestore.indexes.json), for the midnight commit's query
  * (rollup/midnight.ts); checked by the preflight.
  */

@@ -83,7 +83,7 @@ function parseFieldAndValue(text: string): { field: string; value: MirrorValue }
 
 /**
  * Parses a document path pattern (`posts/{id}`): an even number of segments, not in the counters'
- * collection (also not when its placeholder is filled). Shared with AUTO_CREATE (auto-create-rules.ts) and EXTENSION_COUNTERS (extension/rules.ts).
+ * collection (also not when its placeholder is filled). Shared with AUTO_CREATE (auto-create-rules.ts) and EXTENSION_COUNTERS (extension-rules.ts).
  */
 export function parseDocumentPattern(text: string): Template {
   if (text === "") throw new Error("has an empty document path");
