@@ -17,15 +17,9 @@ interface RulesIssue {
 
 export async function checkRules(ctx: Context): Promise<CheckResult> {
   const check = "rules";
-  let file: string;
-  let source: string;
-  try {
-    file = firestoreConfig(ctx).rules ?? "";
-    if (file === "") throw new Error("firebase.json names no firestore.rules file");
-    source = readFileSync(join(ctx.options.projectDir, file), "utf8");
-  } catch (error) {
-    return { check, status: "fail", message: errorMessage(error) };
-  }
+  const rules = readRules(ctx);
+  if ("error" in rules) return { check, status: "fail", message: rules.error };
+  const { file, source } = rules;
   // The Firestore emulator compiles rules with the same compiler as production and answers with the
   // issues (warnings) or a compile error; its own project id keeps them away from anything else.
   const url = `http://${ctx.options.firestoreHost}/emulator/v1/projects/demo-preflight-rules:securityRules`;
@@ -57,15 +51,9 @@ export async function checkRules(ctx: Context): Promise<CheckResult> {
  */
 export async function checkRulesGuarantees(ctx: Context): Promise<CheckResult> {
   const check = "rules guarantees";
-  let file: string;
-  let source: string;
-  try {
-    file = firestoreConfig(ctx).rules ?? "";
-    if (file === "") throw new Error("firebase.json names no firestore.rules file");
-    source = readFileSync(join(ctx.options.projectDir, file), "utf8");
-  } catch (error) {
-    return { check, status: "fail", message: errorMessage(error) };
-  }
+  const rules = readRules(ctx);
+  if ("error" in rules) return { check, status: "fail", message: rules.error };
+  const { file, source } = rules;
   try {
     const results = await guaranteesOf(source, ctx.options.firestoreHost);
     const broken = results.filter((r) => r.breakers.length > 0);
@@ -77,6 +65,17 @@ export async function checkRulesGuarantees(ctx: Context): Promise<CheckResult> {
     };
   } catch (error) {
     return { check, status: "fail", message: `${file} could not be evaluated: ${errorMessage(error).replace(/\s*\n\s*/g, " ")}` };
+  }
+}
+
+/** The rules file firebase.json names, and its text; or why it cannot be read. */
+function readRules(ctx: Context): { file: string; source: string } | { error: string } {
+  try {
+    const file = firestoreConfig(ctx).rules ?? "";
+    if (file === "") throw new Error("firebase.json names no firestore.rules file");
+    return { file, source: readFileSync(join(ctx.options.projectDir, file), "utf8") };
+  } catch (error) {
+    return { error: errorMessage(error) };
   }
 }
 

@@ -10,7 +10,7 @@ import { daysAfter, openDays, windowsMoveAtMs, windowsOf, type DayCounts } from 
 import { growthStep } from "./growth";
 import { intervalToRecord, snapshotSumAllowed, type ParentView } from "./plan";
 import type { CommitFields, ParentRead, SumRead } from "./store";
-import type { ParentMemo, Run, ShardWrite } from "./types";
+import { remember, type Run, type ShardWrite } from "./types";
 
 /** What one attempt to sum the shards and commit the total onto a parent came to. */
 export type CommitStep =
@@ -108,16 +108,6 @@ export async function sumAndCommit(run: Run, target: CommitTarget): Promise<Comm
   };
   remember(deps.parents, target.counterId, { view: after, version: result.version });
   return { kind: "committed", total: sum.total, lagMs, readUs: sum.readUs, version: result.version, after };
-}
-
-const PARENT_MEMO_MAX = 1000;
-
-/** Keeps the parent this commit left (types.ts, ParentMemo), the most recent last, forgetting the oldest beyond the bound. */
-function remember(memo: ParentMemo | undefined, counterId: string, parent: ParentRead): void {
-  if (memo === undefined) return;
-  memo.delete(counterId);
-  if (memo.size >= PARENT_MEMO_MAX) memo.delete(memo.keys().next().value!);
-  memo.set(counterId, parent);
 }
 
 /**

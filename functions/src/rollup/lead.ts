@@ -14,9 +14,7 @@
 // A lone increment on an idle counter finds nothing to join and costs exactly what it did.
 import { sumAndCommit } from "./commit";
 import type { ParentRead } from "./store";
-import type { Invocation, LeadEntry, LeadOutcome, RollupResult } from "./types";
-
-const LEAD_MEMO_MAX = 1000;
+import { remember, type Invocation, type LeadEntry, type LeadOutcome, type RollupResult } from "./types";
 
 /** What the event does next: it is done, or it decides again (from a known parent, or on a fresh read). */
 export type LeadStep = { kind: "done"; result: RollupResult } | { kind: "decide"; parent?: ParentRead };
@@ -30,11 +28,7 @@ export async function leadingEdge(inv: Invocation, parent: ParentRead): Promise<
 
   let settle: (outcome: LeadOutcome) => void = () => undefined;
   const entry: LeadEntry = { version: parent.version, outcome: new Promise((resolve) => (settle = resolve)) };
-  if (memo !== undefined) {
-    memo.delete(counterId); // re-inserted last: the map's order is the order of use
-    if (memo.size >= LEAD_MEMO_MAX) memo.delete(memo.keys().next().value!);
-    memo.set(counterId, entry);
-  }
+  remember(memo, counterId, entry);
   let outcome: LeadOutcome = { kind: "retry" };
   try {
     // The event arrives after its write committed, so a sum read now is read after it; sumAndCommit

@@ -63,6 +63,20 @@ export type LeadMemo = Map<string, LeadEntry>;
  */
 export type ParentMemo = Map<string, ParentRead>;
 
+/** How many counters an instance's memos (LeadMemo, ParentMemo) keep: the oldest are forgotten first. */
+export const MEMO_MAX = 1000;
+
+/**
+ * Keeps `value` for `counterId` in a memo as the most recently used (a Map's order is the order of
+ * insertion), forgetting the least recently used counter beyond MEMO_MAX (each memo says what that costs).
+ */
+export function remember<V>(memo: Map<string, V> | undefined, counterId: string, value: V): void {
+  if (memo === undefined) return;
+  memo.delete(counterId);
+  if (memo.size >= MEMO_MAX) memo.delete(memo.keys().next().value!);
+  memo.set(counterId, value);
+}
+
 export interface RollupDeps {
   store: RollupStore;
   intervalMs: number;
