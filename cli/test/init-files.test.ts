@@ -3,7 +3,7 @@
 // of the codebase are kept while what is new is added. No emulator, no files.
 import { join } from "node:path";
 import { codebaseEnv, codebasePackageJson, envNames, packageSpec } from "../src/init/codebase";
-import type { ParamInfo } from "../../functions/src/config/param-list";
+import type { ParamInfo } from "../../functions/src/model/params";
 
 const PROJECT = "/home/me/app";
 const CODEBASE = join(PROJECT, "counters");

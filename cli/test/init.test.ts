@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { REPO_ROOT } from "../../scripts/lib/firebase-cli";
 import { runCommand, stopAll, type Run } from "../../scripts/test/helpers/run";
 import { requireEmulators } from "../../functions/test/helpers/emulators";
-import { paramList } from "../../functions/src/config/param-list";
+import { paramList } from "../../functions/src/model/params";
 import { copyOfFixtureApp, removeCopies, withCatchAll } from "./helpers/existing-app";
 import { snapshot } from "../../scripts/test/helpers/tree";
 

@@ -18,7 +18,7 @@ import type { SetMemberResult } from "./counters/members";
 
 export { CounterError, type CounterErrorCode } from "./model/errors";
 export type { CreateResult, IncrementResult, SetMemberResult };
-export type { WriteTime } from "./counters/increment";
+export type { Time } from "./model/time";
 
 /** Every call's last argument may name the firebase-admin app to use (default: the default app). */
 export interface AdminOptions {

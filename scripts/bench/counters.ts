@@ -12,7 +12,7 @@ import {
   type Timestamp,
 } from "firebase-admin/firestore";
 import { counterRef, shardsRef } from "../../functions/src/model/paths";
-import { microsCeil } from "../../functions/src/rollup/plan";
+import { microsCeil } from "../../functions/src/model/time";
 import { coveredUntilUs } from "../../functions/src/rollup/firestore-store";
 import { shardIncrement } from "../../functions/src/counters/shard-writes";
 import { pickShard, readCount, shardIds } from "../../functions/src/model/shards";

@@ -1,6 +1,6 @@
 // The benchmark's flags: every workload size, with the full defaults and the --quick ones, parsed once
 // outside the emulators (main.ts) and handed to the run inside them (run.ts) as JSON.
-import { HARD_MAX_SHARDS } from "../../functions/src/config/rules";
+import { HARD_MAX_SHARDS } from "../../functions/src/model/param-rules";
 import { rollupConcurrency } from "../../functions/src/config/params";
 import { SHAPE_CACHE_TTL_MS } from "../../functions/src/counters/shape";
 import { integerOption, lastValue, readArgv } from "../../cli/src/lib/cli";

@@ -9,7 +9,7 @@ import { callableOpsOf, type CallableOps } from "./callable";
 import { productionLikeDelivery } from "./delivery/direct";
 import { wrappedFunctions } from "./delivery/wrapped";
 import { BENCH_PROJECT, emulatorHost, loadFunctionParams, rollupIntervalMs } from "./env";
-import { HARD_MAX_SHARDS } from "../../functions/src/config/rules";
+import { HARD_MAX_SHARDS } from "../../functions/src/model/param-rules";
 import { REPO_ROOT } from "../lib/firebase-cli";
 import type { BenchOptions } from "./options";
 import { writeResultsPage } from "./page";

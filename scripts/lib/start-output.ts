@@ -1,7 +1,7 @@
 // What `npm start` prints around the emulators' own output: which of firebase's lines to hide (the
 // functions' debug logs, one per rollup and per callable, unless --debug), when the suite is ready,
 // and the next steps then. Pure, so it is tested without starting anything.
-import { COMMITTED_MESSAGE } from "../../functions/src/rollup/ops";
+import { COMMITTED_MESSAGE } from "../../functions/src/model/log-lines";
 import type { EmulatorHosts } from "./emulator-hosts";
 
 // eslint-disable-next-line no-control-regex -- ANSI colour codes are what this removes

@@ -5,7 +5,7 @@
 // param a newer version declares), so the app's own values and edits stay.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { paramList, type ParamInfo } from "../../../functions/src/config/param-list";
+import { paramList, type ParamInfo } from "../../../functions/src/model/params";
 import { CLI_NAME, CLI_PACKAGE, FUNCTIONS_NODE, FUNCTIONS_PACKAGE, FUNCTIONS_PEERS, VERSION } from "../lib/package";
 
 export type FolderState = "missing" | "empty" | "ours" | "not ours";

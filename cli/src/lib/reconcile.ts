@@ -8,7 +8,7 @@ import { AggregateField, FieldPath, FieldValue, type DocumentReference, type Doc
 import { GRPC, grpcCode } from "../../../functions/src/model/errors";
 import type { MirrorTarget } from "../../../functions/src/model/mirror-rules";
 import { COUNTERS, counterRef, membersRef, shardRef, shardsRef } from "../../../functions/src/model/paths";
-import { microsCeil } from "../../../functions/src/rollup/plan";
+import { microsCeil } from "../../../functions/src/model/time";
 import { isDeepStrictEqual } from "node:util";
 import { allDaysAt, commitTotal, coveredUntilUs } from "../../../functions/src/rollup/firestore-store";
 import { dayStartMs, isDay } from "../../../functions/src/model/days";

@@ -6,7 +6,7 @@
 // (docs/app.md, "Where the admin entry's rules come from").
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { COUNTER_PARAM_DEFAULTS, COUNTER_PARAM_NAMES } from "../../../functions/src/config/shared";
+import { COUNTER_PARAM_DEFAULTS, COUNTER_PARAM_NAMES } from "../../../functions/src/model/params";
 import { errorMessage, functionsEnv } from "../lib/firebase-tools-internals";
 import { envFiles, userEnvs } from "./context";
 import type { CheckResult, Context } from "./types";

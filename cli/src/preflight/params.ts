@@ -1,8 +1,8 @@
 // The params a deploy would use: each has a value (from the env files, or its default) so that a deploy
 // never prompts, each is within its range and consistent with the others (the rules the functions apply
 // at run time), and the settings left open for local use are named for a real project.
-import { paramList } from "../../../functions/src/config/param-list";
-import { settingsProblems } from "../../../functions/src/config/rules";
+import { paramList } from "../../../functions/src/model/params";
+import { settingsProblems } from "../../../functions/src/model/param-rules";
 import { resolveBuildWithParams } from "../lib/codebases";
 import { deployValidate, errorMessage, type Backend, type Build } from "../lib/firebase-tools-internals";
 import { envFiles, userEnvs } from "./context";
@@ -69,7 +69,7 @@ export async function resolve(ctx: Context, build: Build): Promise<{ result: Che
 }
 
 /**
- * Every param in its range and the params consistent with each other (functions/src/config/rules.ts, the
+ * Every param in its range and the params consistent with each other (functions/src/model/param-rules.ts, the
  * same rules the functions apply at run time), with the values a deploy to this project would use.
  */
 export function checkSettings(ctx: Context, params: Record<string, string>): CheckResult {

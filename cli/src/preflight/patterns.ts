@@ -6,7 +6,7 @@ import { describeKind, parseCounterKinds, type KindLimits } from "../../../funct
 import { mirrorTargets, parseMirrorRules, type MirrorRule } from "../../../functions/src/model/mirror-rules";
 import { fillTemplate, matchesAny, parseCounterIdPatterns, type Template } from "../../../functions/src/model/patterns";
 import { describeRule, parseExtensionRules, type ExtensionRule } from "../../../functions/src/model/extension-rules";
-import { PARAM_RULES, paramProblem } from "../../../functions/src/config/rules";
+import { PARAM_RULES, paramProblem } from "../../../functions/src/model/param-rules";
 import { errorMessage } from "../lib/firebase-tools-internals";
 import { envFiles, userEnvs } from "./context";
 import type { CheckResult, Context } from "./types";

@@ -1,7 +1,7 @@
 // Who may create counters (CREATE_POLICY, docs/security.md "Who may create counters"), as one pure decision on
 // the verified ID token's claims. No Firebase import: unit tests table-drive it, and entry/oncall.ts turns a
 // refusal into the HttpsError.
-import type { CreatePolicy } from "./rules";
+import type { CreatePolicy } from "../model/param-rules";
 
 /** The claims of a verified Firebase ID token this decision reads (absent: a caller with no user). */
 export interface TokenClaims {

@@ -9,8 +9,8 @@ import { kindFor, parseCounterKindRules } from "../model/kinds";
 import { mirrorTargets, parseMirrorRules } from "../model/mirror-rules";
 import { parseCounterIdPatterns } from "../model/patterns";
 import type { CounterSettings } from "../model/settings";
-import { paramProblem, relationProblems } from "./rules";
-import { COUNTER_PARAM_DEFAULTS, type CounterParamName } from "./shared";
+import { paramProblem, relationProblems } from "../model/param-rules";
+import { COUNTER_PARAM_DEFAULTS, type CounterParamName } from "../model/params";
 
 /** The admin entry's settings: the operations' (model/settings.ts) and the counters' database. */
 export interface EnvSettings extends CounterSettings {

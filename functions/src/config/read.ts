@@ -33,7 +33,7 @@ import {
   uniqueCounters,
   windowedCounters,
 } from "./params";
-import { paramProblem, relationProblems, type CreatePolicy, type RawValue } from "./rules";
+import { paramProblem, relationProblems, type CreatePolicy, type RawValue } from "../model/param-rules";
 
 
 export interface Config {

@@ -6,16 +6,11 @@ import * as logger from "firebase-functions/logger";
 import { CounterError, GRPC, grpcCode } from "../model/errors";
 import { requestRef, shardRef } from "../model/paths";
 import { dayOf } from "../model/days";
+import { timeOf, type Time } from "../model/time";
 import { shapeOrCreate, type AutoCreateLookup } from "./auto-create";
 import { forgetShape, notForUnique, type CounterShape } from "./shape";
 import { shardIncrement } from "./shard-writes";
 import { pickShard, type Random } from "../model/shards";
-
-/** A commit time as plain integers, the way it crosses the callable protocol (docs/api.md, incrementCounter). */
-export interface WriteTime {
-  seconds: number;
-  nanoseconds: number;
-}
 
 export interface IncrementResult {
   counterId: string;
@@ -25,11 +20,7 @@ export interface IncrementResult {
    * Commit time of the write that applied the delta (for a replay: the first call's). Compared with the
    * parent's `rollup.readTime`, it tells a client whether `total` already contains this increment.
    */
-  writeTime: WriteTime;
-}
-
-export function writeTimeOf(time: Timestamp): WriteTime {
-  return { seconds: time.seconds, nanoseconds: time.nanoseconds };
+  writeTime: Time;
 }
 
 export interface IncrementOptions {
@@ -76,7 +67,7 @@ export async function incrementCounter(
     batch.update(shardRef(db, counterId, shard), shardIncrement(delta, windowed ? dayOf(now()) : null));
     try {
       const [result] = await batch.commit(); // every write of a batch carries the batch's commit time
-      return { counterId, shard, applied: true, writeTime: writeTimeOf(result!.writeTime) };
+      return { counterId, shard, applied: true, writeTime: timeOf(result!.writeTime) };
     } catch (error) {
       const code = grpcCode(error);
       if (code === GRPC.ALREADY_EXISTS && options.requestId !== undefined) {
@@ -142,7 +133,7 @@ async function replayRequest(
     batch.update(shardRef(db, counterId, fresh), shardIncrement(delta, shape.windowed ? dayOf(now()) : null));
     try {
       const [result] = await batch.commit();
-      return { counterId, shard: fresh, applied: true, writeTime: writeTimeOf(result!.writeTime) };
+      return { counterId, shard: fresh, applied: true, writeTime: timeOf(result!.writeTime) };
     } catch (error) {
       const code = grpcCode(error);
       if (code === GRPC.FAILED_PRECONDITION) {
@@ -154,12 +145,12 @@ async function replayRequest(
           counterId,
           shard: typeof renewedShard === "number" ? renewedShard : -1,
           applied: false,
-          writeTime: writeTimeOf(renewed.updateTime!),
+          writeTime: timeOf(renewed.updateTime!),
         };
       }
       if (code === GRPC.NOT_FOUND) return "expired";
       throw error;
     }
   }
-  return { counterId, shard, applied: false, writeTime: writeTimeOf(snap.updateTime!) };
+  return { counterId, shard, applied: false, writeTime: timeOf(snap.updateTime!) };
 }

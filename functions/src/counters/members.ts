@@ -34,7 +34,7 @@ import { createOnFirstCall, type AutoCreateLookup } from "./auto-create";
 import { shapeIn, type CounterShape } from "./shape";
 import { shardIncrement } from "./shard-writes";
 import { pickShard, type Random } from "../model/shards";
-import { writeTimeOf, type WriteTime } from "./increment";
+import { timeOf, type Time } from "../model/time";
 
 export interface SetMemberResult {
   counterId: string;
@@ -42,7 +42,7 @@ export interface SetMemberResult {
   /** This call changed the caller's membership (and the shard sum, in the same commit). */
   changed: boolean;
   /** The commit time of that change; null when nothing was written. */
-  writeTime: WriteTime | null;
+  writeTime: Time | null;
 }
 
 export interface SetMemberOptions {
@@ -156,7 +156,7 @@ export async function setMember(
     await options.beforeTimeWritten?.();
     await writeChangeTime(recordRef, committedAt);
     await options.onCommitted?.();
-    return { counterId, member, changed: true, writeTime: writeTimeOf(committedAt) };
+    return { counterId, member, changed: true, writeTime: timeOf(committedAt) };
   }
   throw new CounterError("aborted", `setMember: counter "${counterId}" kept changing; try again`);
 }

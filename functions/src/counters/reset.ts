@@ -14,7 +14,7 @@ import { dayOf } from "../model/days";
 import { dayField } from "./shard-writes";
 import { dayCountsOf, shardDaysOf, windowsMoveAtMs, windowsOf, type DayCounts } from "../model/windows";
 import { erasedDays, resetPlan, type ResetMarks, type ResetParent, type ResetRead } from "../model/reset-plan";
-import { microsFloor } from "../rollup/plan";
+import { microsFloor } from "../model/time";
 
 /** Attempts of a reset whose read went stale before its write (another reset, a reshard, a delete between them). */
 const RESET_ATTEMPTS = 20;

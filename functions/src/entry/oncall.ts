@@ -9,7 +9,7 @@ import type { z } from "zod";
 import { policyRefusal } from "../config/access";
 import { consumeAppCheckTokenAtLoad } from "../config/params";
 import { config, type Config } from "../config/read";
-import type { CreatePolicy } from "../config/rules";
+import type { CreatePolicy } from "../model/param-rules";
 import { CounterError } from "../model/errors";
 import { createLimiter, type Limiter } from "../model/ratelimit";
 import { describeIssue, type Limits } from "../model/schema";

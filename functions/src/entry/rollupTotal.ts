@@ -10,7 +10,7 @@ import { databaseId, ROLLUP_CPU, rollupConcurrency, rollupMemoryMb, rollupMinIns
 import { SHARD_DOCUMENT_PATTERN } from "../model/paths";
 import { isPermanentError } from "../model/errors";
 import { rollupShardWrite } from "../rollup/index";
-import { microsCeil, parseRfc3339Micros } from "../rollup/plan";
+import { microsCeil, parseRfc3339Micros } from "../model/time";
 import type { ClaimMemo, LeadMemo, ParentMemo, RollupDeps, ShardWrite } from "../rollup/types";
 import { rollupDeps } from "./deps";
 import { EVERY_FUNCTION } from "./options";

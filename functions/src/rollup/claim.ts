@@ -5,7 +5,8 @@
 // the parent; then it releases the claim by deleting its lease. Each step once, in that order. A claim is
 // finished by its claimer (index.ts), by a stale takeover and by the sweep (sweep.ts), all with the same
 // steps; a claim whose sum is already on the parent is only released (index.ts, decision "release").
-import { isCovered, MAX_INTERVAL_MS } from "./plan";
+import { MAX_INTERVAL_MS } from "../model/param-rules";
+import { isCovered } from "./plan";
 import { sumAndCommit } from "./commit";
 import type { LeaseRead, ParentRead } from "./store";
 import type { ClaimMemo, ClaimToFinish, Invocation, RollupResult, Run } from "./types";

@@ -6,7 +6,8 @@ import { Timestamp, type DocumentSnapshot } from "firebase-admin/firestore";
 import { WINDOWS_MOVE_AT } from "../model/paths";
 import { dayCountsOf, type DaysRead, type WindowsState } from "../model/windows";
 import type { Load } from "./growth";
-import { MAX_INTERVAL_MS, microsFloor } from "./plan";
+import { MAX_INTERVAL_MS } from "../model/param-rules";
+import { microsFloor } from "../model/time";
 import type { ParentRead } from "./store";
 
 /** `rollup.load` as the rollup reads it; null when absent or malformed (the next commit measures afresh). */

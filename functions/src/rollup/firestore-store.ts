@@ -11,7 +11,7 @@ import { dayOf } from "../model/days";
 import { daysAfter, KEPT_DAYS, openDays, windowsMoveAtMs, windowsOf, type DayCounts, type WindowsState } from "../model/windows";
 import * as logger from "firebase-functions/logger";
 import type { Load } from "./growth";
-import { microsFloor } from "./plan";
+import { microsFloor } from "../model/time";
 import type { ClaimData, CommitFields, CommitResult, FoundClaim, LeaseRead, MoveResult, RollupStore, StaleClaims, SumRead } from "./store";
 import { commitMirrored, type MirroredCommit, type MirrorPort } from "./mirrored";
 import { moveWindows } from "./firestore-midnight";

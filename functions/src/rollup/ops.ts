@@ -1,9 +1,10 @@
 // What one rollup invocation cost, as billed, and the rollup's structured log lines. Per invocation, at
 // debug: "rollup ops" (the benchmark adds these lines up to price a million increments). At INFO and
 // above only what an operator acts on: "rollup committed" (with lagMs: the lag metric) and "rollup
-// threw; the event is retried". docs/operations.md's log-based metrics filter on these exact messages and
-// fields, and functions/test/emulator/logs.emulator.test.ts holds them to it.
+// threw; the event is retried". docs/operations.md's log-based metrics filter on these exact messages (model/log-lines.ts)
+// and fields, and functions/test/emulator/logs.emulator.test.ts holds them to it.
 import * as logger from "firebase-functions/logger";
+import { COMMITTED_MESSAGE, OPS_MESSAGE, THREW_MESSAGE } from "../model/log-lines";
 
 /** What one invocation did, as billed: document reads, writes (deletes included), aggregation queries. */
 export interface RollupOps {
@@ -19,11 +20,6 @@ export function noOps(): RollupOps {
   return { reads: 0, writes: 0, aggregations: 0, waitMs: 0 };
 }
 
-/** The INFO line of every commit of a total by the rollup: `lagMs` from the shard write's commit time. */
-export const COMMITTED_MESSAGE = "rollup committed";
-/** The WARNING line of an invocation that failed and will be retried by the platform. */
-export const THREW_MESSAGE = "rollup threw; the event is retried";
-
 /** `path`: "lead" for an idle counter's leading edge, "slot" for a busy counter's slot commit. */
 export function logCommitted(counterId: string, total: number, lagMs: number, path: "lead" | "slot"): void {
   logger.info(COMMITTED_MESSAGE, { counterId, total, lagMs, path });
@@ -35,5 +31,5 @@ export function logThrew(counterId: string, shardId: string, eventId: string, er
 
 /** Logs one invocation's outcome and cost at debug level. */
 export function logOps(counterId: string, outcome: string, ops: RollupOps, durationMs: number, extra: Record<string, unknown>): void {
-  logger.debug("rollup ops", { counterId, outcome, ...ops, durationMs, ...extra });
+  logger.debug(OPS_MESSAGE, { counterId, outcome, ...ops, durationMs, ...extra });
 }

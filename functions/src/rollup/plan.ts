@@ -2,9 +2,8 @@
 // rolls it up and when. No Firebase import: times are plain numbers, so unit tests pin each case and the
 // model check (functions/test/unit/model.test.ts) drives these very functions under random schedules.
 //
-// Times: Firestore commit/read times in whole MICROseconds since the epoch (exact in a JS number until
-// the year 2255). A write time is rounded UP and a read time DOWN, so "covered" can only err towards
-// one extra rollup, never towards a missed write. Due times are whole milliseconds.
+// Times: Firestore commit/read times in whole microseconds (model/time.ts: a write time rounded up, a read
+// time down, so "covered" can only err towards one extra rollup). Due times are whole milliseconds.
 //
 // THE MOVING PARTS
 // - Coverage: `rollup.readTime` (coveredUntil) is the read time of the sum the parent's total holds. A
@@ -77,11 +76,9 @@
 // So no window of one interval holds three. Under sustained load every write finds a commit less than an
 // interval before it, the leading edge never fires, and the parent is written once per slot.
 
+import { MAX_INTERVAL_MS } from "../model/param-rules";
 import type { DaysRead } from "../model/windows";
 import type { Load } from "./growth";
-
-/** The largest ROLLUP_INTERVAL_MS (config/rules.ts holds the param to it): bounds every claim when the parent recorded no interval. */
-export const MAX_INTERVAL_MS = 60_000;
 
 /** A claim takes this long past its due time before anyone else assumes its claimer died. */
 export function staleAfterMsFor(intervalMs: number): number {
@@ -292,30 +289,4 @@ export function snapshotSumAllowed(view: ParentView, write: { shardId: string; w
     view.updatedUs < write.writtenAtUs &&
     !isCovered(view.coveredUntilUs, write.writtenAtUs)
   );
-}
-
-/** A Firestore-style time: whole seconds and nanoseconds (firebase-admin's Timestamp is one). */
-export interface Time {
-  seconds: number;
-  nanoseconds: number;
-}
-
-/** Microseconds of a time, rounded down (for read times). */
-export function microsFloor({ seconds, nanoseconds }: Time): number {
-  return seconds * 1_000_000 + Math.floor(nanoseconds / 1000);
-}
-
-/** Microseconds of a time, rounded up (for write times). */
-export function microsCeil({ seconds, nanoseconds }: Time): number {
-  return seconds * 1_000_000 + Math.ceil(nanoseconds / 1000);
-}
-
-/** Microseconds of an RFC 3339 time such as "2026-11-22T10:00:00.123456789Z", rounded up; null if unparsable. */
-export function parseRfc3339Micros(text: string): number | null {
-  const match = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/.exec(text);
-  if (match === null) return null;
-  const seconds = Date.parse(`${match[1]}${match[3]}`) / 1000;
-  if (!Number.isFinite(seconds)) return null;
-  const nanos = Number((match[2] ?? "").padEnd(9, "0"));
-  return microsCeil({ seconds, nanoseconds: nanos });
 }

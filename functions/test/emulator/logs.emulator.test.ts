@@ -9,7 +9,7 @@ import { requireEmulators } from "../helpers/emulators";
 import { rollupDeps, shardWriteOf } from "../helpers/rollup";
 import { rollupShardWrite } from "../../src/rollup/index";
 import { type RollupStore } from "../../src/rollup/store";
-import { COMMITTED_MESSAGE, THREW_MESSAGE } from "../../src/rollup/ops";
+import { COMMITTED_MESSAGE, THREW_MESSAGE } from "../../src/model/log-lines";
 
 beforeAll(requireEmulators);
 

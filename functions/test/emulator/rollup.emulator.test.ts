@@ -17,7 +17,8 @@ import {
 import { requireEmulators } from "../helpers/emulators";
 import { INTERVAL_MS, rollupDeps, shardWriteOf } from "../helpers/rollup";
 import { counterRef, leaseRef, shardRef } from "../../src/model/paths";
-import { dueMsFor, microsCeil } from "../../src/rollup/plan";
+import { dueMsFor } from "../../src/rollup/plan";
+import { microsCeil } from "../../src/model/time";
 import { rollupShardWrite } from "../../src/rollup/index";
 import { staleAfterMsFor } from "../../src/rollup/plan";
 import { type ClaimMemo, type ParentMemo, type RollupDeps } from "../../src/rollup/types";

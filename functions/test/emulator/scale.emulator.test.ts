@@ -13,7 +13,7 @@ import { pause } from "../../src/model/backoff";
 import { resetCounter as resetStore } from "../../src/counters/reset";
 import { counterRef, shardsRef } from "../../src/model/paths";
 import { rollupShardWrite } from "../../src/rollup/index";
-import { microsCeil, microsFloor } from "../../src/rollup/plan";
+import { microsCeil, microsFloor } from "../../src/model/time";
 import { reconcileCounter } from "../../../cli/src/lib/reconcile";
 
 jest.setTimeout(300_000);

@@ -10,7 +10,7 @@ import { newCounterRuleOf, type NewCounterParams } from "../../src/extension/new
 import { extensionRule } from "../../src/model/extension-rules";
 import { firestoreRollupStore } from "../../src/rollup/firestore-store";
 import { rollupShardWrite } from "../../src/rollup/index";
-import { microsCeil } from "../../src/rollup/plan";
+import { microsCeil } from "../../src/model/time";
 import { rollupDeps } from "./rollup";
 
 /** Every item of one migration of `document:field=counter` (the command's --document, --field, --counter). */

@@ -6,7 +6,7 @@ import { getFirestore } from "firebase-admin/firestore";
 import { defaultApp } from "../../src/entry/deps";
 import type { IncrementResult } from "../../src/counters/increment";
 import { logger } from "./logger";
-import { microsCeil } from "../../src/rollup/plan";
+import { microsCeil } from "../../src/model/time";
 import { firestoreRollupStore } from "../../src/rollup/firestore-store";
 import { staleAfterMsFor } from "../../src/rollup/plan";
 import { HOT_FOR_MS } from "../../src/rollup/growth";

@@ -1,6 +1,6 @@
 // CREATE_POLICY's decision (config/access.ts), table-driven on the claims a verified ID token carries.
 import { policyRefusal, type TokenClaims } from "../../src/config/access";
-import type { CreatePolicy } from "../../src/config/rules";
+import type { CreatePolicy } from "../../src/model/param-rules";
 
 const password: TokenClaims = { firebase: { sign_in_provider: "password" } };
 const google: TokenClaims = { firebase: { sign_in_provider: "google.com" } };

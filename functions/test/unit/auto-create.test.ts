@@ -5,7 +5,7 @@ import { autoCreateDocument, parseAutoCreateRules } from "../../src/model/auto-c
 import { newCounter } from "../../src/model/settings";
 import { envSettings } from "../../src/config/env";
 import { paramSettings } from "../../src/config/read";
-import { COUNTER_PARAM_DEFAULTS, COUNTER_PARAM_NAMES } from "../../src/config/shared";
+import { COUNTER_PARAM_DEFAULTS, COUNTER_PARAM_NAMES } from "../../src/model/params";
 import * as params from "../../src/config/params";
 
 describe("parseAutoCreateRules", () => {

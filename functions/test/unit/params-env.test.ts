@@ -1,10 +1,13 @@
-// params.env, the package's list of every param with its default (what an app appends to the .env of a
-// codebase that re-exports the functions, and what firestore-exact-counter init writes), and this
-// repository's functions/.env, both held to the declarations of config/params.ts: a param added, renamed
-// or given another default there fails here until both files follow.
+// The params' table (model/params.ts) held to what firebase-tools reads, the declarations config/params.ts
+// makes from it; and params.env, the package's list of every param with its default (what an app appends to
+// the .env of a codebase that re-exports the functions, and what firestore-exact-counter init writes), and
+// this repository's functions/.env, both held to the table: a param added, renamed or given another default
+// fails here until both files follow.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { paramList, paramsEnv } from "../../src/config/param-list";
+import { declaredParams } from "firebase-functions/params";
+import * as params from "../../src/config/params";
+import { paramList, paramsEnv } from "../../src/model/params";
 
 const FUNCTIONS_DIR = join(__dirname, "..", "..");
 
@@ -16,8 +19,22 @@ function names(text: string): string[] {
     .map((line) => /^([A-Z0-9_]+)=/.exec(line)?.[1] ?? `not a NAME=value line: ${line}`);
 }
 
+interface Declared {
+  name: string;
+  options?: { default?: unknown; description?: string };
+  constructor: { type?: string };
+}
+
+describe("the params' table", () => {
+  it("is exactly what config/params.ts declares to firebase-functions: the same params in the same order, kinds, defaults and descriptions", () => {
+    const ours = new Set(Object.values(params as Record<string, unknown>).flatMap((value) => (typeof value === "object" && value !== null && "name" in value ? [(value as Declared).name] : [])));
+    const declared = (declaredParams as unknown as Declared[]).filter((p) => ours.has(p.name));
+    expect(declared.map((p) => ({ name: p.name, type: p.constructor.type, default: String(p.options?.default), description: p.options?.description }))).toEqual(paramList());
+  });
+});
+
 describe("params.env", () => {
-  it("is every param of config/params.ts with its default, one NAME=value line each, in their order", () => {
+  it("is every param of the table with its default, one NAME=value line each, in their order", () => {
     expect(readFileSync(join(FUNCTIONS_DIR, "params.env"), "utf8")).toBe(paramsEnv());
   });
 

@@ -8,11 +8,7 @@ import {
   intervalToRecord,
   isCovered,
   isIdle,
-  MAX_INTERVAL_MS,
-  microsCeil,
-  microsFloor,
   offsetMsOf,
-  parseRfc3339Micros,
   slotOf,
   snapshotSumAllowed,
   type Claim,
@@ -20,6 +16,8 @@ import {
   type Timing,
   type WriteFacts,
 } from "../../src/rollup/plan";
+import { MAX_INTERVAL_MS } from "../../src/model/param-rules";
+import { microsCeil, microsFloor, parseRfc3339Micros } from "../../src/model/time";
 
 const INTERVAL = 1000;
 const OFFSET = 250;

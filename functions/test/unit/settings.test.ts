@@ -1,8 +1,8 @@
-// The params' ranges and relations (config/rules.ts), shared by the functions at run time and by the
+// The params' ranges and relations (model/param-rules.ts), shared by the functions at run time and by the
 // preflight: every rule refuses what it must, names the param, and the shipped functions/.env passes.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { minRollupTimeoutSeconds, paramProblem, PARAM_RULES, relationProblems, settingsProblems, type RawValue } from "../../src/config/rules";
+import { minRollupTimeoutSeconds, paramProblem, PARAM_RULES, relationProblems, settingsProblems, type RawValue } from "../../src/model/param-rules";
 
 function shippedEnv(): Record<string, RawValue> {
   const values: Record<string, RawValue> = {};

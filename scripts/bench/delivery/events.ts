@@ -5,7 +5,7 @@
 // emulator's own triggers do not serve, so no event runs twice.
 import { randomUUID } from "node:crypto";
 import type { DocumentSnapshot, Timestamp } from "firebase-admin/firestore";
-import { microsCeil } from "../../../functions/src/rollup/plan";
+import { microsCeil } from "../../../functions/src/model/time";
 import { pickShard } from "../../../functions/src/model/shards";
 import { callableRead } from "../callable";
 import { shardUpdateOf, type Counter, type ShardWriteRecord, type ShardWriter } from "../counters";

@@ -3,7 +3,7 @@
 // delivers them back to back, one at a time (docs/benchmark.md); a marker written last tells when
 // all have been delivered. Every load measured through the emulator's own delivery is bounded by it.
 import type { DocumentReference, DocumentSnapshot } from "firebase-admin/firestore";
-import { microsCeil } from "../../../functions/src/rollup/plan";
+import { microsCeil } from "../../../functions/src/model/time";
 import { withConcurrency } from "../../lib/concurrency";
 import { NOOP_DONE, NOOP_EVENTS } from "../naive/src/paths";
 import { sleep } from "../pace";

@@ -23,7 +23,7 @@
 // before this workload existed (a callable worker left from here, idle for minutes, gave workload 4's
 // incrementCounter a tail of 0.3–1 s in all three runs that had it, none in the run without it).
 import { signedInClient, type Client } from "../../../functions/test/helpers/client";
-import { microsCeil } from "../../../functions/src/rollup/plan";
+import { microsCeil } from "../../../functions/src/model/time";
 import type { Counter } from "../counters";
 import { emulatorLogPath, rollupInvocationsOf } from "../ops";
 import { sleep } from "../pace";

@@ -8,7 +8,7 @@
 // the shard sum right after a write (all writes of that counter up to and including it) means the sum it
 // holds was read at or after that write.
 import type { DocumentReference } from "firebase-admin/firestore";
-import { microsCeil } from "../../../functions/src/rollup/plan";
+import { microsCeil } from "../../../functions/src/model/time";
 import { readParent, type Counter, type ShardWriteRecord } from "../counters";
 import { paced, sleep } from "../pace";
 import { groupWrites, type PhaseResult } from "../recorder";

@@ -16,7 +16,7 @@ import { shardIds } from "../../../functions/src/model/shards";
 import { createCounter } from "../../../functions/src/counters/create";
 import { incrementCounter } from "../../../functions/src/counters/increment";
 import { resetCounter } from "../../../functions/src/counters/reset";
-import { HARD_MAX_SHARDS } from "../../../functions/src/config/rules";
+import { HARD_MAX_SHARDS } from "../../../functions/src/model/param-rules";
 import { shardSumIn } from "../../../functions/test/helpers/documents";
 import { paced, sleep } from "../pace";
 import { summarize, type Summary } from "../stats";

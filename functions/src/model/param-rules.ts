@@ -1,8 +1,13 @@
 // The range of every param and the relations between them, as plain data and one pure check: the
-// functions validate what they read with it at run time (read.ts) and `npm run preflight` refuses a
-// deploy with it (cli/src/preflight/params.ts), so a value means the same thing in both places. No Firebase
-// import: the preflight loads it outside the functions.
-import { MAX_INTERVAL_MS } from "../rollup/plan";
+// functions validate what they read with it at run time (config/read.ts, config/env.ts) and `npm run
+// preflight` refuses a deploy with it (cli/src/preflight/params.ts), so a value means the same thing in both
+// places. Pure: the preflight loads it outside the functions.
+
+/**
+ * The largest ROLLUP_INTERVAL_MS: a claimer waits up to one interval inside its invocation, and the rollup
+ * bounds every claim by it when the parent recorded no interval (rollup/plan.ts).
+ */
+export const MAX_INTERVAL_MS = 60_000;
 
 /** The most shards a caller may ask createCounter for (MAX_SHARDS); a counter grows past it (below). */
 export const HARD_MAX_SHARDS = 200;
