@@ -15,12 +15,6 @@ const PUBLIC_ENTRIES = ["@firestore-exact-counter/functions", "@firestore-exact-
  * without extension). Each group says why it is not the model yet; the list only shrinks.
  */
 const NOT_MODEL_YET = {
-  // migrate-extension runs the migration itself (the writes of extension/), which no public entry offers.
-  "cli/src/commands/migrate-extension.ts": ["functions/src/extension/fold", "functions/src/extension/migrate", "functions/src/extension/new-counter"],
-  // Reconcile's fix is to go through the rollup's one commit path, with its logic beside the rollup in
-  // functions/ (issue 42, item 1, not done yet): then the command imports that, and the time helpers of
-  // plan.ts that leave it.
-  "cli/src/lib/reconcile.ts": ["functions/src/rollup/firestore-store", "functions/src/rollup/sum"],
   // The benchmark drives the product's inner functions and the rollup directly (it measures them, not a
   // callable round trip). It is being re-laid one room per workload (issue 42, item 4): that work decides
   // which of these become model or go through an entry.

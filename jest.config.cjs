@@ -51,7 +51,8 @@ module.exports = {
     tier("scripts", "<rootDir>/scripts/test/*.test.ts", {
       testMatch: ["<rootDir>/scripts/test/*.test.ts", "<rootDir>/cli/test/*.test.ts"],
       setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"],
-      moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
+      // The CLI's commands import the admin entry as the CLI's bundle takes it, from the sources.
+      moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1", "^@firestore-exact-counter/functions/admin$": "<rootDir>/functions/src/admin.ts" },
     }),
     // The client's sources import "./x.js" (what its ESM build needs); jest loads the .ts files.
     tier("client", "<rootDir>/client/test/*.test.ts", {

@@ -1,7 +1,8 @@
-// Builds the command into lib/: one CommonJS bundle (lib/main.js) of src/ and of the functions' own
-// modules it shares, from their sources: functions/src/model/, and the few others that NOT_MODEL_YET in
-// eslint.config.mjs lists (the params, the migration, reconcile's commit). One source, so a rule means the
-// same thing at deploy time and at run time; the functions package exports none of them. Also the files
+// Builds the command into lib/: one CommonJS bundle (lib/main.js) of src/ and of what it takes of the
+// functions, from their sources: functions/src/model/ (the params, their rules, the patterns) and the admin
+// entry (@firestore-exact-counter/functions/admin: reconcile and migrateExtension, which the reconcile and
+// migrate-extension commands run). One source, so a rule means the same thing at deploy time and at run
+// time, and the command needs no functions package beside it. Also the files
 // the command writes into an app (the rules block, the indexes). The packages it runs with stay outside
 // the bundle: firebase-functions and firebase-admin (peer dependencies, the app's own copies) and
 // firebase-tools (the app's, found at run time). Each command's module runs only when that command does.
@@ -24,6 +25,8 @@ await build({
   target: "node20",
   format: "cjs",
   external: ["firebase-admin", "firebase-admin/*", "firebase-functions", "firebase-functions/*"],
+  // The admin entry from its sources, as tsconfig.json's paths name it for the typecheck.
+  alias: { "@firestore-exact-counter/functions/admin": join(root, "functions", "src", "admin.ts") },
   sourcemap: false,
   logLevel: "warning",
 });

@@ -4,7 +4,8 @@
 import { deleteApp, initializeApp } from "firebase-admin/app";
 import { Timestamp, getFirestore } from "firebase-admin/firestore";
 import { requireEmulators } from "../../functions/test/helpers/emulators";
-import { reconcile, stuckAfterMsFor, type CounterReport } from "../src/lib/reconcile";
+import { reconcile, stuckAfterMsFor } from "../../functions/src/reconcile/run";
+import type { CounterReport } from "../../functions/src/reconcile/counter";
 import { runReconcile, type Run } from "./helpers/reconcile-cli";
 
 // A project of its own: a run without --counter walks the whole `counters` collection.

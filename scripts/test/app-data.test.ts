@@ -15,7 +15,7 @@ import { sweepStaleClaims } from "../../functions/src/rollup/sweep";
 import { type RollupDeps } from "../../functions/src/rollup/types";
 import { createCounter } from "../../functions/src/counters/create";
 import { deleteCounter } from "../../functions/src/counters/delete";
-import { reconcile } from "../../cli/src/lib/reconcile";
+import { reconcile } from "../../functions/src/reconcile/run";
 import { changedAppDocuments, seedAppData, type AppData } from "./helpers/app-data";
 
 // A project of its own: the sweeps and reconcile walk the whole database, and the counts below are exact.

@@ -1,17 +1,16 @@
 // `firestore-exact-counter migrate-extension` (in this repository: npm run migrate-extension): moves the
 // firestore-counter extension's counters to exact counters (docs/from-the-extension.md). Arguments,
-// connection, progress and printing around the migration that the functions own
-// (functions/src/extension/: which documents, the atomic fold, the record that the field was taken). A
+// connection, progress and printing around the migration that the functions package owns (the admin
+// entry's migrateExtension: which documents, the atomic fold, the record that the field was taken). A
 // counter it creates gets the shape the counters codebase's params give its id, read from that codebase's
 // .env files in the project folder, as a deploy reads them.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { deleteApp, initializeApp } from "firebase-admin/app";
-import { getFirestore } from "firebase-admin/firestore";
-import { migrate, type MigrationItem, type MigrationScan } from "../../../functions/src/extension/migrate";
-import { newCounterRuleOf, type NewCounterRule } from "../../../functions/src/extension/new-counter";
-import { extensionRule, type ExtensionRule } from "../../../functions/src/model/extension-rules";
-import type { FoldReport } from "../../../functions/src/extension/fold";
+import { migrateExtension, type FoldReport, type MigrationItem, type MigrationScan } from "@firestore-exact-counter/functions/admin";
+import { newCounterRuleOf } from "../../../functions/src/model/new-counter";
+import { extensionRule } from "../../../functions/src/model/extension-rules";
+import { paramProblem } from "../../../functions/src/model/param-rules";
 import { EXIT, integerValue, lastValue, readArgv, UsageError, type Command } from "../lib/cli";
 import { answers } from "../lib/firestore-emulator";
 import { functionsParams } from "../lib/functions-env";
@@ -50,7 +49,8 @@ counter id can hold, a counter still being deleted) or an unexpected error; 2 ba
 that does not parse (nothing read); 3 the Firestore emulator does not answer (start the emulators first); 130 interrupted (what was written is whole: run it again to finish).`;
 
 interface Args {
-  rule: ExtensionRule;
+  /** The rule's three arguments, checked (model/extension-rules.ts). */
+  rule: { document: string; field: string; counter: string };
   dryRun: boolean;
   project: string;
   database: string;
@@ -58,7 +58,8 @@ interface Args {
   quiet: boolean;
   /** The project folder (firebase.json), if there is one. */
   dir: string | undefined;
-  newCounter: NewCounterRule;
+  /** The counters codebase's params for the project (checked: a new counter's shape can be decided from them). */
+  params: Record<string, string>;
 }
 
 /** The shell's code for a run stopped by Ctrl-C (128 + SIGINT). */
@@ -102,9 +103,8 @@ function parse(argv: string[], env: NodeJS.ProcessEnv = process.env, cwd = proce
   const document = required("--document");
   const field = required("--field");
   const counter = required("--counter");
-  let rule: ExtensionRule;
   try {
-    rule = extensionRule(document, field, counter);
+    extensionRule(document, field, counter);
   } catch (error) {
     throw new UsageError(`--document ${document} --field ${field} --counter ${counter}: the rule ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -113,22 +113,23 @@ function parse(argv: string[], env: NodeJS.ProcessEnv = process.env, cwd = proce
   if (project === undefined) throw new UsageError("no project: give --project, set GCLOUD_PROJECT, or run it where .firebaserc names a default project");
   const concurrency = lastValue(read, "--concurrency");
   return {
-    rule,
+    rule: { document, field, counter },
     dryRun: read.flags.has("--dry-run"),
     quiet: read.flags.has("--quiet"),
     project,
-    database: lastValue(read, "--database") ?? "(default)",
+    database: databaseOf(lastValue(read, "--database")),
     dir,
     concurrency: concurrency === undefined ? 8 : integerValue("--concurrency", concurrency, { min: 1, max: 100 }),
-    newCounter: newCounterFor(dir, project),
+    params: countersParams(dir, project),
   };
 }
 
 /**
- * How a migrated counter is created: from the counters codebase's params for the project (.env, then
+ * The params a migrated counter is created by: the counters codebase's for the project (.env, then
  * .env.<project>, as a deploy reads them); the params' defaults where the folder has no counters codebase.
+ * Checked here, so that a bad one is a usage error before anything is read.
  */
-function newCounterFor(dir: string | undefined, project: string): NewCounterRule {
+function countersParams(dir: string | undefined, project: string): Record<string, string> {
   let source: string | undefined;
   try {
     source = dir === undefined ? undefined : countersSourceDir(dir);
@@ -136,10 +137,20 @@ function newCounterFor(dir: string | undefined, project: string): NewCounterRule
     if (!(error instanceof ProjectError)) throw error;
   }
   try {
-    return newCounterRuleOf(source === undefined ? {} : functionsParams([".env", `.env.${project}`], source));
+    const params = source === undefined ? {} : functionsParams([".env", `.env.${project}`], source);
+    newCounterRuleOf(params);
+    return params;
   } catch (error) {
     throw new UsageError(`${error instanceof Error ? error.message : String(error)}; fix it in ${source ?? "the counters codebase"}/.env or .env.${project}`);
   }
+}
+
+/** --database, held to DATABASE_ID's rule (model/param-rules.ts): "(default)" when absent. */
+function databaseOf(value: string | undefined): string {
+  if (value === undefined) return "(default)";
+  const problem = paramProblem("DATABASE_ID", value);
+  if (problem !== undefined) throw new UsageError(`--database ${value}: ${problem.replace(/^DATABASE_ID /, "")}`);
+  return value;
 }
 
 /** The Firestore emulator of the project folder's firebase.json (firebase-tools' default without one). */
@@ -219,7 +230,7 @@ async function run(args: Args): Promise<number> {
     process.env.METADATA_SERVER_DETECTION ??= "none";
   }
   const app = initializeApp({ projectId: args.project }, `migrate-extension-${Date.now()}`);
-  const db = getFirestore(app, args.database);
+  const env = { ...args.params, DATABASE_ID: args.database };
 
   const totals: Totals = { documents: 0, moved: 0, amount: 0, fieldsTaken: 0, fieldsBefore: 0, shards: 0, partials: 0, created: 0, notMoved: 0 };
   const scan: MigrationScan = { documents: 0, shardDocuments: 0 };
@@ -238,7 +249,7 @@ async function run(args: Args): Promise<number> {
   process.once("SIGINT", onSigint);
   process.once("SIGTERM", onSigterm);
   try {
-    for await (const item of migrate(db, args.rule, { dryRun: args.dryRun, newCounter: args.newCounter, concurrency: args.concurrency }, scan)) {
+    for await (const item of migrateExtension(args.rule, { app, env, dryRun: args.dryRun, concurrency: args.concurrency, scan })) {
       add(totals, item);
       console.log(line(item));
       if (!args.quiet && Date.now() - lastProgress >= PROGRESS_EVERY_MS) {

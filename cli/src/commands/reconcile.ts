@@ -1,15 +1,17 @@
 // `firestore-exact-counter reconcile` (in this repository: npm run reconcile): compares every counter's
 // total with the sum of its shards (and a unique counter's shard sum with its members); reports drift;
-// fixes it with --fix. The project folder gives the counters' MIRRORS (their codebase's .env) and, for a
-// demo-* project, the Firestore emulator's port.
+// fixes it with --fix. The check and the repair are the functions package's (the admin entry's reconcile,
+// beside the rollup whose commit it repairs through); this is the command line: the arguments, the project
+// folder (the counters codebase's params: MIRRORS, DATABASE_ID; for a demo-* project the Firestore
+// emulator's port), progress, the lines and the exit code.
 import { initializeApp } from "firebase-admin/app";
-import { getFirestore } from "firebase-admin/firestore";
+import { countCounters, reconcile, STUCK_INTERVALS, STUCK_MARGIN_MS, stuckAfterMsFor, type CounterReport, type ToolOptions } from "@firestore-exact-counter/functions/admin";
 import { EXIT, integerValue, lastValue, readArgv, UsageError, type Command } from "../lib/cli";
-import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "../../../functions/src/model/mirror-rules";
+import { parseMirrorRules } from "../../../functions/src/model/mirror-rules";
 import { answers } from "../lib/firestore-emulator";
-import { configuredFirestoreHost, countersParam, countersSourceDir, firebasercProject, projectDir, ProjectError, readFirebaseJson } from "../lib/project";
+import { functionsParams } from "../lib/functions-env";
+import { configuredFirestoreHost, countersSourceDir, firebasercProject, projectDir, ProjectError, readFirebaseJson } from "../lib/project";
 import { progressLine } from "../lib/progress";
-import { countCounters, reconcile, STUCK_INTERVALS, STUCK_MARGIN_MS, stuckAfterMsFor, type CounterReport, type ReconcileOptions } from "../lib/reconcile";
 
 /** A progress line on stderr at most this often (a run over 100,000 counters takes minutes). */
 const PROGRESS_EVERY_MS = 2_000;
@@ -139,21 +141,21 @@ async function run(args: Args): Promise<number> {
     // No Google metadata server to look for next to an emulator.
     process.env.METADATA_SERVER_DETECTION ??= "none";
   }
-  const mirrors = mirrorsOf(args.dir, args.project);
-  if (typeof mirrors === "string") {
-    console.error(mirrors);
+  const env = countersParams(args.dir, args.project);
+  if (typeof env === "string") {
+    console.error(env);
     return EXIT.usage;
   }
-  const db = getFirestore(initializeApp({ projectId: args.project }));
-  const options: ReconcileOptions = {
-    mirrors,
+  const options: ToolOptions & Parameters<typeof reconcile>[0] = {
+    app: initializeApp({ projectId: args.project }),
+    env,
     fix: args.fix,
     concurrency: args.concurrency,
     stuckAfterMs: args.stuckAfterMs,
     ...(args.counterIds.length ? { counterIds: args.counterIds } : {}),
     ...(args.startAfter !== undefined ? { startAfter: args.startAfter } : {}),
   };
-  const total = await countCounters(db, options);
+  const total = await countCounters({ app: options.app, env, ...(args.counterIds.length ? { counterIds: args.counterIds } : {}), ...(args.startAfter !== undefined ? { startAfter: args.startAfter } : {}) });
   const started = Date.now();
   let done = 0;
   let lastId: string | undefined;
@@ -172,7 +174,7 @@ async function run(args: Args): Promise<number> {
   let stuck = 0;
   let lagging = 0;
   let missing = 0; // a --counter that names no counter
-  for await (const report of reconcile(db, options)) {
+  for await (const report of reconcile(options)) {
     done++;
     lastId = report.counterId;
     if (!args.quiet && Date.now() - lastProgress >= PROGRESS_EVERY_MS) {
@@ -200,16 +202,16 @@ async function run(args: Args): Promise<number> {
 }
 
 /**
- * MIRRORS as the functions read it for the project (the counters' codebase's .env, .env.<projectId>),
- * parsed by their own parser: --fix writes a repaired total to its mirrors in the same atomic write, as
- * the rollup does, so a repair never leaves a mirrored field behind its total. A bad value: the message
- * naming the rule.
+ * The counters codebase's params for the project, as a deploy reads them (.env, then .env.<projectId>): the
+ * reconcile reads the counters' database (DATABASE_ID) and MIRRORS from them (--fix writes a repaired total
+ * to its mirrors in the same atomic write, as the rollup does, so a repair never leaves a mirrored field
+ * behind its total). A MIRRORS that does not parse, or no counters codebase: the message naming the cause.
  */
-function mirrorsOf(dir: string, project: string): ((counterId: string) => MirrorTarget[]) | string {
+function countersParams(dir: string, project: string): Record<string, string> | string {
   try {
-    const value = countersParam(dir, "MIRRORS", project) ?? "";
-    const rules = parseMirrorRules("MIRRORS", value);
-    return (counterId) => mirrorTargets(rules, counterId);
+    const env = functionsParams([".env", `.env.${project}`], countersSourceDir(dir));
+    parseMirrorRules("MIRRORS", env.MIRRORS ?? "");
+    return env;
   } catch (error) {
     const where = error instanceof ProjectError ? "" : `; fix it in ${countersSourceDir(dir)}/.env or .env.${project}`;
     return `reconcile: ${error instanceof Error ? error.message : String(error)}${where}`;

@@ -5,12 +5,12 @@
 import * as logger from "firebase-functions/logger";
 import { autoCreateDocument, parseAutoCreateRules } from "../model/auto-create-rules";
 import { kindFor, parseCounterKindRules, type CounterKind, type KindLimits } from "../model/kinds";
-import { newCounterRule, type NewCounterRule } from "../extension/new-counter";
+import { newCounterRule, type NewCounterRule } from "../model/new-counter";
 import { parseExtensionRules, type ExtensionRule } from "../model/extension-rules";
 import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "../model/mirror-rules";
 import { parseCounterIdPatterns, type Template } from "../model/patterns";
 import type { RateLimit } from "../model/ratelimit";
-import type { CounterSettings } from "../model/settings";
+import { operationLimits, type CounterSettings, type OperationLimits } from "../model/settings";
 import { HOT_FOR_MS, type GrowthSettings } from "../rollup/growth";
 import { staleAfterMsFor } from "../rollup/plan";
 import {
@@ -35,13 +35,7 @@ import {
 } from "./params";
 import { paramProblem, relationProblems, type CreatePolicy, type RawValue } from "../model/param-rules";
 
-
-export interface Config {
-  defaultShards: number;
-  maxShards: number;
-  maxGrownShards: number;
-  maxDelta: number;
-  requestTtlMs: number;
+export interface Config extends OperationLimits {
   allowUnauthenticated: boolean;
   enforceAppCheck: boolean;
   rateLimit: RateLimit;
@@ -62,11 +56,7 @@ export function config(): Config {
   const problem = problems.find((p) => p !== undefined);
   if (problem !== undefined) throw new Error(`${problem}; set it in functions/.env`);
   return {
-    defaultShards: values.DEFAULT_SHARDS,
-    maxShards: values.MAX_SHARDS,
-    maxGrownShards: values.MAX_GROWN_SHARDS,
-    maxDelta: values.MAX_DELTA,
-    requestTtlMs: values.REQUEST_TTL_HOURS * 3_600_000,
+    ...operationLimits(values),
     allowUnauthenticated: allowUnauthenticated.value(),
     enforceAppCheck: enforceAppCheck.value(),
     rateLimit: { perMinute: values.RATE_LIMIT_PER_MINUTE, burst: values.RATE_LIMIT_BURST },
@@ -228,7 +218,7 @@ export function autoCreateFor(counterId: string): string | undefined {
 export const paramSettings: CounterSettings = {
   limits: () => {
     const { defaultShards, maxShards, maxGrownShards, maxDelta, requestTtlMs } = config();
-    return { defaultShards, maxShards, maxGrownShards, maxDelta, requestTtlMs };
+    return { defaultShards, maxShards, maxGrownShards, maxDelta, requestTtlMs } satisfies OperationLimits;
   },
   uniquePatterns: uniqueCounterPatterns,
   windowedPatterns: windowedCounterPatterns,

@@ -4,25 +4,13 @@
 // writes and its rollups in one place) and the rollup's dependencies (the Firestore store with the MIRRORS targets,
 // ROLLUP_INTERVAL_MS as read now, the real clock). Each entry file reads only the params it uses
 // (config/read.ts): a bad callable setting never stops the rollup, nor the other way round.
-import { getApp, getApps, initializeApp, type App } from "firebase-admin/app";
 import { getFirestore, type Firestore } from "firebase-admin/firestore";
+import { defaultApp } from "../default-app";
 import { databaseId } from "../config/params";
 import { rollupConfig, rollupMirrorTargets } from "../config/read";
 import { pause } from "../model/backoff";
 import { firestoreRollupStore } from "../rollup/firestore-store";
 import type { RollupDeps } from "../rollup/types";
-
-/** firebase-admin's name for the default app. */
-const DEFAULT_APP = "[DEFAULT]";
-
-/**
- * The default admin app: the app's own when its code initialized one, else one initialized now. Looked up
- * by name: in the functions emulator getApps() is not empty before any code initializes an app, yet the
- * default app does not exist, so "getApps().length ? getApp() : initializeApp()" throws there.
- */
-export function defaultApp(): App {
-  return getApps().some((app) => app.name === DEFAULT_APP) ? getApp() : initializeApp();
-}
 
 /** The counters' database; "(default)" unless DATABASE_ID names another one. */
 export function countersDb(): Firestore {

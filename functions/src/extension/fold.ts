@@ -32,7 +32,7 @@ import { shapeIn } from "../counters/shape";
 import { NEW_SHARD, shardIncrement } from "../counters/shard-writes";
 import { pickShard, type Random } from "../model/shards";
 import { fieldAmount, shardAmount, type Removal } from "./amounts";
-import type { NewCounterRule } from "./new-counter";
+import type { NewCounterRule } from "../model/new-counter";
 import type { ExtensionSource } from "../model/extension-rules";
 
 export interface FoldOptions {

@@ -9,7 +9,7 @@
 import { FieldPath, type DocumentSnapshot, type Firestore, type Query } from "firebase-admin/firestore";
 import { foldSource, type FoldReport } from "./fold";
 import { fieldSegments } from "./amounts";
-import type { NewCounterRule } from "./new-counter";
+import type { NewCounterRule } from "../model/new-counter";
 import { collectionIdOf, collectionOf, EXTENSION_SHARDS, nearMiss, sourceFor, type ExtensionRule } from "../model/extension-rules";
 
 export interface MigrateOptions {

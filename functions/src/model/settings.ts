@@ -14,6 +14,26 @@ export interface OperationLimits extends Limits {
   requestTtlMs: number;
 }
 
+/** The params an operation's limits come from, as numbers already held to their ranges (param-rules.ts). */
+export interface LimitParams {
+  DEFAULT_SHARDS: number;
+  MAX_SHARDS: number;
+  MAX_GROWN_SHARDS: number;
+  MAX_DELTA: number;
+  REQUEST_TTL_HOURS: number;
+}
+
+/** An operation's limits from those params: one mapping for the callables (config/read.ts) and the admin entry (env-settings.ts). */
+export function operationLimits(values: LimitParams): OperationLimits {
+  return {
+    defaultShards: values.DEFAULT_SHARDS,
+    maxShards: values.MAX_SHARDS,
+    maxGrownShards: values.MAX_GROWN_SHARDS,
+    maxDelta: values.MAX_DELTA,
+    requestTtlMs: values.REQUEST_TTL_HOURS * 3_600_000,
+  };
+}
+
 export interface CounterSettings {
   /** DEFAULT_SHARDS, MAX_SHARDS, MAX_GROWN_SHARDS, MAX_DELTA, REQUEST_TTL_HOURS; throws naming a bad one. */
   limits(): OperationLimits;

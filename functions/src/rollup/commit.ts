@@ -36,6 +36,11 @@ export interface CommitTarget {
   sinceUs: number;
   /** A leading edge's own shard write: the sum itself, where plan.ts allows it (snapshotSumAllowed). */
   snapshot?: ShardWrite;
+  /**
+   * A reconcile's repair (functions/src/reconcile/): it keeps the recorded interval (it knows no deployed
+   * one) and stamps `rollup.reconciledAt`; `sum`, when given, is the sum its check read (committed as it is).
+   */
+  reconciled?: { sum?: SumRead };
 }
 
 /**
@@ -50,9 +55,12 @@ export async function sumAndCommit(run: Run, target: CommitTarget): Promise<Comm
   const since = view.days?.sinceUs;
   const open = since === undefined ? undefined : (readUs: number) => openDays(since, dayMs, readUs);
   const snapshot = target.snapshot !== undefined && snapshotSumAllowed(view, target.snapshot) ? snapshotSum(target.snapshot, open) : null;
-  const read = snapshot ?? (await deps.store.sum(target.counterId, view.numShards, open));
-  ops.aggregations += read.aggregations;
-  ops.reads += read.reads;
+  const given = target.reconciled?.sum;
+  const read = given ?? snapshot ?? (await deps.store.sum(target.counterId, view.numShards, open));
+  if (given === undefined) {
+    ops.aggregations += read.aggregations;
+    ops.reads += read.reads;
+  }
   const sum = read.sum;
   if (sum.overflow) {
     // No exact JS number holds the sum. Keep the last exact total rather than write a rounded one;
@@ -64,7 +72,8 @@ export async function sumAndCommit(run: Run, target: CommitTarget): Promise<Comm
   }
   if (sum.readUs < target.targetUs) return { kind: "early", readUs: sum.readUs };
   await deps.onStage?.("summed");
-  const fields: CommitFields = { intervalMs: intervalToRecord(deps.intervalMs, view, target.leadWrittenAtUs) };
+  const fields: CommitFields =
+    target.reconciled !== undefined ? { reconciled: true } : { intervalMs: intervalToRecord(deps.intervalMs, view, target.leadWrittenAtUs) };
   if (deps.growth !== undefined && sum.writes !== null && view.numShards !== null) {
     // The load over the last interval, and the shards it needs (growth.ts): grown in this very commit.
     const step = growthStep(view.load, view.numShards, sum.readUs, sum.writes, deps.growth);
@@ -100,7 +109,7 @@ export async function sumAndCommit(run: Run, target: CommitTarget): Promise<Comm
     parentExists: true,
     coveredUntilUs: sum.readUs,
     lastCommitUs: result.commitUs,
-    recordedIntervalMs: fields.intervalMs,
+    recordedIntervalMs: fields.intervalMs ?? view.recordedIntervalMs,
     numShards: fields.grow?.to ?? view.numShards,
     load: fields.load ?? view.load,
     days: fields.windows === undefined ? view.days : { days: fields.windows.days, sinceUs: sum.readUs, moveAtMs: fields.windows.moveAtMs },

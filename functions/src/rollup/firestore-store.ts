@@ -7,8 +7,7 @@ import type { MirrorTarget } from "../model/mirror-rules";
 import { logMissingMirror, writeTargets, type MirrorValues } from "../counters/mirror-writes";
 import { counterRef, isUnderCounter, LEASE_ID, leaseRef, ROLLUP, shardRef, shardsRef } from "../model/paths";
 import { dayField, newShardMerge } from "../counters/shard-writes";
-import { dayOf } from "../model/days";
-import { daysAfter, KEPT_DAYS, openDays, windowsMoveAtMs, windowsOf, type DayCounts, type WindowsState } from "../model/windows";
+import type { DayCounts } from "../model/windows";
 import * as logger from "firebase-functions/logger";
 import type { Load } from "./growth";
 import { microsFloor } from "../model/time";
@@ -106,7 +105,9 @@ export function firestoreRollupStore(db: Firestore, options: FirestoreRollupStor
 }
 
 function commitExtras(fields: CommitFields): Record<string, unknown> {
-  const extras: Record<string, unknown> = { "rollup.intervalMs": fields.intervalMs };
+  const extras: Record<string, unknown> = {};
+  if (fields.intervalMs !== undefined) extras["rollup.intervalMs"] = fields.intervalMs;
+  if (fields.reconciled === true) extras["rollup.reconciledAt"] = FieldValue.serverTimestamp();
   if (fields.load !== undefined) extras["rollup.load"] = storedLoad(fields.load);
   if (fields.grow !== undefined) extras.numShards = fields.grow.to;
   return fields.windows === undefined ? extras : { ...extras, ...windowsFields(fields.windows) };
@@ -176,44 +177,6 @@ async function writeClaim(db: Firestore, counterId: string, current: LeaseRead, 
     if (code === GRPC.FAILED_PRECONDITION || code === GRPC.ALREADY_EXISTS || code === GRPC.NOT_FOUND) return null;
     throw error;
   }
-}
-
-/**
- * Writes a sum onto the parent: `total`, the sum's read time (what it covers) and one more
- * `rollup.commits`, on condition that the parent is unchanged since `parent` was read, with the same total
- * on its mirror targets. "changed" if the parent changed, "gone" if it is gone; never creates it. `reads`:
- * documents read to find missing mirror targets.
- */
-export async function commitTotal(
-  parent: DocumentSnapshot,
-  sum: { total: number; readTime: Timestamp },
-  extra: Record<string, unknown> = {},
-  mirrors: readonly MirrorTarget[] = [],
-  nowMs: number = Date.now(),
-): Promise<{ kind: "committed" | "changed" | "gone"; reads: number; aggregations: number }> {
-  const { readTime } = sum;
-  // Stored to the microsecond, rounded down: a covered write is never claimed too early.
-  const readTimeUs = new Timestamp(readTime.seconds, Math.floor(readTime.nanoseconds / 1000) * 1000);
-  // A windowed counter's days are all summed again at the same read time: the windows are repaired too.
-  const windowed = parent.exists && parent.get("windowed") === true ? await allDaysAt(parent.ref.firestore, parent.id, readTimeUs, nowMs) : null;
-  if (windowed === "overflow") return { kind: "changed", reads: 0, aggregations: KEPT_DAYS };
-  const fields = windowed === null ? {} : windowsFields(windowed);
-  const values = { total: sum.total, windows: windowed?.windows ?? null };
-  const commit = await commitTotalAt(parent.ref, parent.updateTime!, values, readTimeUs, { ...fields, ...extra }, mirrors);
-  return { kind: commit.kind, reads: commit.reads, aggregations: windowed === null ? 0 : KEPT_DAYS };
-}
-
-/**
- * Every day of the last 30 (of `nowMs`) summed at `readTime`, and the windows and bookkeeping they give: what
- * reconcile checks a windowed counter's windows against, and commits when it repairs them.
- */
-export async function allDaysAt(db: Firestore, counterId: string, readTime: Timestamp, nowMs: number): Promise<WindowsState | "overflow"> {
-  const today = dayOf(nowMs);
-  // Every day of the last 30 is open since time 0: the same range a rollup after a long quiet spell reads.
-  const sums = await sumDaysAt(db, counterId, openDays(0, nowMs, microsFloor(readTime)), readTime, { aggregations: 0 });
-  if (sums === null) return "overflow";
-  const days = daysAfter({}, sums, today);
-  return { windows: windowsOf(days, today), days, moveAtMs: windowsMoveAtMs(days, today) };
 }
 
 /** The steps of a mirrored commit, for tests: "commit" before each write, "read" before each read of the targets. */

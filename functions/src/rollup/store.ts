@@ -127,8 +127,10 @@ export interface RollupStore {
 
 /** Rollup bookkeeping a commit writes next to the total. */
 export interface CommitFields {
-  /** `rollup.intervalMs`: the interval to record (plan.ts, intervalToRecord). */
-  intervalMs: number;
+  /** `rollup.intervalMs`: the interval to record (plan.ts, intervalToRecord); absent: left as it is (a reconcile's). */
+  intervalMs?: number;
+  /** A reconcile's repair: `rollup.reconciledAt` is stamped with the commit's time. */
+  reconciled?: true;
   /** `rollup.load`: the load measured with this sum (growth.ts); absent when it was not measured (left as it is). */
   load?: Load;
   /**

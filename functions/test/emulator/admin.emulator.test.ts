@@ -185,6 +185,47 @@ describe("the app it uses", () => {
   });
 });
 
+describe("the maintenance runs: reconcile and migrateExtension", () => {
+  it("reconcile repairs a counter through the rollup's commit, with the mirrors its env names, and reports it", async () => {
+    const counterId = uniqueId("admin-reconcile");
+    const postId = uniqueId("post");
+    await db.doc(`posts/${postId}`).set({ title: "t" });
+    await admin.createCounter(counterId, { numShards: 2 });
+    await db.doc(`counters/${counterId}/shards/1`).update({ count: 5 });
+    const env = { MIRRORS: `${counterId}=posts/${postId}:likes` };
+    const reports: admin.CounterReport[] = [];
+    for await (const report of admin.reconcile({ env, counterIds: [counterId], fix: true })) reports.push(report);
+    expect(reports).toMatchObject([{ counterId, status: "lagging", total: 0, sum: 5, fixed: true }]);
+    expect((await readCounter(counterId)).total).toBe(5);
+    expect((await db.doc(`posts/${postId}`).get()).get("likes")).toBe(5);
+    expect((await counterRef(db, counterId).get()).get("rollup.reconciledAt")).toBeDefined();
+    expect(await admin.countCounters({ counterIds: [counterId, "other"] })).toBe(2);
+  });
+
+  it("refuses an unknown option, a bad env value and a rule that does not parse with invalid-argument, reading nothing", async () => {
+    const first = <T>(run: AsyncGenerator<T>) => run.next();
+    const unknown = await refusal(first(admin.reconcile({ fixx: true } as never)));
+    expect(unknown.code).toBe("invalid-argument");
+    expect(unknown.message).toContain('unknown option "fixx"');
+    await expect(first(admin.reconcile({ env: { DATABASE_ID: "Not A Database" } }))).rejects.toThrow(/DATABASE_ID must be/);
+    const rule = await refusal(first(admin.migrateExtension({ document: "pages/{id}/x/{id}", field: "visits", counter: "p-{id}" })));
+    expect(rule.code).toBe("invalid-argument");
+    expect(rule.message).toMatch(/^the rule /);
+  });
+
+  it("migrateExtension moves a document's field and shards into its counter, created with the env's shape", async () => {
+    const page = uniqueId("page");
+    await db.doc(`pages/${page}`).set({ visits: 7 });
+    await db.doc(`pages/${page}/_counter_shards_/a-client`).set({ visits: 3 });
+    const items: admin.MigrationItem[] = [];
+    const env = { DEFAULT_SHARDS: "3" };
+    for await (const item of admin.migrateExtension({ document: `pages/${page}`, field: "visits", counter: `${page}-visits` }, { env })) items.push(item);
+    expect(items).toMatchObject([{ kind: "folded", report: { counterId: `${page}-visits`, amount: 10, created: true } }]);
+    expect(await shardSum(`${page}-visits`)).toBe(10);
+    expect((await readCounter(`${page}-visits`)).numShards).toBe(3);
+  });
+});
+
 describe("importing it", () => {
   it("deploys nothing and changes nothing in the app: no function, no param, no admin app until a call", () => {
     // A fresh Node process, as an app's codebase loads it (firebase-tools discovers what a module declares).
@@ -197,7 +238,21 @@ describe("importing it", () => {
     const result = spawnSync(process.execPath, ["--import", "tsx", "-e", script], { cwd: REPO, encoding: "utf8" });
     expect(result.stderr).toBe("");
     expect(JSON.parse(result.stdout.trim())).toEqual({
-      exports: ["CounterError", "createCounter", "deleteCounter", "incrementCounter", "resetCounter", "reshardCounter", "setMember"],
+      exports: [
+        "CounterError",
+        "STUCK_INTERVALS",
+        "STUCK_MARGIN_MS",
+        "countCounters",
+        "createCounter",
+        "deleteCounter",
+        "incrementCounter",
+        "migrateExtension",
+        "reconcile",
+        "resetCounter",
+        "reshardCounter",
+        "setMember",
+        "stuckAfterMsFor",
+      ],
       params: [],
       apps: [],
     });

@@ -4,7 +4,8 @@ import { FieldValue } from "firebase-admin/firestore";
 import { db, deliver, newCounter, readCounter, uniqueId, writeShard } from "../helpers/functions";
 import { requireEmulators } from "../helpers/emulators";
 import { counterRef, shardRef } from "../../src/model/paths";
-import { reconcile, type CounterReport } from "../../../cli/src/lib/reconcile";
+import { reconcile } from "../../src/reconcile/run";
+import type { CounterReport } from "../../src/reconcile/counter";
 import { sumShards } from "../../src/rollup/sum";
 
 beforeAll(requireEmulators);

@@ -14,7 +14,8 @@ import { resetCounter as resetStore } from "../../src/counters/reset";
 import { counterRef, shardsRef } from "../../src/model/paths";
 import { rollupShardWrite } from "../../src/rollup/index";
 import { microsCeil, microsFloor } from "../../src/model/time";
-import { reconcileCounter } from "../../../cli/src/lib/reconcile";
+import { reconcileCounter } from "../../src/reconcile/counter";
+import { stuckAfterMsFor } from "../../src/reconcile/run";
 
 jest.setTimeout(300_000);
 
@@ -118,7 +119,7 @@ describe(`a counter at MAX_GROWN_SHARDS (${MAX_GROWN}) shards`, () => {
     await call(reshardCounter, { counterId, numShards: MAX_GROWN }, ADMIN);
     await increments(counterId, 1000);
     await counterRef(db, counterId).update({ total: 7 }); // a hand edit: drift
-    const check = await reconcileCounter(db, await counterRef(db, counterId).get(), true);
+    const check = await reconcileCounter(db, await counterRef(db, counterId).get(), true, { stuckAfterMs: stuckAfterMsFor(1000), nowMs: Date.now });
     expect(check).toMatchObject({ status: "drift", sum: 1500, drift: 7 - 1500, numShards: MAX_GROWN, strayShards: [], missingShards: [], fixed: true });
     expect((await readCounter(counterId)).total).toBe(1500);
 

@@ -21,7 +21,8 @@ import { requireEmulators } from "../helpers/emulators";
 import { ADMIN, call, db, functions, httpsErrorOf, uniqueId, withParam } from "../helpers/functions";
 import { firestoreRollupStore } from "../../src/rollup/firestore-store";
 import { rollupMirrorTargets } from "../../src/config/read";
-import { reconcile, type CounterReport } from "../../../cli/src/lib/reconcile";
+import { reconcile } from "../../src/reconcile/run";
+import type { CounterReport } from "../../src/reconcile/counter";
 
 beforeAll(requireEmulators);
 beforeEach(() => {

@@ -6,7 +6,7 @@ import type { Firestore } from "firebase-admin/firestore";
 import { mirrorTargets, parseMirrorRules } from "../../src/model/mirror-rules";
 import { shardsRef } from "../../src/model/paths";
 import { migrate, type MigrationItem } from "../../src/extension/migrate";
-import { newCounterRuleOf, type NewCounterParams } from "../../src/extension/new-counter";
+import { newCounterRuleOf, type NewCounterParams } from "../../src/model/new-counter";
 import { extensionRule } from "../../src/model/extension-rules";
 import { firestoreRollupStore } from "../../src/rollup/firestore-store";
 import { rollupShardWrite } from "../../src/rollup/index";

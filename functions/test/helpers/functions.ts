@@ -7,7 +7,7 @@ import { HttpsError, type CallableFunction } from "firebase-functions/v2/https";
 // holds even if these imports are reordered.
 import { fft } from "./wrapped";
 import * as functions from "../../src/index";
-import { defaultApp } from "../../src/entry/deps";
+import { defaultApp } from "../../src/default-app";
 import { counterRef, shardRef } from "../../src/model/paths";
 import { pathsUnderIn, shardSumIn } from "./documents";
 import { withConcurrency } from "./client";

@@ -3,7 +3,7 @@
 // the trigger would give it. Shared by the rollup's emulator tests.
 import { randomUUID } from "node:crypto";
 import { getFirestore } from "firebase-admin/firestore";
-import { defaultApp } from "../../src/entry/deps";
+import { defaultApp } from "../../src/default-app";
 import type { IncrementResult } from "../../src/counters/increment";
 import { logger } from "./logger";
 import { microsCeil } from "../../src/model/time";

@@ -3,7 +3,7 @@
 // must read the same values the same way.
 import { autoCreateDocument, parseAutoCreateRules } from "../../src/model/auto-create-rules";
 import { newCounter } from "../../src/model/settings";
-import { envSettings } from "../../src/config/env";
+import { envSettings } from "../../src/model/env-settings";
 import { paramSettings } from "../../src/config/read";
 import { COUNTER_PARAM_DEFAULTS, COUNTER_PARAM_NAMES } from "../../src/model/params";
 import * as params from "../../src/config/params";

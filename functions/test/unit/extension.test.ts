@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { paramAtLoad } from "../../src/config/at-load";
 import { fieldAmount, shardAmount } from "../../src/extension/amounts";
-import { newCounterRuleOf } from "../../src/extension/new-counter";
+import { newCounterRuleOf } from "../../src/model/new-counter";
 import { collectionIdOf, collectionOf, extensionRule, nearMiss, parseExtensionRules, sourceFor, sourcesFor } from "../../src/model/extension-rules";
 import { PatternError } from "../../src/model/patterns";
 

@@ -599,7 +599,7 @@ export class World implements RollupStore {
         p!.total = sum.total;
         p!.readUs = sum.readUs;
         p!.committedUs = at;
-        p!.recordedIntervalMs = fields.intervalMs;
+        if (fields.intervalMs !== undefined) p!.recordedIntervalMs = fields.intervalMs;
         if (fields.load !== undefined) p!.load = fields.load;
         if (fields.grow !== undefined) {
           // Precondition: the parent is the version read, so its numShards is the one the growth read.
@@ -625,7 +625,7 @@ export class World implements RollupStore {
           const value = World.mirrored(target, sum.total, p!.windowed?.windows ?? null);
           if (value !== undefined) this.targets.get(target.path)!.fields[target.field] = value;
         }
-        c.commits.push({ atUs: at, readUs: sum.readUs, total: sum.total, intervalMs: fields.intervalMs, source });
+        c.commits.push({ atUs: at, readUs: sum.readUs, total: sum.total, intervalMs: p!.recordedIntervalMs ?? 0, source });
         return at;
       },
       read: async (paths) => {

@@ -1,16 +1,16 @@
 // The counters' settings read from an environment (process.env unless told otherwise), for the admin entry
 // (admin.ts): an app's own functions and scripts run it, outside the counters codebase, where declaring the
-// params (params.ts) would make firebase-tools ask the app's codebase for every one of them. The same names,
-// defaults (shared.ts), ranges (rules.ts) and parsers as the callables', read when an operation needs them,
-// so a value means the same thing on both sides; docs/app.md says where the values come from. No
-// firebase-functions/params import.
-import { autoCreateDocument, parseAutoCreateRules } from "../model/auto-create-rules";
-import { kindFor, parseCounterKindRules } from "../model/kinds";
-import { mirrorTargets, parseMirrorRules } from "../model/mirror-rules";
-import { parseCounterIdPatterns } from "../model/patterns";
-import type { CounterSettings } from "../model/settings";
-import { paramProblem, relationProblems } from "../model/param-rules";
-import { COUNTER_PARAM_DEFAULTS, type CounterParamName } from "../model/params";
+// params (config/params.ts) would make firebase-tools ask the app's codebase for every one of them; and for
+// the tools, which read a codebase's .env files. The same names, defaults (params.ts), ranges
+// (param-rules.ts) and parsers as the callables', read when an operation needs them, so a value means the
+// same thing on both sides; docs/app.md says where the values come from. Pure.
+import { autoCreateDocument, parseAutoCreateRules } from "./auto-create-rules";
+import { kindFor, parseCounterKindRules } from "./kinds";
+import { mirrorTargets, parseMirrorRules } from "./mirror-rules";
+import { parseCounterIdPatterns } from "./patterns";
+import { operationLimits, type CounterSettings } from "./settings";
+import { paramProblem, relationProblems } from "./param-rules";
+import { COUNTER_PARAM_DEFAULTS, type CounterParamName } from "./params";
 
 /** The admin entry's settings: the operations' (model/settings.ts) and the counters' database. */
 export interface EnvSettings extends CounterSettings {
@@ -39,13 +39,7 @@ export function envSettings(env: NodeJS.ProcessEnv = process.env): EnvSettings {
       };
       const problem = relationProblems(values)[0];
       if (problem !== undefined) throw new Error(settingError(problem));
-      return {
-        defaultShards: values.DEFAULT_SHARDS,
-        maxShards: values.MAX_SHARDS,
-        maxGrownShards: values.MAX_GROWN_SHARDS,
-        maxDelta: values.MAX_DELTA,
-        requestTtlMs: values.REQUEST_TTL_HOURS * 3_600_000,
-      };
+      return operationLimits(values);
     },
     uniquePatterns: () => parseCounterIdPatterns("UNIQUE_COUNTERS", text("UNIQUE_COUNTERS")),
     windowedPatterns: () => parseCounterIdPatterns("WINDOWED_COUNTERS", text("WINDOWED_COUNTERS")),

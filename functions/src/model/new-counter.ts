@@ -4,8 +4,8 @@
 // UNIQUE_COUNTERS reserves is refused: a unique counter counts members, and extension amounts are not
 // members. The trigger reads the params as deployed (config/read.ts), migrate-extension the codebase's env
 // files (config/env.ts reads them as the admin entry reads its environment). Pure.
-import { envSettings } from "../config/env";
-import { newCounter, type CounterSettings } from "../model/settings";
+import { envSettings } from "./env-settings";
+import { newCounter, type CounterSettings } from "./settings";
 
 export interface NewCounterShape {
   numShards: number;

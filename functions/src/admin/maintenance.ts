@@ -1,0 +1,66 @@
+// The admin entry's maintenance runs, what the firestore-exact-counter command line is made of: reconcile
+// (every counter's total against its shards, repaired through the rollup's own commit: reconcile/) and
+// migrateExtension (the firestore-counter extension's counts moved exactly: extension/). Their settings are
+// the params' values as text, from the options (a codebase's .env, as the command line reads it) or from
+// this process's environment.
+import { getFirestore, type Firestore } from "firebase-admin/firestore";
+import { envSettings, type EnvSettings } from "../model/env-settings";
+import { CounterError } from "../model/errors";
+import { extensionRule, type ExtensionRule } from "../model/extension-rules";
+import { newCounterRule } from "../model/new-counter";
+import { migrate, type MigrationItem, type MigrationScan } from "../extension/migrate";
+import type { CounterReport } from "../reconcile/counter";
+import { countCounters as countAll, reconcile as reconcileAll, type ReconcileOptions } from "../reconcile/run";
+import { appOf, checkedOptions, type AdminOptions } from "./options";
+
+/**
+ * The maintenance runs' options: an app, and the params' values as text (NAME -> value, as a codebase's .env
+ * holds them; default this process's environment): MIRRORS, DATABASE_ID and the new counters' shape params.
+ */
+export interface ToolOptions extends AdminOptions {
+  env?: Record<string, string | undefined>;
+}
+
+/**
+ * Checks every counter (or `counterIds`) and, with `fix`, repairs it; yields one report per counter in id
+ * order (docs/operations.md, "Reconcile"). A fix writes the total to the counter's MIRRORS targets too.
+ */
+export async function* reconcile(options: ToolOptions & Omit<ReconcileOptions, "mirrors"> = {}): AsyncGenerator<CounterReport> {
+  const { db, settings, rest } = tool(options, ["fix", "counterIds", "pageSize", "concurrency", "startAfter", "stuckAfterMs", "nowMs"]);
+  yield* reconcileAll(db, { ...(rest as ReconcileOptions), mirrors: (counterId) => settings.mirrorsFor(counterId) });
+}
+
+/** How many counters reconcile() will visit with these options: one count() aggregation. */
+export async function countCounters(options: ToolOptions & Pick<ReconcileOptions, "counterIds" | "startAfter"> = {}): Promise<number> {
+  const { db, rest } = tool(options, ["counterIds", "startAfter"]);
+  return await countAll(db, rest);
+}
+
+/**
+ * Moves the firestore-counter extension's counts of the documents `rule.document` names (their `rule.field`,
+ * and what their `_counter_shards_` hold) into the counters `rule.counter` names, exactly (docs/from-the-extension.md);
+ * yields one item per document with a count. `dryRun` writes nothing; `scan` is filled with what was listed.
+ */
+export async function* migrateExtension(
+  rule: { document: string; field: string; counter: string },
+  options: ToolOptions & { dryRun?: boolean; concurrency?: number; scan?: MigrationScan } = {},
+): AsyncGenerator<MigrationItem> {
+  const { db, settings, rest } = tool(options, ["dryRun", "concurrency", "scan"]);
+  let parsed: ExtensionRule;
+  try {
+    parsed = extensionRule(rule.document, rule.field, rule.counter);
+  } catch (error) {
+    throw new CounterError("invalid-argument", `the rule ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const { dryRun, concurrency, scan } = rest as { dryRun?: boolean; concurrency?: number; scan?: MigrationScan };
+  const newCounter = newCounterRule(settings);
+  yield* migrate(db, parsed, { dryRun: dryRun === true, newCounter, ...(concurrency === undefined ? {} : { concurrency }) }, scan);
+}
+
+/** A maintenance run's database and settings, and its own options once `app` and `env` are taken out. */
+function tool(options: unknown, keys: readonly string[]): { db: Firestore; settings: EnvSettings; rest: Record<string, unknown> } {
+  const { app, env, ...rest } = checkedOptions(options, ["env", ...keys]);
+  if (env !== undefined && (typeof env !== "object" || env === null)) throw new CounterError("invalid-argument", "options.env must be an object of param values");
+  const settings = envSettings((env ?? process.env) as NodeJS.ProcessEnv);
+  return { db: getFirestore(appOf(app), settings.databaseId()), settings, rest };
+}

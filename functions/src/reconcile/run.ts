@@ -1,0 +1,99 @@
+// Reconcile, every counter (or the ones named): pages through `counters` in id order, checks up to
+// `concurrency` counters at once (counter.ts) and yields their reports in id order, so that a run over
+// 100,000 counters can be followed, interrupted and resumed after the last id it printed. What the admin
+// entry's reconcile() and the CLI's `firestore-exact-counter reconcile` run.
+import { FieldPath, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
+import type { MirrorTarget } from "../model/mirror-rules";
+import { COUNTERS, counterRef } from "../model/paths";
+import { reconcileCounter, type CounterReport } from "./counter";
+
+/** Rollup intervals a write may stay out of the total before it counts as stuck (plus the margin below). */
+export const STUCK_INTERVALS = 10;
+/**
+ * The margin: the sweep runs every 5 minutes (entry/rollupSweep.ts) and finishes a claim whose retries ran
+ * out; one more minute for its run and for clock differences between this machine and Firestore.
+ */
+export const STUCK_MARGIN_MS = 6 * 60_000;
+
+/** How old a missing write may be before it is stuck: STUCK_INTERVALS intervals plus STUCK_MARGIN_MS. */
+export function stuckAfterMsFor(intervalMs: number): number {
+  return STUCK_INTERVALS * intervalMs + STUCK_MARGIN_MS;
+}
+
+export interface ReconcileOptions {
+  /** Repair what is wrong (default false: only report). */
+  fix?: boolean;
+  /** Only these counters; default: every document in `counters`, in id order. */
+  counterIds?: string[];
+  /** Counters read per page (default 100). */
+  pageSize?: number;
+  /** Counters checked at once (default 16); reports still come out in id order. */
+  concurrency?: number;
+  /** Resume: only counters whose id sorts after this one (ignored with counterIds). */
+  startAfter?: string;
+  /** A missing write older than this makes a lagging counter stuck (default: stuckAfterMsFor(1000)). */
+  stuckAfterMs?: number;
+  /** The clock the ages are measured with (default Date.now). */
+  nowMs?: () => number;
+  /** Where a counter's total is mirrored (MIRRORS): a fix writes the total there too, as the rollup does. */
+  mirrors?: (counterId: string) => MirrorTarget[];
+}
+
+/** How many counters a run will visit: one count() aggregation (1 read per 1,000 counters). */
+export async function countCounters(db: Firestore, options: Pick<ReconcileOptions, "counterIds" | "startAfter"> = {}): Promise<number> {
+  if (options.counterIds !== undefined) return options.counterIds.length;
+  let query = db.collection(COUNTERS).orderBy(FieldPath.documentId());
+  if (options.startAfter !== undefined) query = query.startAfter(options.startAfter);
+  return (await query.count().get()).data().count;
+}
+
+async function* counterSnapshots(db: Firestore, options: ReconcileOptions): AsyncGenerator<DocumentSnapshot> {
+  if (options.counterIds !== undefined) {
+    for (const id of options.counterIds) yield await counterRef(db, id).get();
+    return;
+  }
+  const pageSize = options.pageSize ?? 100;
+  let last: string | undefined = options.startAfter;
+  for (;;) {
+    let query = db.collection(COUNTERS).orderBy(FieldPath.documentId()).limit(pageSize);
+    if (last !== undefined) query = query.startAfter(last);
+    const page = await query.get();
+    for (const doc of page.docs) yield doc;
+    if (page.size < pageSize) return;
+    last = page.docs[page.docs.length - 1]!.id;
+  }
+}
+
+/**
+ * Reconciles the selected counters, up to `concurrency` at once, yielding a report for each in id order:
+ * once a report is yielded, every counter before it is done, so its id is a safe `startAfter` to resume.
+ */
+export async function* reconcile(db: Firestore, options: ReconcileOptions = {}): AsyncGenerator<CounterReport> {
+  const concurrency = Math.max(1, options.concurrency ?? 16);
+  const check = {
+    stuckAfterMs: options.stuckAfterMs ?? stuckAfterMsFor(1000),
+    nowMs: options.nowMs ?? Date.now,
+    ...(options.mirrors === undefined ? {} : { mirrors: options.mirrors }),
+  };
+  const inFlight: Promise<CounterReport>[] = [];
+  const source = counterSnapshots(db, options);
+  let exhausted = false;
+  try {
+    for (;;) {
+      while (!exhausted && inFlight.length < concurrency) {
+        const next = await source.next();
+        if (next.done === true) exhausted = true;
+        else {
+          const work = reconcileCounter(db, next.value, options.fix ?? false, check);
+          work.catch(() => undefined); // awaited in order below; this only avoids an unhandled rejection meanwhile
+          inFlight.push(work);
+        }
+      }
+      const head = inFlight.shift();
+      if (head === undefined) return;
+      yield await head;
+    }
+  } finally {
+    await Promise.allSettled(inFlight);
+  }
+}
