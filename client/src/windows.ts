@@ -13,7 +13,7 @@
 // of skew) shows windows.day's values as they are.
 //
 // The functions keep their own copy of the day arithmetic and of the `rollup.days` reading rule
-// (functions/src/model/days.ts, windows.ts): this package is built and published on its own, so it
+// (functions/src/model/windows.ts): this package is built and published on its own, so it
 // cannot import theirs. client/test/same-days.test.ts runs both over one table of cases.
 import { uncoveredDelta, type OwnIncrement, type Time } from "./coverage.js";
 

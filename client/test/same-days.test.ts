@@ -1,9 +1,8 @@
 // One table, two implementations: the client's days and windows (client/src/windows.ts, built and
-// published as its own package) and the functions' (functions/src/model/days.ts, windows.ts). The client
+// published as its own package) and the functions' (functions/src/model/windows.ts). The client
 // cannot import the functions' files (docs/development.md, "One day module"), so these cases hold the two
 // together: the same UTC day for a clock, the same next midnight, the same days, the same window sums,
 // and the same reading of a parent's `rollup.days`.
-import * as functionsDays from "../../functions/src/model/days";
 import * as functionsWindows from "../../functions/src/model/windows";
 import * as client from "../src/windows";
 
@@ -50,20 +49,20 @@ const STORED_DAYS: [string, unknown][] = [
 
 describe("the client's and the functions' days agree", () => {
   it.each(CLOCKS)("the UTC day of the clock %p", (clock) => {
-    expect(client.dayOf(clock)).toBe(functionsDays.dayOf(clock));
+    expect(client.dayOf(clock)).toBe(functionsWindows.dayOf(clock));
   });
 
   it.each(CLOCKS)("the next UTC midnight after the clock %p", (clock) => {
-    expect(clock + client.msUntilNextUtcMidnight(clock)).toBe(functionsDays.nextMidnightMs(clock));
+    expect(clock + client.msUntilNextUtcMidnight(clock)).toBe(functionsWindows.nextMidnightMs(clock));
   });
 
   it.each(MAYBE_DAYS.map((value) => [value]))("whether %p is a day", (value) => {
-    expect(client.isDay(value)).toBe(functionsDays.isDay(value));
+    expect(client.isDay(value)).toBe(functionsWindows.isDay(value));
   });
 
   it.each([-400, -366, -31, -30, -7, -1, 0, 1, 6, 29, 30, 366])("the day %p days after each day", (n) => {
     for (const day of ["2026-11-26", "2026-12-31", "2028-02-29", "2100-02-28", "1970-01-01"]) {
-      expect(client.addDays(day, n)).toBe(functionsDays.addDays(day, n));
+      expect(client.addDays(day, n)).toBe(functionsWindows.addDays(day, n));
     }
   });
 });

@@ -17,7 +17,7 @@ import { coveredUntilUs } from "../../functions/src/rollup/firestore-store";
 import { shardIncrement } from "../../functions/src/counters/shard-writes";
 import { pickShard, readCount, shardIds } from "../../functions/src/model/shards";
 import { createCounter } from "../../functions/src/counters/create";
-import { dayOf } from "../../functions/src/model/days";
+import { dayOf } from "../../functions/src/model/windows";
 import { naiveCounterRef, naiveShardsRef } from "./naive/src/paths";
 
 export type Rollup = "ours" | "naive";

@@ -1,8 +1,7 @@
 // createCounter's write: the parent and all its shards, in one transaction that refuses an id still
 // being deleted (deletion.ts), with the new total (0) on the counter's mirror targets (mirror-writes.ts).
 import { FieldValue, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
-import { windowsOf } from "../model/windows";
-import { dayOf } from "../model/days";
+import { dayOf, windowsOf } from "../model/windows";
 import { CounterError, GRPC, grpcCode } from "../model/errors";
 import type { MirrorTarget } from "../model/mirror-rules";
 import { mirrorRefs, writeMirrors } from "./mirror-writes";

@@ -5,7 +5,7 @@ import { FieldValue, Timestamp, type Firestore } from "firebase-admin/firestore"
 import * as logger from "firebase-functions/logger";
 import { CounterError, GRPC, grpcCode } from "../model/errors";
 import { requestRef, shardRef } from "../model/paths";
-import { dayOf } from "../model/days";
+import { dayOf } from "../model/windows";
 import { timeOf, type Time } from "../model/time";
 import { shapeOrCreate, type AutoCreateLookup } from "./auto-create";
 import { forgetShape, notForUnique, type CounterShape } from "./shape";

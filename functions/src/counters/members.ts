@@ -29,7 +29,7 @@ import { Timestamp, type DocumentReference, type DocumentSnapshot, type Firestor
 import { backoffMs, pause } from "../model/backoff";
 import { CounterError, GRPC, grpcCode } from "../model/errors";
 import { counterRef, memberRef, membershipRef, shardRef } from "../model/paths";
-import { dayOf } from "../model/days";
+import { dayOf } from "../model/windows";
 import { createOnFirstCall, type AutoCreateLookup } from "./auto-create";
 import { shapeIn, type CounterShape } from "./shape";
 import { shardIncrement } from "./shard-writes";

@@ -10,9 +10,8 @@ import { logMissingMirror, mirroredValue, mirrorRefs } from "./mirror-writes";
 import { counterRef, shardRef } from "../model/paths";
 import { ADMIN_TRANSACTION_ATTEMPTS, forgetShape, notForUnique, shapeIn, shapeOf } from "./shape";
 import { readCount, shardIds } from "../model/shards";
-import { dayOf } from "../model/days";
 import { dayField } from "./shard-writes";
-import { dayCountsOf, shardDaysOf, windowsMoveAtMs, windowsOf, type DayCounts } from "../model/windows";
+import { type DayCounts, dayCountsOf, dayOf, shardDaysOf, windowsMoveAtMs, windowsOf } from "../model/windows";
 import { erasedDays, resetPlan, type ResetMarks, type ResetParent, type ResetRead } from "../model/reset-plan";
 import { microsFloor } from "../model/time";
 

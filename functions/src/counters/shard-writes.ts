@@ -4,7 +4,7 @@
 // the same write adds the delta to `days.{day}` too, the net count of the day it was applied on
 // (model/windows.ts), and drops the days that have left every window.
 import { FieldValue } from "firebase-admin/firestore";
-import { addDays } from "../model/days";
+import { addDays } from "../model/windows";
 
 /**
  * The days an increment drops from its shard: days 32 to 38 before its own. A sum reads back to the 30th

@@ -9,7 +9,7 @@ import { onDocumentWritten, type Change, type DocumentSnapshot, type FirestoreEv
 import * as logger from "firebase-functions/logger";
 import { databaseId } from "../config/params";
 import { extensionRules, foldNewCounterRule } from "../config/read";
-import { dayOf } from "../model/days";
+import { dayOf } from "../model/windows";
 import { isPermanentError } from "../model/errors";
 import { shardAmount } from "../extension/amounts";
 import { foldSource } from "../extension/fold";

@@ -9,8 +9,10 @@ import { onDocumentWritten, type Change, type DocumentSnapshot, type FirestoreEv
 import { databaseId, ROLLUP_CPU, rollupConcurrency, rollupMemoryMb, rollupMinInstances, rollupTimeoutSeconds } from "../config/params";
 import { SHARD_DOCUMENT_PATTERN } from "../model/paths";
 import { isPermanentError } from "../model/errors";
+import { shardStateOf } from "../model/shards";
 import { rollupShardWrite } from "../rollup/index";
 import { microsCeil, parseRfc3339Micros } from "../model/time";
+import { BoundedMemo } from "../rollup/commit";
 import type { ClaimMemo, LeadMemo, ParentMemo, RollupDeps, ShardWrite } from "../rollup/types";
 import { rollupDeps } from "./deps";
 import { EVERY_FUNCTION } from "./options";
@@ -19,8 +21,8 @@ import { EVERY_FUNCTION } from "./options";
 // simulated instance). Claims held by its running invocations, its leading edges, and the parents its
 // commits left (rollup/types.ts).
 const claims: ClaimMemo = new Map();
-const leads: LeadMemo = new Map();
-const parents: ParentMemo = new Map();
+const leads: LeadMemo = new BoundedMemo();
+const parents: ParentMemo = new BoundedMemo();
 
 async function onShardWritten(event: ShardEvent): Promise<void> {
   await rollupShardEvent(event, rollupDeps({ claims, leads, parents }));
@@ -61,8 +63,8 @@ export async function rollupShardEvent(event: ShardEvent, deps: RollupDeps): Pro
     shardId,
     writtenAtUs: writtenAtUs(change.before, change.after, event.time),
     writtenAtExact: change.after.exists && change.after.updateTime !== undefined && change.after.updateTime.nanoseconds % 1000 === 0,
-    before: change.before.exists ? change.before.data() : undefined,
-    after: change.after.exists ? change.after.data() : undefined,
+    before: shardStateOf(change.before.exists ? change.before.data() : undefined),
+    after: shardStateOf(change.after.exists ? change.after.data() : undefined),
   };
   try {
     await rollupShardWrite(write, deps);

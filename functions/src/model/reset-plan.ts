@@ -20,8 +20,7 @@
 //   (model/windows.ts) likewise: the parent's count of it at R' minus what the shards held of it at R.
 //   A day closed at R took no write after it, so what the reset erases of it leaves 0.
 // `resetAt` = R either way: the increments committed at or before it are gone.
-import { addDays, dayOf } from "./days";
-import { DAY_CLOSES_AFTER_MS, KEPT_DAYS, type DayCounts } from "./windows";
+import { addDays, DAY_CLOSES_AFTER_MS, type DayCounts, dayOf, KEPT_DAYS } from "./windows";
 
 /** What tells that nothing but increments and rollups wrote the counter since the read. */
 export interface ResetMarks {

@@ -41,6 +41,34 @@ export function readCount(data: Record<string, unknown> | undefined): ShardCount
   return { value: 0, malformed: true };
 }
 
+/**
+ * A shard document as a write event carries it, read once where the event becomes a shard write
+ * (entry/rollupTotal.ts): its count, and what the rollup takes from it when it stands for the sum of a
+ * counter of one shard (rollup/plan.ts, the single-shard snapshot sum).
+ */
+export interface ShardState {
+  /** `count`, read by readCount: a malformed one counts as 0. */
+  count: ShardCount;
+  /** `count` as stored, for the log of a malformed one. */
+  storedCount: unknown;
+  /** `writes` when it is a safe integer; null otherwise (the sum then cannot measure the load from it). */
+  writes: number | null;
+  /** `days` as stored (a windowed counter's counts per day); {} when absent or not a map. */
+  days: Record<string, unknown>;
+}
+
+/** The shard state of a document's data; undefined where the document does not exist. */
+export function shardStateOf(data: Record<string, unknown> | undefined): ShardState | undefined {
+  if (data === undefined) return undefined;
+  const { writes, days } = data;
+  return {
+    count: readCount(data),
+    storedCount: data.count,
+    writes: typeof writes === "number" && Number.isSafeInteger(writes) ? writes : null,
+    days: typeof days === "object" && days !== null ? (days as Record<string, unknown>) : {},
+  };
+}
+
 /** A shard's `writes` (applied increments, rollup/growth.ts); 0 when absent or not a safe non-negative integer. */
 export function readWrites(data: Record<string, unknown> | undefined): number {
   const writes = data?.writes;

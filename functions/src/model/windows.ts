@@ -1,5 +1,5 @@
-// Counts over time (docs/windows.md): a windowed counter keeps, besides its total, the net count of each
-// UTC day, and shows `windows.today`, `windows.last7Days` and `windows.last30Days` for one day. Pure: the
+// Days and counts over time (docs/windows.md): UTC days, and a windowed counter's counts per day. A
+// windowed counter keeps, besides its total, the net count of each UTC day, and shows `windows.today`, `windows.last7Days` and `windows.last30Days` for one day. Pure: the
 // rollup (rollup/commit.ts) and the midnight commit (rollup/midnight.ts) call these with their clock; the Firestore
 // store sums the days these name.
 //
@@ -42,7 +42,45 @@
 //
 // Usually one day is open (two in the first hour after midnight, or in the last minute before it): one
 // more aggregation query, read at the same read time as the total in a read-only transaction (sum.ts).
-import { addDays, dayOf, dayStartMs, daysFrom, isDay, nextMidnightMs } from "./days";
+
+// UTC DAYS. A day is its "YYYY-MM-DD" string, the UTC date of a clock reading in milliseconds. Every caller
+// passes its clock. (The client keeps the same functions in client/src/windows.ts; client/test/same-days.test.ts
+// holds the two copies together.)
+const DAY_MS = 86_400_000;
+
+/** The UTC day of a time in milliseconds: "2026-11-26". */
+export function dayOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** The first millisecond of a UTC day. */
+export function dayStartMs(day: string): number {
+  return Date.parse(`${day}T00:00:00.000Z`);
+}
+
+/** The day `n` days after `day` (n may be negative). */
+export function addDays(day: string, n: number): string {
+  return dayOf(dayStartMs(day) + n * DAY_MS);
+}
+
+/** The first millisecond of the UTC day after the one `ms` falls in: when windows next move. */
+export function nextMidnightMs(ms: number): number {
+  return dayStartMs(dayOf(ms)) + DAY_MS;
+}
+
+/** The days from `first` to `last`, both included, oldest first (empty when first > last). */
+export function daysFrom(first: string, last: string): string[] {
+  const days: string[] = [];
+  for (let d = first; d <= last; d = addDays(d, 1)) days.push(d);
+  return days;
+}
+
+/** A "YYYY-MM-DD" string that names a real UTC day. */
+export function isDay(value: unknown): value is string {
+  if (typeof value !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const start = dayStartMs(value);
+  return Number.isFinite(start) && dayOf(start) === value;
+}
 
 /** The windows a parent shows, and how many days each spans (ending with `windows.day`). */
 export const WINDOW_DAYS = { today: 1, last7Days: 7, last30Days: 30 } as const;
@@ -111,6 +149,41 @@ export function openDays(sinceUs: number, nowMs: number, readUs: number): string
   if (first > today) first = today;
   const newest = dayOf(Math.max(nowMs, Math.floor(readUs / 1000)) + CLOCK_AHEAD_MS);
   return daysFrom(first, newest > today ? newest : today);
+}
+
+/** A windowed counter's commit on one clock reading: the days its sum must read, and the windows that sum gives. */
+export interface DayPlan {
+  /** The days a sum read at `readUs` must read (openDays). */
+  open: (readUs: number) => string[];
+  /**
+   * The open days of a sum read at `readUs` from one shard's own `days` (a counter of one shard: the
+   * rollup's snapshot sum), as an aggregation would sum them: what is not a number counts 0. Null when a day
+   * holds a number no exact sum can take (the shards are summed then).
+   */
+  fromShard: (stored: Record<string, unknown>, readUs: number) => DayCounts | null;
+  /** What the commit writes of the windows: the days after the sum (daysAfter), their windows and when they next move. */
+  after: (summed: DayCounts) => WindowsState;
+}
+
+/** The day plan of a commit onto a parent whose days are `kept`, on a clock at `nowMs` (read once, before the sum). */
+export function dayPlan(kept: DaysRead, nowMs: number): DayPlan {
+  const today = dayOf(nowMs);
+  return {
+    open: (readUs) => openDays(kept.sinceUs, nowMs, readUs),
+    fromShard: (stored, readUs) => {
+      const days: DayCounts = {};
+      for (const day of openDays(kept.sinceUs, nowMs, readUs)) {
+        const value = stored[day];
+        if (typeof value === "number" && !Number.isSafeInteger(value)) return null;
+        days[day] = typeof value === "number" ? value : 0;
+      }
+      return days;
+    },
+    after: (summed) => {
+      const days = daysAfter(kept.days, summed, today);
+      return { windows: windowsOf(days, today), days, moveAtMs: windowsMoveAtMs(days, today) };
+    },
+  };
 }
 
 /**

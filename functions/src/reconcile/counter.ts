@@ -8,13 +8,12 @@
 // counters/{id}: nothing of an app's own is ever read.
 import { FieldValue, type DocumentReference, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
 import { isDeepStrictEqual } from "node:util";
-import { dayOf, dayStartMs, isDay } from "../model/days";
 import { GRPC, grpcCode } from "../model/errors";
 import type { MirrorTarget } from "../model/mirror-rules";
 import { shardsRef } from "../model/paths";
 import { shardIds } from "../model/shards";
 import { microsCeil } from "../model/time";
-import { daysAfter, openDays, windowsOf, type Windows } from "../model/windows";
+import { dayOf, daysAfter, dayStartMs, isDay, openDays, type Windows, windowsOf } from "../model/windows";
 import { sumAndCommit } from "../rollup/commit";
 import { parentReadOf } from "../rollup/firestore-parent";
 import { firestoreRollupStore } from "../rollup/firestore-store";

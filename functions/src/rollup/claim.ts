@@ -1,18 +1,54 @@
-// A claim's whole life, on a busy counter (plan.ts says when an event claims). The first event of a slot
-// writes the lease (a compare-and-set on its version, so exactly one event wins) and holds the claim in
-// the instance's memo while it finishes it: it waits until the claim is due, sums the shards at a read time
-// at or after the due time and commits the total (commit.ts), unless a sum read that late is already on
-// the parent; then it releases the claim by deleting its lease. Each step once, in that order. A claim is
-// finished by its claimer (index.ts), by a stale takeover and by the sweep (sweep.ts), all with the same
-// steps; a claim whose sum is already on the parent is only released (index.ts, decision "release").
+// A claim's whole life, on a busy counter: plan.ts decides when an event claims, settleClaim carries it out.
+// The first event of a slot writes the lease (a compare-and-set on its version, so exactly one event wins)
+// and holds the claim in the instance's memo while it finishes it: it waits until the claim is due, sums
+// the shards at a read time at or after the due time and commits the total (commit.ts), unless a sum read
+// that late is already on the parent; then it releases the claim by deleting its lease. Each step once, in
+// that order. A claim is finished by its claimer, by a stale takeover and by the sweep (sweep.ts), all with
+// the same steps; a claim whose sum is already on the parent is only released (decision "release").
+import * as logger from "firebase-functions/logger";
 import { MAX_INTERVAL_MS } from "../model/param-rules";
-import { isCovered } from "./plan";
+import { isCovered, type Decision } from "./plan";
 import { sumAndCommit } from "./commit";
 import type { LeaseRead, ParentRead } from "./store";
 import type { ClaimMemo, ClaimToFinish, Invocation, RollupResult, Run } from "./types";
 
+/** What plan.ts decided about a claim: make one, finish the one the lease holds, or only release a fulfilled one. */
+export type ClaimDecision = Extract<Decision, { kind: "claim" | "rollup" | "release" }>;
+
+/**
+ * Carries out a claim decision for the event of `inv`, on the lease and the parent it decided on: claims the
+ * slot (the lease's compare-and-set) and finishes it, or finishes the claim the lease holds (the event's own,
+ * or a stale one it takes over), or deletes the lease of a claim already fulfilled. Null when another event
+ * wrote the lease first: the event decides again.
+ */
+export async function settleClaim(inv: Invocation, decision: ClaimDecision, lease: LeaseRead, parent: ParentRead): Promise<RollupResult | null> {
+  const { write, deps } = inv;
+  if (decision.kind === "release") {
+    // Our claim, already fulfilled by a sum read at or after its due time (we failed after the commit, or
+    // someone else's sum got there first): it only remains to delete the lease.
+    await releaseClaim(inv, write.counterId, lease.version);
+    inv.coveredAfterLeaseRead = true;
+    return { kind: "skip", reason: "covered" };
+  }
+  const { dueMs } = decision;
+  let version: string | null;
+  if (decision.kind === "claim") {
+    version = await claimSlot(inv, lease, dueMs, decision.intervalMs);
+    if (version === null) return null;
+  } else {
+    if (decision.reason === "stale-claim") logger.warn("taking over a stale rollup claim", { counterId: write.counterId, dueAt: new Date(dueMs).toISOString() });
+    version = lease.version;
+  }
+  // Its sum must cover the event's own write too.
+  const claim: ClaimToFinish = { counterId: write.counterId, dueMs, version, targetUs: Math.max(dueMs * 1000, write.writtenAtUs), sinceUs: write.writtenAtUs };
+  return await holdingClaim(deps.claims, write.counterId, dueMs, async () => {
+    if (decision.kind === "claim") await deps.onStage?.("claimed");
+    return await finishClaim(inv, claim, parent);
+  });
+}
+
 /** Writes the lease for a claim due at `dueMs`; returns its version, or null if another event got there first. */
-export async function claimSlot(inv: Invocation, current: LeaseRead, dueMs: number, intervalMs: number): Promise<string | null> {
+async function claimSlot(inv: Invocation, current: LeaseRead, dueMs: number, intervalMs: number): Promise<string | null> {
   const version = await inv.deps.store.writeClaim(inv.write.counterId, current, { eventId: inv.write.eventId, dueMs, intervalMs });
   if (version !== null) inv.ops.writes += 1;
   return version;
@@ -24,7 +60,7 @@ export function heldDueMs(claims: ClaimMemo | undefined, counterId: string): num
 }
 
 /** Runs `work` with a claim due at `dueMs` recorded in the instance's memo, and removes it however work ends. */
-export async function holdingClaim<T>(claims: ClaimMemo | undefined, counterId: string, dueMs: number, work: () => Promise<T>): Promise<T> {
+async function holdingClaim<T>(claims: ClaimMemo | undefined, counterId: string, dueMs: number, work: () => Promise<T>): Promise<T> {
   const previous = claims?.get(counterId);
   if (claims !== undefined && (previous === undefined || previous < dueMs)) claims.set(counterId, dueMs);
   try {

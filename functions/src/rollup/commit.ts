@@ -1,16 +1,16 @@
 // The sum-and-commit step: sum the shards and write the total onto the parent, on condition that the
 // parent is still the one read, and only if the sum was read late enough to cover what it must cover.
 // The leading edge (lead.ts) runs it at once; a claim's finisher (claim.ts) after waiting for the due
-// time. The write itself is the store's `commit`: one atomic write.
+// time; a reconcile's repair (functions/src/reconcile/) with the sum its check read. The write itself is
+// the store's `commit`: one atomic write. Each commit leaves the parent it wrote in the instance's memo
+// (BoundedMemo, below), where a leading edge may start from it (index.ts).
 import * as logger from "firebase-functions/logger";
 import { COUNTERS } from "../model/paths";
-import { dayOf } from "../model/days";
-import { readCount } from "../model/shards";
-import { daysAfter, openDays, windowsMoveAtMs, windowsOf, type DayCounts } from "../model/windows";
+import { dayPlan, type DayPlan } from "../model/windows";
 import { growthStep } from "./growth";
 import { intervalToRecord, snapshotSumAllowed, type ParentView } from "./plan";
 import type { CommitFields, ParentRead, SumRead } from "./store";
-import { remember, type Run, type ShardWrite } from "./types";
+import type { Run, ShardWrite } from "./types";
 
 /** What one attempt to sum the shards and commit the total onto a parent came to. */
 export type CommitStep =
@@ -51,13 +51,13 @@ export async function sumAndCommit(run: Run, target: CommitTarget): Promise<Comm
   const { deps, ops } = run;
   const view = target.parent.view;
   // A windowed counter's days are for the rollup clock's day, read once before the sum (model/windows.ts).
-  const dayMs = (deps.dayClockMs ?? deps.nowMs)();
-  const since = view.days?.sinceUs;
-  const open = since === undefined ? undefined : (readUs: number) => openDays(since, dayMs, readUs);
-  const snapshot = target.snapshot !== undefined && snapshotSumAllowed(view, target.snapshot) ? snapshotSum(target.snapshot, open) : null;
-  const given = target.reconciled?.sum;
-  const read = given ?? snapshot ?? (await deps.store.sum(target.counterId, view.numShards, open));
-  if (given === undefined) {
+  const days = view.days == null ? undefined : dayPlan(view.days, (deps.dayClockMs ?? deps.nowMs)());
+  // What plan.ts allows and asks: the event's own shard as the sum, and the interval to record.
+  const snapshot = target.snapshot !== undefined && snapshotSumAllowed(view, target.snapshot) ? target.snapshot : undefined;
+  const intervalMs = target.reconciled !== undefined ? undefined : intervalToRecord(deps.intervalMs, view, target.leadWrittenAtUs);
+  const given = target.reconciled?.sum ?? (snapshot === undefined ? null : snapshotSum(snapshot, days));
+  const read = given ?? (await deps.store.sum(target.counterId, view.numShards, days?.open));
+  if (given === null) {
     ops.aggregations += read.aggregations;
     ops.reads += read.reads;
   }
@@ -72,20 +72,17 @@ export async function sumAndCommit(run: Run, target: CommitTarget): Promise<Comm
   }
   if (sum.readUs < target.targetUs) return { kind: "early", readUs: sum.readUs };
   await deps.onStage?.("summed");
-  const fields: CommitFields =
-    target.reconciled !== undefined ? { reconciled: true } : { intervalMs: intervalToRecord(deps.intervalMs, view, target.leadWrittenAtUs) };
+  const fields: CommitFields = intervalMs === undefined ? { reconciled: true } : { intervalMs };
   if (deps.growth !== undefined && sum.writes !== null && view.numShards !== null) {
     // The load over the last interval, and the shards it needs (growth.ts): grown in this very commit.
     const step = growthStep(view.load, view.numShards, sum.readUs, sum.writes, deps.growth);
     fields.load = step.load;
     if (step.numShards > view.numShards) fields.grow = { from: view.numShards, to: step.numShards, writesPerSecond: step.rate ?? null };
   }
-  if (view.days != null) {
+  if (days !== undefined) {
     // Committing a windowed counter's total without its days would move `rollup.readTime` past days it did not sum.
     if (sum.days === undefined) throw new Error(`rollup of counter "${target.counterId}": the store did not sum the open days`);
-    const today = dayOf(dayMs);
-    const days = daysAfter(view.days.days, sum.days, today);
-    fields.windows = { windows: windowsOf(days, today), days, moveAtMs: windowsMoveAtMs(days, today) };
+    fields.windows = days.after(sum.days);
   }
   const result = await deps.store.commit(target.counterId, target.parent, sum, fields);
   ops.reads += result.mirrorReads ?? 0;
@@ -115,7 +112,7 @@ export async function sumAndCommit(run: Run, target: CommitTarget): Promise<Comm
     days: fields.windows === undefined ? view.days : { days: fields.windows.days, sinceUs: sum.readUs, moveAtMs: fields.windows.moveAtMs },
     updatedUs: result.commitUs,
   };
-  remember(deps.parents, target.counterId, { view: after, version: result.version });
+  deps.parents?.set(target.counterId, { view: after, version: result.version });
   return { kind: "committed", total: sum.total, lagMs, readUs: sum.readUs, version: result.version, after };
 }
 
@@ -125,22 +122,33 @@ export async function sumAndCommit(run: Run, target: CommitTarget): Promise<Comm
  * cannot give what an aggregation would (a malformed count or day, a time that is not exact): the shards are
  * summed instead.
  */
-function snapshotSum(write: ShardWrite, open: ((readUs: number) => readonly string[]) | undefined): SumRead | null {
+function snapshotSum(write: ShardWrite, days: DayPlan | undefined): SumRead | null {
   const after = write.after;
-  if (after === undefined || write.writtenAtExact !== true) return null;
-  const count = readCount(after);
-  if (count.malformed) return null;
-  const writes = typeof after.writes === "number" && Number.isSafeInteger(after.writes) ? after.writes : null;
+  if (after === undefined || write.writtenAtExact !== true || after.count.malformed) return null;
   const readUs = write.writtenAtUs;
   const none = { aggregations: 0, reads: 0 };
-  if (open === undefined) return { sum: { overflow: false, total: count.value, writes, readUs }, ...none };
-  const stored = typeof after.days === "object" && after.days !== null ? (after.days as Record<string, unknown>) : {};
-  const days: DayCounts = {};
-  for (const day of open(readUs)) {
-    const value = stored[day];
-    // An aggregation's sum leaves out what is not a number; a number it cannot sum exactly is summed by the store.
-    if (typeof value === "number" && !Number.isSafeInteger(value)) return null;
-    days[day] = typeof value === "number" ? value : 0;
+  if (days === undefined) return { sum: { overflow: false, total: after.count.value, writes: after.writes, readUs }, ...none };
+  const counts = days.fromShard(after.days, readUs);
+  return counts === null ? null : { sum: { overflow: false, total: after.count.value, writes: after.writes, readUs, days: counts }, ...none };
+}
+
+/** How many counters an instance's memos (LeadMemo, ParentMemo) keep: the oldest are forgotten first. */
+export const MEMO_MAX = 1000;
+
+/**
+ * A memo that keeps at most `max` counters: `set` makes a counter the most recently used (a Map's order is
+ * the order of insertion) and forgets the least recently used one beyond `max` (each memo says what that
+ * costs). The instance's memos (types.ts: LeadMemo, ParentMemo) are these (entry/rollupTotal.ts), so no step can
+ * forget the bound.
+ */
+export class BoundedMemo<V> extends Map<string, V> {
+  constructor(private readonly max: number = MEMO_MAX) {
+    super();
   }
-  return { sum: { overflow: false, total: count.value, writes, readUs, days }, ...none };
+
+  override set(counterId: string, value: V): this {
+    if (this.has(counterId)) this.delete(counterId);
+    else if (this.size >= this.max) this.delete(this.keys().next().value!);
+    return super.set(counterId, value);
+  }
 }

@@ -1,10 +1,10 @@
 // The rollup: keeps counters/{id}.total equal to the sum of its shards, exactly and with about one
-// parent write per interval. This file runs one shard write event through the steps, in order: decide
-// (plan.ts, pure, with the argument why it is exact), then claim (claim.ts) or lead (lead.ts), then wait,
-// sum and commit (claim.ts and commit.ts), then release the claim (claim.ts). The steps import nothing
-// from here; what they share is in types.ts, and all of them talk to a RollupStore (store.ts; Firestore
-// in firestore-store.ts). The sweep of orphaned claims (sweep.ts) runs the same finishing step.
-// docs/rollup.md tells the whole story.
+// parent write per interval. This file runs one shard write event (the trigger's entry turned the event
+// into it: entry/rollupTotal.ts) through the steps, in order: decide (plan.ts, pure, with the argument why
+// it is exact), then lead (lead.ts: sum and commit at once) or settle a claim (claim.ts: claim, wait, sum
+// and commit, release); both sum and commit in commit.ts. The steps import nothing from here; what they
+// share is in types.ts, and all of them talk to a RollupStore (store.ts; Firestore in firestore-store.ts).
+// The sweep of orphaned claims (sweep.ts) runs the same finishing step. docs/rollup.md tells the whole story.
 //
 // Exact: the total is never accumulated. It is recomputed with one consistent read of all shards (an
 // aggregation query), and the read time of that sum is kept in `rollup.readTime`. A shard write is
@@ -15,18 +15,20 @@
 // Operations: every invocation counts the reads, writes and aggregation reads it made and the time it
 // spent waiting for a slot, and logs them in one structured line ("rollup ops", ops.ts), so what a
 // million increments cost can be counted from what the functions did (the benchmark does).
-import * as logger from "firebase-functions/logger";
 import { COUNTERS, SHARDS } from "../model/paths";
-import { readCount } from "../model/shards";
+import type { ShardCount } from "../model/shards";
 import { decide, decideFromParent, snapshotSumAllowed, type Decision, type WriteFacts } from "./plan";
-import { claimSlot, finishClaim, heldDueMs, holdingClaim, releaseClaim } from "./claim";
+import { heldDueMs, settleClaim } from "./claim";
 import { leadingEdge } from "./lead";
 import { logCommitted, logOps, logThrew, noOps } from "./ops";
 import type { LeaseRead } from "./store";
 import { logMalformedCount } from "./sum";
-import type { ClaimToFinish, Invocation, RollupDeps, RollupOutcome, RollupResult, ShardWrite } from "./types";
+import type { Invocation, RollupDeps, RollupOutcome, RollupResult, ShardWrite } from "./types";
 
 const DECIDE_ROUNDS = 5;
+
+/** A shard that does not exist counts 0. */
+const ABSENT: ShardCount = { value: 0, malformed: false };
 
 /** Handles one delivery of a shard write event. Throws (so the event is retried) only on real failures. */
 export async function rollupShardWrite(write: ShardWrite, deps: RollupDeps): Promise<RollupOutcome> {
@@ -62,11 +64,11 @@ function outcomeName(result: RollupResult, inv: Invocation): string {
 async function handle(inv: Invocation): Promise<RollupResult> {
   const { write, deps, ops } = inv;
   const counterId = write.counterId;
-  const before = readCount(write.before);
-  const after = readCount(write.after);
+  const before = write.before?.count ?? ABSENT;
+  const after = write.after?.count ?? ABSENT;
   if (after.malformed || before.malformed) {
     const path = `${COUNTERS}/${counterId}/${SHARDS}/${write.shardId}`;
-    logMalformedCount(counterId, write.shardId, path, (after.malformed ? write.after : write.before)?.count);
+    logMalformedCount(counterId, write.shardId, path, (after.malformed ? write.after : write.before)?.storedCount);
   }
   const facts: WriteFacts = {
     counterId,
@@ -124,38 +126,14 @@ async function handle(inv: Invocation): Promise<RollupResult> {
         continue;
       }
       case "claim":
-      case "rollup": {
-        // Claim the slot (or take over the claim the lease holds), then finish it: wait until it is due,
-        // sum and commit, release the lease.
-        const { dueMs } = decision;
-        const claiming = decision.kind === "claim";
-        let version: string | null;
-        if (decision.kind === "claim") {
-          version = await claimSlot(inv, lease!, dueMs, decision.intervalMs);
-          if (version === null) continue; // someone else wrote the lease first: look again
-        } else {
-          if (decision.reason === "stale-claim") {
-            logger.warn("taking over a stale rollup claim", { counterId, dueAt: new Date(dueMs).toISOString() });
-          }
-          version = lease!.version;
-        }
-        return await holdingClaim(deps.claims, counterId, dueMs, async () => {
-          if (claiming) await deps.onStage?.("claimed");
-          return await finishClaim(inv, claimOf(write, dueMs, version), parent);
-        });
+      case "rollup":
+      case "release": {
+        // Claim the slot and finish it, finish the claim the lease holds, or only release a fulfilled one (claim.ts).
+        const result = await settleClaim(inv, decision, lease!, parent);
+        if (result === null) continue; // someone else wrote the lease first: look again
+        return result;
       }
-      case "release":
-        // Our claim, already fulfilled by a sum read at or after its due time (we failed after the
-        // commit, or someone else's sum got there first): it only remains to delete the lease.
-        await releaseClaim(inv, counterId, lease!.version);
-        inv.coveredAfterLeaseRead = true;
-        return { kind: "skip", reason: "covered" };
     }
   }
   throw new Error(`rollup of counter "${counterId}": the lease kept changing; retrying the event`);
-}
-
-/** The claim due at `dueMs` that this event finishes: its sum must cover the event's own write too. */
-function claimOf(write: ShardWrite, dueMs: number, version: string | null): ClaimToFinish {
-  return { counterId: write.counterId, dueMs, version, targetUs: Math.max(dueMs * 1000, write.writtenAtUs), sinceUs: write.writtenAtUs };
 }

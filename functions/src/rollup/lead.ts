@@ -14,7 +14,7 @@
 // A lone increment on an idle counter finds nothing to join and costs exactly what it did.
 import { sumAndCommit } from "./commit";
 import type { ParentRead } from "./store";
-import { remember, type Invocation, type LeadEntry, type LeadOutcome, type RollupResult } from "./types";
+import type { Invocation, LeadEntry, LeadOutcome, RollupResult } from "./types";
 
 /** What the event does next: it is done, or it decides again (from a known parent, or on a fresh read). */
 export type LeadStep = { kind: "done"; result: RollupResult } | { kind: "decide"; parent?: ParentRead };
@@ -28,7 +28,7 @@ export async function leadingEdge(inv: Invocation, parent: ParentRead): Promise<
 
   let settle: (outcome: LeadOutcome) => void = () => undefined;
   const entry: LeadEntry = { version: parent.version, outcome: new Promise((resolve) => (settle = resolve)) };
-  remember(memo, counterId, entry);
+  memo?.set(counterId, entry);
   let outcome: LeadOutcome = { kind: "retry" };
   try {
     // The event arrives after its write committed, so a sum read now is read after it; sumAndCommit

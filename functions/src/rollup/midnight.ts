@@ -23,8 +23,7 @@
 // later, goes on with the rest (docs/windows.md, "At scale"; functions/test/unit/midnight-scale.test.ts runs
 // this code over 100,000 counters in virtual time).
 import * as logger from "firebase-functions/logger";
-import { dayOf } from "../model/days";
-import { movedWindows } from "../model/windows";
+import { dayOf, movedWindows } from "../model/windows";
 import { sumAndCommit } from "./commit";
 import { noOps, type RollupOps } from "./ops";
 import type { ParentRead } from "./store";

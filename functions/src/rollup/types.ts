@@ -2,6 +2,7 @@
 // store, the clock, the instance's memos), what it may end in, and the run in progress (its operations
 // so far). The steps (claim.ts, lead.ts, commit.ts) and the orchestrator (index.ts) import
 // these; nothing here imports a step.
+import type { ShardState } from "../model/shards";
 import type { GrowthSettings } from "./growth";
 import type { RollupOps } from "./ops";
 import type { ParentRead, RollupStore } from "./store";
@@ -18,9 +19,9 @@ export interface ShardWrite {
    * document stand for the sum at that time (plan.ts, the single-shard snapshot sum).
    */
   writtenAtExact?: boolean;
-  /** Shard data before and after the write; undefined where the document did not exist. */
-  before: Record<string, unknown> | undefined;
-  after: Record<string, unknown> | undefined;
+  /** The shard before and after the write (model/shards.ts, shardStateOf); undefined where the document did not exist. */
+  before: ShardState | undefined;
+  after: ShardState | undefined;
 }
 
 export type RollupStage = "claimed" | "summed";
@@ -62,20 +63,6 @@ export type LeadMemo = Map<string, LeadEntry>;
  * Bounded: the oldest counters are forgotten first (a forgotten one only costs a read).
  */
 export type ParentMemo = Map<string, ParentRead>;
-
-/** How many counters an instance's memos (LeadMemo, ParentMemo) keep: the oldest are forgotten first. */
-export const MEMO_MAX = 1000;
-
-/**
- * Keeps `value` for `counterId` in a memo as the most recently used (a Map's order is the order of
- * insertion), forgetting the least recently used counter beyond MEMO_MAX (each memo says what that costs).
- */
-export function remember<V>(memo: Map<string, V> | undefined, counterId: string, value: V): void {
-  if (memo === undefined) return;
-  memo.delete(counterId);
-  if (memo.size >= MEMO_MAX) memo.delete(memo.keys().next().value!);
-  memo.set(counterId, value);
-}
 
 export interface RollupDeps {
   store: RollupStore;

@@ -9,7 +9,7 @@ import { logger } from "../helpers/logger";
 import { fft } from "../helpers/wrapped";
 import { foldExtensionShards } from "../../src/entry/foldExtensionShards";
 import { cleanupRef, extensionRecordRef } from "../../src/model/paths";
-import { dayOf } from "../../src/model/days";
+import { dayOf } from "../../src/model/windows";
 import { requireEmulators } from "../helpers/emulators";
 import { db, documentsUnder, shardSum, withParam } from "../helpers/functions";
 import { withConcurrency } from "../helpers/client";

@@ -5,7 +5,7 @@
 import type { Timestamp } from "firebase-admin/firestore";
 import { logger } from "../helpers/logger";
 import { createCounter } from "../../src/counters/create";
-import { addDays, dayOf } from "../../src/model/days";
+import { addDays, dayOf } from "../../src/model/windows";
 import type { MirrorTarget } from "../../src/model/mirror-rules";
 import { counterRef } from "../../src/model/paths";
 import { findMovedWindows, firestoreRollupStore } from "../../src/rollup/firestore-store";

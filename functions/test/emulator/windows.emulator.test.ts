@@ -9,8 +9,8 @@ import { resetCounter } from "../../src/counters/reset";
 import { reshardCounter } from "../../src/counters/reshard";
 import { setMember } from "../../src/counters/members";
 import { counterRef, shardsRef } from "../../src/model/paths";
-import { addDays, dayOf, dayStartMs } from "../../src/model/days";
-import { windowsOf } from "../../src/model/windows";
+import { addDays, dayOf, dayStartMs, windowsOf } from "../../src/model/windows";
+import { shardStateOf } from "../../src/model/shards";
 import { rollupShardWrite } from "../../src/rollup/index";
 import { commitMovedWindows } from "../../src/rollup/midnight";
 import { findMovedWindows } from "../../src/rollup/firestore-store";
@@ -142,7 +142,7 @@ describe("windows by UTC day", () => {
     const shards = await shardsRef(db, counterId).get();
     const doc = shards.docs.find((d) => (d.get("count") as number) !== 0)!;
     await rollupShardWrite(
-      { eventId: uniqueId("ev"), counterId, shardId: doc.id, writtenAtUs: doc.updateTime.toMillis() * 1000 + 1000, before: { count: 0 }, after: { count: 1 } },
+      { eventId: uniqueId("ev"), counterId, shardId: doc.id, writtenAtUs: doc.updateTime.toMillis() * 1000 + 1000, before: shardStateOf({ count: 0 }), after: shardStateOf({ count: 1 }) },
       deps(clock.now),
     );
     const p = await parent(counterId);

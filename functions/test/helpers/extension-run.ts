@@ -10,6 +10,7 @@ import { newCounterRuleOf, type NewCounterParams } from "../../src/model/new-cou
 import { extensionRule } from "../../src/model/extension-rules";
 import { firestoreRollupStore } from "../../src/rollup/firestore-store";
 import { rollupShardWrite } from "../../src/rollup/index";
+import { shardStateOf } from "../../src/model/shards";
 import { microsCeil } from "../../src/model/time";
 import { rollupDeps } from "./rollup";
 
@@ -46,7 +47,7 @@ export async function rollUp(db: Firestore, counterId: string, mirrors = ""): Pr
   const shards = (await shardsRef(db, counterId).get()).docs;
   const latest = shards.reduce((a, b) => (a.updateTime.toMillis() >= b.updateTime.toMillis() ? a : b));
   await rollupShardWrite(
-    { eventId: randomUUID(), counterId, shardId: latest.id, writtenAtUs: microsCeil(latest.updateTime), before: undefined, after: latest.data() },
+    { eventId: randomUUID(), counterId, shardId: latest.id, writtenAtUs: microsCeil(latest.updateTime), before: undefined, after: shardStateOf(latest.data()) },
     rollupDeps({ store }),
   );
 }

@@ -6,6 +6,7 @@ import { getFirestore } from "firebase-admin/firestore";
 import { defaultApp } from "../../src/default-app";
 import type { IncrementResult } from "../../src/counters/increment";
 import { logger } from "./logger";
+import { shardStateOf } from "../../src/model/shards";
 import { microsCeil } from "../../src/model/time";
 import { firestoreRollupStore } from "../../src/rollup/firestore-store";
 import { staleAfterMsFor } from "../../src/rollup/plan";
@@ -25,8 +26,8 @@ export function shardWriteOf(write: RecordedWrite): ShardWrite {
     writtenAtUs: microsCeil(write.after.updateTime!),
     // As the trigger (entry/rollupTotal.ts): the after document is the shard at exactly that time.
     writtenAtExact: write.after.exists && write.after.updateTime!.nanoseconds % 1000 === 0,
-    before: write.before.exists ? write.before.data() : undefined,
-    after: write.after.exists ? write.after.data() : undefined,
+    before: shardStateOf(write.before.exists ? write.before.data() : undefined),
+    after: shardStateOf(write.after.exists ? write.after.data() : undefined),
   };
 }
 
@@ -41,8 +42,8 @@ export function shardWriteOfIncrement(counterId: string, result: IncrementResult
     counterId,
     shardId: String(result.shard),
     writtenAtUs: microsCeil(result.writeTime),
-    before: { count: 0 },
-    after: { count: delta },
+    before: shardStateOf({ count: 0 }),
+    after: shardStateOf({ count: delta }),
   };
 }
 

@@ -2,10 +2,9 @@
 // increments applied on that clock with the event the trigger would get, and what the shards and the
 // parent hold. The day clock runs ahead of the real one (the read times the rollup records stay real):
 // model/windows.ts says why a clock ahead is safe.
-import { dayOf, nextMidnightMs } from "../../src/model/days";
 import { incrementCounter, type IncrementResult } from "../../src/counters/increment";
 import { counterRef, shardsRef } from "../../src/model/paths";
-import type { DayCounts } from "../../src/model/windows";
+import { type DayCounts, dayOf, nextMidnightMs } from "../../src/model/windows";
 import type { RollupDeps, ShardWrite } from "../../src/rollup/types";
 import { db } from "./functions";
 import { rollupDeps, shardWriteOfIncrement } from "./rollup";

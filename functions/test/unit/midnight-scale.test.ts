@@ -5,8 +5,7 @@
 // within 10 minutes of midnight. The printed line says how long it took and how many counters a run of this
 // speed moves in 10 minutes.
 import { logger } from "../helpers/logger";
-import { addDays, dayStartMs, nextMidnightMs } from "../../src/model/days";
-import { windowsOf, type DayCounts, type Windows } from "../../src/model/windows";
+import { addDays, type DayCounts, dayStartMs, nextMidnightMs, type Windows, windowsOf } from "../../src/model/windows";
 import { commitMovedWindows, type MovedWindowsPage } from "../../src/rollup/midnight";
 import type { ParentView } from "../../src/rollup/plan";
 import type { CommitFields, CommitResult, LeaseRead, ParentRead, RollupStore, StaleClaims, SumRead } from "../../src/rollup/store";

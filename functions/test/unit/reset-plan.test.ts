@@ -1,6 +1,6 @@
 // What a reset writes onto the parent (model/reset-plan.ts), case by case; the model check runs the same
 // decision under random schedules (functions/test/unit/model).
-import { addDays, dayStartMs } from "../../src/model/days";
+import { addDays, dayStartMs } from "../../src/model/windows";
 import { resetPlan, erasedDays, type ResetParent, type ResetRead } from "../../src/model/reset-plan";
 
 const DAY = "2027-05-10";

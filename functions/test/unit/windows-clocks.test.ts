@@ -4,8 +4,7 @@
 // ahead commits in the last seconds of a day as if it were the next day; the instances after it, whose
 // clocks are right, must still find every day of their own 30-day window.
 import { logger } from "../helpers/logger";
-import { addDays, dayOf, dayStartMs } from "../../src/model/days";
-import { CLOCK_AHEAD_MS, windowsOf, type Windows } from "../../src/model/windows";
+import { addDays, CLOCK_AHEAD_MS, dayOf, dayStartMs, type Windows, windowsOf } from "../../src/model/windows";
 import { rollupShardWrite } from "../../src/rollup/index";
 import { staleAfterMsFor } from "../../src/rollup/plan";
 import type { RollupDeps, RollupOutcome } from "../../src/rollup/types";

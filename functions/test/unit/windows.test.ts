@@ -1,7 +1,6 @@
-// The pure arithmetic of windowed counters (model/days.ts, model/windows.ts): UTC days, which days a
+// The pure arithmetic of windowed counters (model/windows.ts): UTC days, which days a
 // sum must read, the windows of a day, when they next move, and the shard update that carries a day.
-import { addDays, dayOf, daysFrom, isDay, nextMidnightMs } from "../../src/model/days";
-import { dayCountsOf, daysAfter, shardDaysOf, DAY_CLOSES_AFTER_MS, KEPT_DAYS, openDays, windowsMoveAtMs, windowsOf } from "../../src/model/windows";
+import { addDays, DAY_CLOSES_AFTER_MS, dayCountsOf, dayOf, daysAfter, daysFrom, isDay, KEPT_DAYS, nextMidnightMs, openDays, shardDaysOf, windowsMoveAtMs, windowsOf } from "../../src/model/windows";
 import { PRUNED_DAYS, shardIncrement } from "../../src/counters/shard-writes";
 
 const at = (iso: string) => Date.parse(iso);

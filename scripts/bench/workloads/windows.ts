@@ -18,8 +18,9 @@ import { withConcurrency } from "../../lib/concurrency";
 import { defaultShards } from "../../../functions/src/config/params";
 import { rollupConfig } from "../../../functions/src/config/read";
 import { pause } from "../../../functions/src/model/backoff";
-import { dayOf } from "../../../functions/src/model/days";
+import { dayOf } from "../../../functions/src/model/windows";
 import { counterRef } from "../../../functions/src/model/paths";
+import { shardStateOf } from "../../../functions/src/model/shards";
 import { commitMovedWindows } from "../../../functions/src/rollup/midnight";
 import { findMovedWindows, firestoreRollupStore } from "../../../functions/src/rollup/firestore-store";
 import { rollupShardWrite } from "../../../functions/src/rollup/index";
@@ -139,7 +140,7 @@ async function windowAtOne(db: Firestore, id: string, shards: number, deps: Roll
   const counter = await createBenchCounter(db, "ours", id, shards, { windowed: true });
   const write = await incrementShard(db, counter);
   // The event of that write, as the trigger would get it (the rollup reads only its counts).
-  const shard = { before: { count: 0, writes: 0 }, after: { count: 1, writes: 1 } };
+  const shard = { before: shardStateOf({ count: 0, writes: 0 }), after: shardStateOf({ count: 1, writes: 1 }) };
   const outcome = await rollupShardWrite({ eventId: randomUUID(), counterId: id, shardId: String(write.shard), writtenAtUs: write.writtenAtUs, ...shard }, deps);
   if (outcome.kind !== "committed") throw new Error(`setting up the midnight commit: the rollup of counter ${id} ended "${outcome.kind}", not committed`);
 }

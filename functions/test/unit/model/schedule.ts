@@ -25,7 +25,7 @@ import { staleAfterMsFor } from "../../../src/rollup/plan";
 import { sweepStaleClaims } from "../../../src/rollup/sweep";
 import { commitMovedWindows } from "../../../src/rollup/midnight";
 import { type ClaimMemo, type LeadMemo, type ParentMemo, type ShardWrite } from "../../../src/rollup/types";
-import { dayOf, nextMidnightMs } from "../../../src/model/days";
+import { dayOf, nextMidnightMs } from "../../../src/model/windows";
 import { remoteFind, remoteStore, SimulatedCrash, type Fault, type Network } from "./remote";
 import type { MirrorTarget } from "../../../src/model/mirror-rules";
 import { between, chance, pick, rngOf, Sim, type Rng } from "./sim";

@@ -9,9 +9,8 @@
 // - after the midnight commit of a later day, the windows for that day, as a reader gets them: `windows`
 //   when they are for that day, else summed from `rollup.days` (client/src/windows.ts; what the midnight
 //   commit leaves alone must read right that way).
-import { addDays, dayOf, dayStartMs } from "../../../src/model/days";
 import type { MirrorTarget } from "../../../src/model/mirror-rules";
-import { CLOCK_AHEAD_MS, DAY_CLOSES_AFTER_MS, KEPT_DAYS, WINDOW_DAYS, WINDOW_NAMES, windowsOf, type DayCounts, type Windows } from "../../../src/model/windows";
+import { addDays, CLOCK_AHEAD_MS, DAY_CLOSES_AFTER_MS, type DayCounts, dayOf, dayStartMs, KEPT_DAYS, WINDOW_DAYS, WINDOW_NAMES, type Windows, windowsOf } from "../../../src/model/windows";
 import { between, chance, pick, type Rng } from "./sim";
 import type { WindowedState } from "./world";
 

@@ -11,6 +11,7 @@
 // `rollup.days`, `rollup.windowsMoveAt` and `resetAt` as firestore-store.ts reads and writes them, and a
 // ledger of every delta by day with its commit time: the truth the properties hold the windows to.
 import { GRPC } from "../../../src/model/errors";
+import { shardStateOf } from "../../../src/model/shards";
 import type { MirrorTarget } from "../../../src/model/mirror-rules";
 import type { Load } from "../../../src/rollup/growth";
 import type { ParentView } from "../../../src/rollup/plan";
@@ -18,9 +19,8 @@ import { commitMirrored, type MirrorPort } from "../../../src/rollup/mirrored";
 import type { ClaimCursor, ClaimData, CommitFields, CommitResult, LeaseRead, MoveResult, ParentRead, RollupStore, StaleClaims, SumRead } from "../../../src/rollup/store";
 import type { ShardWrite } from "../../../src/rollup/types";
 import type { MovedWindowsPage } from "../../../src/rollup/midnight";
-import { addDays, dayOf, daysFrom } from "../../../src/model/days";
 import { PRUNED_DAYS } from "../../../src/counters/shard-writes";
-import { CLOCK_AHEAD_MS, DAY_CLOSES_AFTER_MS, KEPT_DAYS, WINDOW_DAYS, windowsMoveAtMs, windowsOf, type DayCounts, type Windows, type WindowsState } from "../../../src/model/windows";
+import { addDays, CLOCK_AHEAD_MS, DAY_CLOSES_AFTER_MS, type DayCounts, dayOf, daysFrom, KEPT_DAYS, WINDOW_DAYS, type Windows, windowsMoveAtMs, windowsOf, type WindowsState } from "../../../src/model/windows";
 import { erasedDays, resetPlan, type ResetMarks, type ResetRead } from "../../../src/model/reset-plan";
 import { pick, type Rng, type Sim } from "./sim";
 
@@ -423,7 +423,7 @@ export class World implements RollupStore {
     after: Record<string, unknown> | undefined,
   ): ShardWrite {
     // Commit times here are whole microseconds, as Firestore's: the write's time is exact.
-    return { eventId: `evt-${++eventSeq}`, counterId, shardId, writtenAtUs: atUs, writtenAtExact: true, before, after };
+    return { eventId: `evt-${++eventSeq}`, counterId, shardId, writtenAtUs: atUs, writtenAtExact: true, before: shardStateOf(before), after: shardStateOf(after) };
   }
 
   // --- what the properties look at ------------------------------------------------------------------
