@@ -442,7 +442,7 @@ export function windowsLines(r: BenchResults): string[] {
     load,
     "",
     ...added,
-    `The midnight commit (the scheduled rollupWindows' commitMovedWindows, run directly) on ${int(m.counters)} windowed counters of ${int(m.shards)} shard${m.shards === 1 ? "" : "s"}, each with one increment of ${m.fromDay} rolled up, its day clock a day ahead: the windows move to ${m.toDay}. ` +
+    `The midnight commit (the scheduled rollupWindows' commitMidnight, run directly) on ${int(m.counters)} windowed counters of ${int(m.shards)} shard${m.shards === 1 ? "" : "s"}, each with one increment of ${m.fromDay} rolled up, its day clock a day ahead: the windows move to ${m.toDay}. ` +
       `${int(m.moved)} of ${int(m.counters)} counters moved (today 0, the increment still in the week and the month); per counter ${per(m.first.ops.reads)} reads, ${per(m.first.ops.writes)} writes, ${per(m.first.ops.aggregations)} aggregations. ` +
       `Instance time: the run's duration in this process, one invocation, priced as the cost table prices an instance-second:`,
     "",

@@ -3,7 +3,7 @@
 // in the same atomic write. Used by the callables that write a total (create.ts, reset.ts, delete.ts: in
 // their transaction, after reading the targets), by the rollup's commit (rollup/firestore-store.ts: in its
 // batch, the targets found missing asserted still absent; rollup/mirrored.ts says why that is exact), and by
-// the midnight commit (rollup/firestore-midnight.ts: in its transaction, only the values that differ from
+// the midnight commit (rollup/firestore-parent.ts: in its transaction, only the values that differ from
 // what a target holds). A target document is never created: a missing one is skipped with a warning.
 import type { DocumentData, DocumentReference, DocumentSnapshot, FieldValue, Firestore, UpdateData, WriteBatch } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";

@@ -5,9 +5,8 @@
 // counter it moves: one document read (the query), one write (the parent), and with mirrors one read per
 // target document and a write only for a target whose values changed.
 import { onSchedule } from "firebase-functions/v2/scheduler";
-import { commitMovedWindows } from "../rollup/midnight";
-import { findMovedWindows } from "../rollup/firestore-store";
-import { countersDb, rollupDeps } from "./deps";
+import { commitMidnight } from "../rollup/midnight";
+import { rollupDeps } from "./deps";
 import { EVERY_FUNCTION } from "./options";
 
 /**
@@ -25,6 +24,6 @@ export const rollupWindows = onSchedule(
   // One CPU: the run keeps 64 Firestore calls in flight and decodes pages of 500 parents.
   { ...EVERY_FUNCTION, schedule: WINDOWS_SCHEDULE, timeZone: WINDOWS_TIME_ZONE, timeoutSeconds: WINDOWS_TIMEOUT_SECONDS, memory: "512MiB", cpu: 1, retryCount: 0 },
   async () => {
-    await commitMovedWindows(rollupDeps(), findMovedWindows(countersDb()));
+    await commitMidnight(rollupDeps());
   },
 );

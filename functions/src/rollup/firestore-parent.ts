@@ -1,14 +1,20 @@
-// The parent document as the rollup reads and writes it over Firestore: its bookkeeping read into a
-// ParentView (plan.ts), the fields a windowed commit writes, and the Firestore forms of the times and
-// versions the rollup handles as numbers and opaque tokens (store.ts). Shared by the store
-// (firestore-store.ts) and the midnight commit's reads and writes (firestore-midnight.ts).
-import { Timestamp, type DocumentSnapshot } from "firebase-admin/firestore";
-import { WINDOWS_MOVE_AT } from "../model/paths";
+// The parent document as the rollup reads and writes it over Firestore (for the store, firestore-store.ts):
+// its bookkeeping read into a ParentView (plan.ts); its two writes, a rollup's commit of a sum (with its
+// mirrors, mirrored.ts, and the shards a growth adds) and the midnight commit's move of the windows, each
+// conditioned on the version read; and the Firestore forms of the times and versions the rollup handles as
+// numbers and opaque tokens (store.ts).
+import { FieldValue, Timestamp, type DocumentReference, type DocumentSnapshot, type Firestore, type WriteResult } from "firebase-admin/firestore";
+import { differingValues, logMissingMirror, writeTargets, type MirrorValues } from "../counters/mirror-writes";
+import { newShardMerge } from "../counters/shard-writes";
+import { GRPC, grpcCode } from "../model/errors";
+import type { MirrorTarget } from "../model/mirror-rules";
+import { MAX_INTERVAL_MS } from "../model/param-rules";
+import { counterRef, shardRef, WINDOWS_MOVE_AT } from "../model/paths";
+import { microsFloor } from "../model/time";
 import { dayCountsOf, type DaysRead, type WindowsState } from "../model/windows";
 import type { Load } from "./growth";
-import { MAX_INTERVAL_MS } from "../model/param-rules";
-import { microsFloor } from "../model/time";
-import type { ParentRead } from "./store";
+import { commitMirrored, type MirroredCommit, type MirrorPort } from "./mirrored";
+import type { CommitFields, CommitResult, MoveResult, ParentRead } from "./store";
 
 /** `rollup.load` as the rollup reads it; null when absent or malformed (the next commit measures afresh). */
 function loadOf(parent: DocumentSnapshot): Load | null {
@@ -81,6 +87,161 @@ export function coveredUntilUs(parent: DocumentSnapshot): number | null {
 function timeFieldUs(parent: DocumentSnapshot, field: string): number | null {
   const value = parent.exists ? (parent.get(field) as unknown) : undefined;
   return value instanceof Timestamp ? microsFloor(value) : null;
+}
+
+/**
+ * A rollup's commit onto the parent (RollupStore.commit): `total` = the sum and `rollup.readTime` = its read
+ * time, with the bookkeeping in `fields`, on condition that the parent is still at `parent.version`, and in the
+ * same atomic write the total on every mirror target that exists (commitTotalAt).
+ */
+export async function commitParent(
+  db: Firestore,
+  counterId: string,
+  parent: ParentRead,
+  sum: { total: number; readUs: number },
+  fields: CommitFields,
+  targets: readonly MirrorTarget[],
+  onStep?: (step: MirrorStep) => void | Promise<void>,
+): Promise<CommitResult> {
+  if (parent.version === null) return { kind: "gone" };
+  const ref = counterRef(db, counterId);
+  const readTime = timestampOfMicros(sum.readUs);
+  const values = { total: sum.total, windows: fields.windows?.windows ?? null };
+  const commit = await commitTotalAt(ref, timestampOf(parent.version), values, readTime, commitExtras(fields), targets, onStep, fields.grow);
+  if (commit.kind !== "committed") return { kind: commit.kind, mirrorReads: commit.reads };
+  return {
+    kind: "committed",
+    version: versionOf(commit.result.writeTime),
+    commitUs: microsFloor(commit.result.writeTime),
+    mirrorWrites: commit.targetWrites,
+    mirrorReads: commit.reads,
+  };
+}
+
+function commitExtras(fields: CommitFields): Record<string, unknown> {
+  const extras: Record<string, unknown> = {};
+  if (fields.intervalMs !== undefined) extras["rollup.intervalMs"] = fields.intervalMs;
+  if (fields.reconciled === true) extras["rollup.reconciledAt"] = FieldValue.serverTimestamp();
+  if (fields.load !== undefined) extras["rollup.load"] = storedLoad(fields.load);
+  if (fields.grow !== undefined) extras.numShards = fields.grow.to;
+  return fields.windows === undefined ? extras : { ...extras, ...windowsFields(fields.windows) };
+}
+
+/** `rollup.load` as stored: the measure's read time and writes, and the hot streak's and its last step's (null when none). */
+function storedLoad(load: Load): Record<string, unknown> {
+  return {
+    readTime: timestampOfMicros(load.readUs),
+    writes: load.writes,
+    hotSince: load.hot === null ? null : timestampOfMicros(load.hot.sinceUs),
+    hotWrites: load.hot === null ? null : load.hot.writes,
+    hotStepTime: load.hot?.step == null ? null : timestampOfMicros(load.hot.step.atUs),
+    hotStepFrom: load.hot?.step == null ? null : load.hot.step.from,
+  };
+}
+
+/** The steps of a mirrored commit, for tests: "commit" before each write, "read" before each read of the targets. */
+export type MirrorStep = "commit" | "read";
+
+/**
+ * The commit: the parent's update and, in the same write, the total on every mirror target that exists
+ * (mirrored.ts says how, and why only the parent's absence means "gone").
+ */
+async function commitTotalAt(
+  ref: DocumentReference,
+  lastUpdateTime: Timestamp,
+  values: MirrorValues,
+  readTime: Timestamp,
+  extra: Record<string, unknown>,
+  mirrors: readonly MirrorTarget[] = [],
+  onStep?: (step: MirrorStep) => void | Promise<void>,
+  grow?: { from: number; to: number },
+): Promise<MirroredCommit<WriteResult>> {
+  const db = ref.firestore;
+  const fields = {
+    total: values.total,
+    "rollup.readTime": readTime,
+    "rollup.commits": FieldValue.increment(1),
+    "rollup.committedAt": FieldValue.serverTimestamp(),
+    ...extra,
+  };
+  const port: MirrorPort<WriteResult> = {
+    async commit(present, absent) {
+      await onStep?.("commit");
+      const batch = db.batch();
+      batch.update(ref, fields, { lastUpdateTime });
+      if (grow !== undefined) {
+        // New shards at 0, created with numShards (growth.ts). A merge of increment(0) creates a missing
+        // shard and leaves one that somehow exists as it is: nothing already counted is ever overwritten.
+        for (let i = grow.from; i < grow.to; i++) {
+          batch.set(shardRef(db, ref.id, i), newShardMerge(), { merge: true });
+        }
+      }
+      writeTargets(batch, db, ref.id, present, absent, values);
+      const [result] = await batch.commit();
+      return result!;
+    },
+    async read(paths) {
+      await onStep?.("read");
+      const [parent, ...docs] = await db.getAll(ref, ...paths.map((path) => db.doc(path)));
+      return {
+        parent: !parent!.exists ? "gone" : parent!.updateTime!.isEqual(lastUpdateTime) ? "same" : "changed",
+        exists: docs.map((doc) => doc.exists),
+      };
+    },
+  };
+  return await commitMirrored(port, mirrors, (target) => logMissingMirror(ref.id, target));
+}
+
+/**
+ * A windowed counter's windows moved to a later day (midnight.ts), on condition that the parent is still at
+ * `parent.version`: one update without mirrors; with them, one transaction (moveMirrored).
+ */
+export async function moveWindows(db: Firestore, counterId: string, parent: ParentRead, moved: WindowsState, targets: readonly MirrorTarget[]): Promise<MoveResult> {
+  if (parent.version === null) return { kind: "gone", targetWrites: 0, reads: 0 };
+  const ref = counterRef(db, counterId);
+  const lastUpdateTime = timestampOf(parent.version);
+  if (targets.length > 0) return await moveMirrored(ref, lastUpdateTime, moved, targets);
+  try {
+    await ref.update(windowsFields(moved), { lastUpdateTime });
+    return { kind: "committed", targetWrites: 0, reads: 0 };
+  } catch (error) {
+    const code = grpcCode(error);
+    if (code === GRPC.FAILED_PRECONDITION) return { kind: "changed", targetWrites: 0, reads: 0 };
+    if (code === GRPC.NOT_FOUND) return { kind: "gone", targetWrites: 0, reads: 0 };
+    throw error;
+  }
+}
+
+/**
+ * A mirrored counter's move of its windows: one transaction reads the parent and the target documents
+ * (locked until it commits, so none can appear, disappear or change between the read and the write) and
+ * writes the parent's windows and, on each target that exists, only the values that differ from what it
+ * holds: a target that appeared since the last commit gets them all, one that holds them is not written.
+ * The total stays as it is, so its targets are written only where they lost it.
+ */
+async function moveMirrored(ref: DocumentReference, lastUpdateTime: Timestamp, moved: WindowsState, targets: readonly MirrorTarget[]): Promise<MoveResult> {
+  const db = ref.firestore;
+  const paths = [...new Set(targets.map((t) => t.path))];
+  return await db.runTransaction(async (tx) => {
+    const [parent, ...docs] = await tx.getAll(ref, ...paths.map((path) => db.doc(path)));
+    const reads = 1 + paths.length;
+    if (!parent!.exists) return { kind: "gone", targetWrites: 0, reads };
+    if (!parent!.updateTime!.isEqual(lastUpdateTime)) return { kind: "changed", targetWrites: 0, reads };
+    const total = parent!.get("total") as unknown;
+    if (typeof total !== "number") throw new Error(`counter "${ref.id}" has no numeric total to mirror`);
+    const values: MirrorValues = { total, windows: moved.windows };
+    let targetWrites = 0;
+    docs.forEach((doc, i) => {
+      const mirrors = targets.filter((t) => t.path === paths[i]);
+      if (!doc.exists) return mirrors.forEach((target) => logMissingMirror(ref.id, target));
+      const update = differingValues(ref.id, doc, mirrors, values);
+      if (Object.keys(update).length === 0) return;
+      tx.update(doc.ref, update);
+      targetWrites++;
+    });
+    tx.update(ref, windowsFields(moved));
+    return { kind: "committed", targetWrites, reads };
+  });
 }
 
 /** A windowed counter's commit fields: `windows`, `rollup.days` and `rollup.windowsMoveAt`. */

@@ -1,25 +1,22 @@
-// The RollupStore production uses (store.ts), over Firestore: the parent, the lease and the shards of
-// counters/{id}, with every precondition the rollup relies on (a commit on the parent's update time, a
-// claim on the lease's). The emulator tests exercise exactly this module.
-import { AggregateField, FieldValue, Timestamp, type DocumentReference, type DocumentSnapshot, type Firestore, type QueryDocumentSnapshot, type WriteResult } from "firebase-admin/firestore";
+// The RollupStore production uses (store.ts), over Firestore: the parent (firestore-parent.ts), the lease
+// and the shards of counters/{id}, with every precondition the rollup relies on (a commit on the parent's
+// update time, a claim on the lease's), and the two queries of the scheduled runs: the sweep's stale claims
+// and the midnight commit's counters. The emulator tests exercise exactly this module.
+import { AggregateField, FieldValue, Timestamp, type DocumentSnapshot, type Firestore, type QueryDocumentSnapshot } from "firebase-admin/firestore";
+import * as logger from "firebase-functions/logger";
 import { GRPC, grpcCode } from "../model/errors";
 import type { MirrorTarget } from "../model/mirror-rules";
-import { logMissingMirror, writeTargets, type MirrorValues } from "../counters/mirror-writes";
-import { counterRef, isUnderCounter, LEASE_ID, leaseRef, ROLLUP, shardRef, shardsRef } from "../model/paths";
-import { dayField, newShardMerge } from "../counters/shard-writes";
+import { COUNTERS, counterRef, isUnderCounter, LEASE_ID, leaseRef, ROLLUP, shardsRef, WINDOWS_MOVE_AT } from "../model/paths";
+import { dayField } from "../counters/shard-writes";
 import type { DayCounts } from "../model/windows";
-import * as logger from "firebase-functions/logger";
-import type { Load } from "./growth";
 import { microsFloor } from "../model/time";
-import type { ClaimData, CommitFields, CommitResult, FoundClaim, LeaseRead, MoveResult, RollupStore, StaleClaims, SumRead } from "./store";
-import { commitMirrored, type MirroredCommit, type MirrorPort } from "./mirrored";
-import { moveWindows } from "./firestore-midnight";
-import { parentReadOf, timestampOf, timestampOfMicros, versionOf, windowsFields } from "./firestore-parent";
+import type { ClaimData, CommitResult, FoundClaim, LeaseRead, MidnightPage, MoveResult, RollupStore, StaleClaims, SumRead } from "./store";
+import { commitParent, moveWindows, parentReadOf, timestampOf, timestampOfMicros, versionOf, type MirrorStep } from "./firestore-parent";
 import { sumShards } from "./sum";
 
-// Moved, still reached from here by the code that imported them from this module.
-export { findMovedWindows } from "./firestore-midnight";
+// Still reached from here by the code that imported it from this module.
 export { coveredUntilUs } from "./firestore-parent";
+export type { MirrorStep } from "./firestore-parent";
 
 export interface FirestoreRollupStoreOptions {
   /** Where a counter's total is also written (MIRRORS, model/mirror-rules.ts); none when absent. */
@@ -65,20 +62,7 @@ export function firestoreRollupStore(db: Firestore, options: FirestoreRollupStor
     },
 
     async commit(counterId, parent, sum, fields): Promise<CommitResult> {
-      if (parent.version === null) return { kind: "gone" };
-      const ref = counterRef(db, counterId);
-      const readTime = timestampOfMicros(sum.readUs);
-      const targets = options.mirrors?.(counterId) ?? [];
-      const values = { total: sum.total, windows: fields.windows?.windows ?? null };
-      const commit = await commitTotalAt(ref, timestampOf(parent.version), values, readTime, commitExtras(fields), targets, options.onMirrorStep, fields.grow);
-      if (commit.kind !== "committed") return { kind: commit.kind, mirrorReads: commit.reads };
-      return {
-        kind: "committed",
-        version: versionOf(commit.result.writeTime),
-        commitUs: microsFloor(commit.result.writeTime),
-        mirrorWrites: commit.targetWrites,
-        mirrorReads: commit.reads,
-      };
+      return await commitParent(db, counterId, parent, sum, fields, options.mirrors?.(counterId) ?? [], options.onMirrorStep);
     },
 
     async moveWindows(counterId, parent, moved): Promise<MoveResult> {
@@ -101,27 +85,20 @@ export function firestoreRollupStore(db: Firestore, options: FirestoreRollupStor
       }
       return { claims, scanned: snap.size, reads: Math.max(1, snap.size), next: snap.size < limit ? null : snap.docs[snap.size - 1]! };
     },
-  };
-}
 
-function commitExtras(fields: CommitFields): Record<string, unknown> {
-  const extras: Record<string, unknown> = {};
-  if (fields.intervalMs !== undefined) extras["rollup.intervalMs"] = fields.intervalMs;
-  if (fields.reconciled === true) extras["rollup.reconciledAt"] = FieldValue.serverTimestamp();
-  if (fields.load !== undefined) extras["rollup.load"] = storedLoad(fields.load);
-  if (fields.grow !== undefined) extras.numShards = fields.grow.to;
-  return fields.windows === undefined ? extras : { ...extras, ...windowsFields(fields.windows) };
-}
-
-/** `rollup.load` as stored: the measure's read time and writes, and the hot streak's and its last step's (null when none). */
-function storedLoad(load: Load): Record<string, unknown> {
-  return {
-    readTime: timestampOfMicros(load.readUs),
-    writes: load.writes,
-    hotSince: load.hot === null ? null : timestampOfMicros(load.hot.sinceUs),
-    hotWrites: load.hot === null ? null : load.hot.writes,
-    hotStepTime: load.hot?.step == null ? null : timestampOfMicros(load.hot.step.atUs),
-    hotStepFrom: load.hot?.step == null ? null : load.hot.step.from,
+    async midnightCounters(atMs, limit, after): Promise<MidnightPage> {
+      // The counters whose `rollup.windowsMoveAt` is at or before `atMs`, in (windowsMoveAt, name) order, paged
+      // by the last document of the page before. Its single-field index is declared in firestore.indexes.json
+      // (the rest of `rollup` is not indexed).
+      let query = db.collection(COUNTERS).where(WINDOWS_MOVE_AT, "<=", Timestamp.fromMillis(atMs)).orderBy(WINDOWS_MOVE_AT).limit(limit);
+      if (after !== undefined) query = query.startAfter(after as QueryDocumentSnapshot);
+      const snap = await query.get();
+      return {
+        counters: snap.docs.map((doc) => ({ counterId: doc.id, parent: parentReadOf(doc) })),
+        reads: Math.max(1, snap.size),
+        next: snap.size < limit ? null : snap.docs[snap.size - 1]!,
+      };
+    },
   };
 }
 
@@ -178,57 +155,3 @@ async function writeClaim(db: Firestore, counterId: string, current: LeaseRead, 
     throw error;
   }
 }
-
-/** The steps of a mirrored commit, for tests: "commit" before each write, "read" before each read of the targets. */
-export type MirrorStep = "commit" | "read";
-
-/**
- * The commit: the parent's update and, in the same write, the total on every mirror target that exists
- * (mirrored.ts says how, and why only the parent's absence means "gone").
- */
-async function commitTotalAt(
-  ref: DocumentReference,
-  lastUpdateTime: Timestamp,
-  values: MirrorValues,
-  readTime: Timestamp,
-  extra: Record<string, unknown>,
-  mirrors: readonly MirrorTarget[] = [],
-  onStep?: (step: MirrorStep) => void | Promise<void>,
-  grow?: { from: number; to: number },
-): Promise<MirroredCommit<WriteResult>> {
-  const db = ref.firestore;
-  const fields = {
-    total: values.total,
-    "rollup.readTime": readTime,
-    "rollup.commits": FieldValue.increment(1),
-    "rollup.committedAt": FieldValue.serverTimestamp(),
-    ...extra,
-  };
-  const port: MirrorPort<WriteResult> = {
-    async commit(present, absent) {
-      await onStep?.("commit");
-      const batch = db.batch();
-      batch.update(ref, fields, { lastUpdateTime });
-      if (grow !== undefined) {
-        // New shards at 0, created with numShards (growth.ts). A merge of increment(0) creates a missing
-        // shard and leaves one that somehow exists as it is: nothing already counted is ever overwritten.
-        for (let i = grow.from; i < grow.to; i++) {
-          batch.set(shardRef(db, ref.id, i), newShardMerge(), { merge: true });
-        }
-      }
-      writeTargets(batch, db, ref.id, present, absent, values);
-      const [result] = await batch.commit();
-      return result!;
-    },
-    async read(paths) {
-      await onStep?.("read");
-      const [parent, ...docs] = await db.getAll(ref, ...paths.map((path) => db.doc(path)));
-      return {
-        parent: !parent!.exists ? "gone" : parent!.updateTime!.isEqual(lastUpdateTime) ? "same" : "changed",
-        exists: docs.map((doc) => doc.exists),
-      };
-    },
-  };
-  return await commitMirrored(port, mirrors, (target) => logMissingMirror(ref.id, target));
-}
-

@@ -1,8 +1,9 @@
 // The midnight commit: windows move without writes (model/windows.ts). After UTC midnight a windowed
 // counter nobody touches still shows yesterday's `windows.today`; this commits such counters again, so
 // their windows (and the mirrors of them) move to the new day. Each commit records `rollup.windowsMoveAt`,
-// the next midnight when one of its windows is not 0 and null otherwise, so the query here finds exactly the
-// counters with something to move, and never scans the others. The scheduled function rollupWindows
+// the next midnight when one of its windows is not 0 and null otherwise, so the store's query
+// (midnightCounters, beside the sweep's staleClaims) finds exactly the counters with something to move, and
+// never scans the others. The scheduled function rollupWindows
 // (entry/rollupWindows.ts) runs it at every UTC midnight and every 10 minutes after: a run that finds
 // nothing costs one read.
 //
@@ -10,7 +11,7 @@
 // time the total holds (model/windows.ts, "the windows of a later day need no sum"): movedWindows. So a
 // counter costs one conditioned write (the parent, on condition that it is the version the query found; with
 // mirrors, one transaction over the parent and its target documents that writes only the values that
-// changed: rollup/firestore-midnight.ts). A rollup that commits first makes the write fail and this one read the
+// changed: rollup/firestore-parent.ts). A rollup that commits first makes the write fail and this one read the
 // parent again: if that commit moved the windows, there is nothing left to do. The total and its read time
 // are never written here, so the coverage rule and the rollup's invariants (plan.ts) are untouched. A parent
 // whose `rollup.days` cannot be read is summed and committed as a rollup would (commit.ts).
@@ -26,26 +27,8 @@ import * as logger from "firebase-functions/logger";
 import { dayOf, movedWindows } from "../model/windows";
 import { sumAndCommit } from "./commit";
 import { noOps, type RollupOps } from "./ops";
-import type { ParentRead } from "./store";
+import type { FoundCounter, MidnightPage, ParentRead, RollupStore } from "./store";
 import type { RollupDeps, Run } from "./types";
-
-/** One counter the query found: its id and its parent as read. */
-export interface FoundCounter {
-  counterId: string;
-  parent: ParentRead;
-}
-
-/** One page of counters whose windows move at or before a time, as found, and what the query cost. */
-export interface MovedWindowsPage {
-  counters: FoundCounter[];
-  /** Documents read as billed (an empty page is billed as one). */
-  reads: number;
-  /** Where the next page starts (opaque); null after the last page. */
-  next: object | null;
-}
-
-/** The query: counters whose `rollup.windowsMoveAt` is at or before `atMs`, oldest first, `limit` after `after`. */
-export type FindMovedWindows = (atMs: number, limit: number, after?: object) => Promise<MovedWindowsPage>;
 
 export interface MidnightOptions {
   pageSize: number;
@@ -72,14 +55,17 @@ export interface MidnightReport {
   ops: RollupOps;
 }
 
-/** Moves the windows of every counter whose windows have moved by now; never throws for one counter, and throws once the moves end if the query failed. */
-export async function commitMovedWindows(deps: RollupDeps, find: FindMovedWindows, options: MidnightOptions = MIDNIGHT_DEFAULTS): Promise<MidnightReport> {
+/**
+ * The midnight commit: moves the windows of every counter whose windows have moved by now (found by the
+ * store's query, midnightCounters); never throws for one counter, and throws once the moves end if the query failed.
+ */
+export async function commitMidnight(deps: RollupDeps, options: MidnightOptions = MIDNIGHT_DEFAULTS): Promise<MidnightReport> {
   const started = deps.nowMs();
   const report: MidnightReport = { found: 0, outcomes: {}, ops: noOps() };
   const run: Run = { deps: { ...deps, claims: undefined, onStage: undefined }, ops: report.ops };
   const dayClock = deps.dayClockMs ?? deps.nowMs;
   const state: FeedState = {};
-  const feed = pages(find, dayClock(), options, () => deps.nowMs() - started < options.budgetMs, report, state);
+  const feed = pages(deps.store, dayClock(), options, () => deps.nowMs() - started < options.budgetMs, report, state);
   const worker = async (): Promise<void> => {
     for (let next = await feed.next(); next.done !== true; next = await feed.next()) await moveCounter(run, next.value, dayClock, report);
   };
@@ -95,10 +81,10 @@ interface FeedState {
 }
 
 /** The counters of the query's pages in order, the next page read while the workers take this one's. */
-async function* pages(find: FindMovedWindows, atMs: number, options: MidnightOptions, inBudget: () => boolean, report: MidnightReport, state: FeedState): AsyncGenerator<FoundCounter> {
-  let pending: Promise<MovedWindowsPage> | null = find(atMs, options.pageSize);
+async function* pages(store: RollupStore, atMs: number, options: MidnightOptions, inBudget: () => boolean, report: MidnightReport, state: FeedState): AsyncGenerator<FoundCounter> {
+  let pending: Promise<MidnightPage> | null = store.midnightCounters(atMs, options.pageSize);
   while (pending !== null) {
-    let page: MovedWindowsPage;
+    let page: MidnightPage;
     try {
       page = await pending;
     } catch (error) {
@@ -112,7 +98,7 @@ async function* pages(find: FindMovedWindows, atMs: number, options: MidnightOpt
     }
     report.ops.reads += page.reads;
     report.found += page.counters.length;
-    pending = page.next !== null && inBudget() ? find(atMs, options.pageSize, page.next) : null;
+    pending = page.next !== null && inBudget() ? store.midnightCounters(atMs, options.pageSize, page.next) : null;
     pending?.catch(() => undefined); // awaited on the next turn; this only avoids an unhandled rejection meanwhile
     yield* page.counters;
   }

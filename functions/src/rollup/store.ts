@@ -1,5 +1,5 @@
 // The reads and writes the rollup makes, as an interface. The rollup's decisions and steps (index.ts,
-// claim.ts, lead.ts, commit.ts, sweep.ts) only talk to a RollupStore, so the very same code
+// claim.ts, lead.ts, commit.ts, sweep.ts, midnight.ts) only talk to a RollupStore, so the very same code
 // runs over Firestore in production and in the emulator tests (firestore-store.ts), and over an in-memory store with the same
 // semantics in the model check (functions/test/unit/model). Times are microseconds (plan.ts); versions
 // are opaque tokens that a store turns back into its own preconditions.
@@ -87,6 +87,24 @@ export interface StaleClaims {
 /** A position in the stale claims, after the last document of a page (its due time and its name). */
 export type ClaimCursor = object;
 
+/** One counter the midnight commit's query found: its id and its parent as read. */
+export interface FoundCounter {
+  counterId: string;
+  parent: ParentRead;
+}
+
+/** One page of counters whose windows move at or before a time, as found, and what the query cost. */
+export interface MidnightPage {
+  counters: FoundCounter[];
+  /** Documents read as billed (an empty page is billed as one). */
+  reads: number;
+  /** Where the next page starts (opaque: only the store that made it reads it); null after the last page. */
+  next: MidnightCursor | null;
+}
+
+/** A position in the midnight commit's query, after the last document of a page. */
+export type MidnightCursor = object;
+
 export interface RollupStore {
   readParent(counterId: string): Promise<ParentRead>;
   readLease(counterId: string): Promise<LeaseRead>;
@@ -123,6 +141,12 @@ export interface RollupStore {
    * skips (a document that is no lease) never hides what comes after it.
    */
   staleClaims(dueBeforeMs: number, limit: number, after?: ClaimCursor): Promise<StaleClaims>;
+  /**
+   * One page of the windowed counters whose `rollup.windowsMoveAt` is at or before `atMs` (the midnight
+   * commit, midnight.ts), oldest first: up to `limit` after `after` (from the start when absent), with their
+   * parents as read. Paged by a cursor, as staleClaims.
+   */
+  midnightCounters(atMs: number, limit: number, after?: MidnightCursor): Promise<MidnightPage>;
 }
 
 /** Rollup bookkeeping a commit writes next to the total. */

@@ -8,8 +8,10 @@ import { createCounter } from "../../src/counters/create";
 import { addDays, dayOf } from "../../src/model/windows";
 import type { MirrorTarget } from "../../src/model/mirror-rules";
 import { counterRef } from "../../src/model/paths";
-import { findMovedWindows, firestoreRollupStore } from "../../src/rollup/firestore-store";
-import { commitMovedWindows, type FindMovedWindows } from "../../src/rollup/midnight";
+import { firestoreRollupStore } from "../../src/rollup/firestore-store";
+import { commitMidnight } from "../../src/rollup/midnight";
+import type { RollupStore } from "../../src/rollup/store";
+import type { RollupDeps } from "../../src/rollup/types";
 import { rollupShardWrite } from "../../src/rollup/index";
 import { requireEmulators } from "../helpers/emulators";
 import { db, uniqueId } from "../helpers/functions";
@@ -25,11 +27,19 @@ afterEach(() => jest.restoreAllMocks());
 
 const DAY_MS = 86_400_000;
 
+/** The midnight commit's query of the store. */
+type MidnightQuery = RollupStore["midnightCounters"];
+
+/** The dependencies with the store's midnight query replaced by `query`. */
+function querying(d: RollupDeps, query: MidnightQuery): RollupDeps {
+  return { ...d, store: { ...d.store, midnightCounters: query } };
+}
+
 /** Only `counterIds`: the query over the whole emulator would also find other tests' counters. */
-function only(counterIds: string[]): FindMovedWindows {
-  const find = findMovedWindows(db);
+function only(counterIds: string[]): MidnightQuery {
+  const store = firestoreRollupStore(db);
   return async (atMs, limit, after) => {
-    const page = await find(atMs, limit, after);
+    const page = await store.midnightCounters(atMs, limit, after);
     return { ...page, counters: page.counters.filter((c) => counterIds.includes(c.counterId)) };
   };
 }
@@ -55,7 +65,7 @@ describe("the midnight commit", () => {
     const day1 = dayOf(clock.now());
     const before = await parent(counterId);
     clock.set(clock.midnight + DAY_MS + 300_000);
-    const report = await commitMovedWindows(deps(clock.now), only([counterId]));
+    const report = await commitMidnight(querying(deps(clock.now), only([counterId])));
     expect(report.outcomes).toEqual({ committed: 1 });
     // One write for the parent; no aggregation (the query's read is the only read).
     expect(report.ops).toMatchObject({ aggregations: 0, writes: 1 });
@@ -91,7 +101,7 @@ describe("the midnight commit", () => {
 
     // Day 2: today leaves the post's viewsToday; the week and the total do not change.
     clock.set(clock.midnight + DAY_MS + 300_000);
-    const day2 = await commitMovedWindows(mirrored, only([counterId]));
+    const day2 = await commitMidnight(querying(mirrored, only([counterId])));
     expect(day2.outcomes).toEqual({ committed: 1 });
     expect(day2.ops).toMatchObject({ writes: 3, aggregations: 0 }); // the parent, the post, the late target
     expect((await db.doc(post).get()).data()).toEqual({ title: "p2", views: 7, views7d: 7, viewsToday: 0 });
@@ -103,7 +113,7 @@ describe("the midnight commit", () => {
     const postWritten = await updateTime(post);
     const lateWritten = await updateTime(late);
     clock.set(clock.midnight + 2 * DAY_MS + 300_000);
-    const day3 = await commitMovedWindows(mirrored, only([counterId]));
+    const day3 = await commitMidnight(querying(mirrored, only([counterId])));
     expect(day3.outcomes).toEqual({ committed: 1 });
     expect(day3.ops).toMatchObject({ writes: 2 });
     expect(await updateTime(post)).toEqual(postWritten);
@@ -124,13 +134,13 @@ describe("the midnight commit", () => {
     const counterId = await viewedOnDay1(clock, 4, targets);
     clock.set(clock.midnight + DAY_MS + 300_000);
     const find = only([counterId]);
-    const racing: FindMovedWindows = async (...args) => {
+    const racing: MidnightQuery = async (...args) => {
       const page = await find(...args);
       await db.doc(appears).set({ title: "new" });
       await db.doc(goes).delete();
       return page;
     };
-    const report = await commitMovedWindows(deps(clock.now, { store: firestoreRollupStore(db, { mirrors: () => targets }) }), racing);
+    const report = await commitMidnight(querying(deps(clock.now, { store: firestoreRollupStore(db, { mirrors: () => targets }) }), racing));
     expect(report.outcomes).toEqual({ committed: 1 });
     expect((await db.doc(appears).get()).data()).toEqual({ title: "new", views7d: 4 });
     expect((await db.doc(goes).get()).exists).toBe(false);
@@ -141,12 +151,12 @@ describe("the midnight commit", () => {
     const counterId = await viewedOnDay1(clock, 3);
     clock.set(clock.midnight + DAY_MS + 300_000);
     const find = only([counterId]);
-    const racing: FindMovedWindows = async (...args) => {
+    const racing: MidnightQuery = async (...args) => {
       const page = await find(...args);
       await rollupShardWrite((await increment(counterId, 2, clock.now)).write, deps(clock.now));
       return page;
     };
-    const report = await commitMovedWindows(deps(clock.now), racing);
+    const report = await commitMidnight(querying(deps(clock.now), racing));
     expect(report.outcomes).toEqual({ current: 1 });
     expect((await parent(counterId)).windows).toEqual({ day: dayOf(clock.now()), today: 2, last7Days: 5, last30Days: 5 });
   });
@@ -156,7 +166,7 @@ describe("the midnight commit", () => {
     const counterId = await viewedOnDay1(clock, 5);
     await counterRef(db, counterId).update({ "rollup.days": "garbled" });
     clock.set(clock.midnight + DAY_MS + 300_000);
-    const report = await commitMovedWindows(deps(clock.now), only([counterId]));
+    const report = await commitMidnight(querying(deps(clock.now), only([counterId])));
     expect(report.outcomes).toEqual({ summed: 1 });
     const after = await parent(counterId);
     expect(after.windows).toEqual({ day: dayOf(clock.now()), today: 0, last7Days: 5, last30Days: 5 });
@@ -169,7 +179,7 @@ describe("the midnight commit", () => {
     clock.set(clock.midnight + DAY_MS + 300_000);
     const find = only([counterId]);
     let found = false;
-    const failing: FindMovedWindows = async (...args) => {
+    const failing: MidnightQuery = async (...args) => {
       if (found) throw Object.assign(new Error("FAILED_PRECONDITION: The query requires an index"), { code: 9 });
       const page = await find(...args);
       found = page.counters.length > 0;
@@ -177,7 +187,7 @@ describe("the midnight commit", () => {
     };
     const errors: string[] = [];
     jest.spyOn(logger, "error").mockImplementation((...args: unknown[]) => void errors.push(JSON.stringify(args)));
-    await expect(commitMovedWindows(deps(clock.now), failing)).rejects.toThrow("requires an index");
+    await expect(commitMidnight(querying(deps(clock.now), failing))).rejects.toThrow("requires an index");
     expect((await parent(counterId)).windows).toMatchObject({ day: dayOf(clock.now()), today: 0, last7Days: 1 });
     expect(errors.some((e) => e.includes("the midnight commit's query failed"))).toBe(true);
   });

@@ -12,8 +12,7 @@ import { counterRef, shardsRef } from "../../src/model/paths";
 import { addDays, dayOf, dayStartMs, windowsOf } from "../../src/model/windows";
 import { shardStateOf } from "../../src/model/shards";
 import { rollupShardWrite } from "../../src/rollup/index";
-import { commitMovedWindows } from "../../src/rollup/midnight";
-import { findMovedWindows } from "../../src/rollup/firestore-store";
+import { commitMidnight } from "../../src/rollup/midnight";
 import type { RollupDeps } from "../../src/rollup/types";
 import { rollupDeps } from "../helpers/rollup";
 import { dayClock, deps, increment, parent, shardDays, type Applied } from "../helpers/windows";
@@ -75,7 +74,7 @@ describe("windows by UTC day", () => {
 
     // Day 4, 00:05: the midnight commit moves it; today is 0, the week still holds day 1.
     clock.set(clock.midnight + 3 * 86_400_000 + 300_000);
-    const report = await commitMovedWindows(deps(clock.now), findMovedWindows(db));
+    const report = await commitMidnight(deps(clock.now));
     expect(report.outcomes.committed).toBeGreaterThanOrEqual(1);
     expect((await parent(counterId)).windows).toEqual({ day: addDays(day1, 3), today: 0, last7Days: 7, last30Days: 7 });
     // The quiet counter has nothing to move: never committed, windows still for its creation day.
@@ -83,10 +82,10 @@ describe("windows by UTC day", () => {
 
     // Day 8: day 1 has left the week; day 31: it has left the month, and the counter needs no more commits.
     clock.set(clock.midnight + 7 * 86_400_000 + 300_000);
-    await commitMovedWindows(deps(clock.now), findMovedWindows(db));
+    await commitMidnight(deps(clock.now));
     expect((await parent(counterId)).windows).toEqual({ day: addDays(day1, 7), today: 0, last7Days: 0, last30Days: 7 });
     clock.set(clock.midnight + 30 * 86_400_000 + 300_000);
-    await commitMovedWindows(deps(clock.now), findMovedWindows(db));
+    await commitMidnight(deps(clock.now));
     const last = await parent(counterId);
     expect(last.windows).toEqual({ day: addDays(day1, 30), today: 0, last7Days: 0, last30Days: 0 });
     expect((last.rollup as Record<string, unknown>).windowsMoveAt).toBeNull();

@@ -1,4 +1,4 @@
-// The midnight commit at the scale the docs promise (docs/windows.md, "At scale"): the real commitMovedWindows
+// The midnight commit at the scale the docs promise (docs/windows.md, "At scale"): the real commitMidnight
 // over 100,000 windowed counters, each touched once yesterday, in a store where every Firestore call takes
 // 50 ms of a simulated clock (no real sleeping; model/sim.ts). The scheduled run starts 5 s after UTC
 // midnight (Cloud Scheduler's minute, a cold start); every counter's windows must show the new day, exactly,
@@ -6,9 +6,9 @@
 // speed moves in 10 minutes.
 import { logger } from "../helpers/logger";
 import { addDays, type DayCounts, dayStartMs, nextMidnightMs, type Windows, windowsOf } from "../../src/model/windows";
-import { commitMovedWindows, type MovedWindowsPage } from "../../src/rollup/midnight";
+import { commitMidnight } from "../../src/rollup/midnight";
 import type { ParentView } from "../../src/rollup/plan";
-import type { CommitFields, CommitResult, LeaseRead, ParentRead, RollupStore, StaleClaims, SumRead } from "../../src/rollup/store";
+import type { CommitFields, CommitResult, LeaseRead, MidnightPage, ParentRead, RollupStore, StaleClaims, SumRead } from "../../src/rollup/store";
 import type { RollupDeps } from "../../src/rollup/types";
 import { Sim } from "./model/sim";
 
@@ -86,10 +86,10 @@ class SlowStore implements RollupStore {
     return { view, version: String(p.updateUs) };
   }
 
-  async find(atMs: number, limit: number, after?: object): Promise<MovedWindowsPage> {
+  async midnightCounters(atMs: number, limit: number, after?: object): Promise<MidnightPage> {
     await this.call();
     const from = after === undefined ? 0 : (after as { index: number }).index + 1;
-    const counters: MovedWindowsPage["counters"] = [];
+    const counters: MidnightPage["counters"] = [];
     let index = from;
     for (; index < this.ids.length && counters.length < limit; index++) {
       const p = this.parents.get(this.ids[index]!)!;
@@ -158,7 +158,7 @@ async function midnightRun(count: number, mirrored: boolean): Promise<SlowStore>
   const now = () => Math.floor(sim.now() / 1000);
   const deps: RollupDeps = { store, intervalMs: 1000, staleAfterMs: 10_000, nowMs: now, sleep: (ms) => sim.sleep(ms) };
   let ended: "done" | Error | undefined;
-  commitMovedWindows(deps, (atMs, limit, after) => store.find(atMs, limit, after)).then(
+  commitMidnight(deps).then(
     () => (ended = "done"),
     (error: unknown) => (ended = error instanceof Error ? error : new Error(String(error))),
   );

@@ -7,7 +7,7 @@
 //   cost table differ by what windows cost; besides drift, each windowed counter's windows must hold its
 //   total once settled.
 // - The midnight commit: N windowed counters with a window not at 0 (one increment each, rolled up by the
-//   product's rollup), then the product's commitMovedWindows run directly against them with its day clock a
+//   product's rollup), then the product's commitMidnight run directly against them with its day clock a
 //   day ahead (RollupDeps.dayClockMs, only ever ahead of the real clock: model/windows.ts), as the
 //   scheduled rollupWindows runs it after a UTC midnight; then once more, which must find nothing. They live
 //   on a project of their own (MIDNIGHT_PROJECT), so the commit's query finds exactly them.
@@ -21,8 +21,8 @@ import { pause } from "../../../functions/src/model/backoff";
 import { dayOf } from "../../../functions/src/model/windows";
 import { counterRef } from "../../../functions/src/model/paths";
 import { shardStateOf } from "../../../functions/src/model/shards";
-import { commitMovedWindows } from "../../../functions/src/rollup/midnight";
-import { findMovedWindows, firestoreRollupStore } from "../../../functions/src/rollup/firestore-store";
+import { commitMidnight } from "../../../functions/src/rollup/midnight";
+import { firestoreRollupStore } from "../../../functions/src/rollup/firestore-store";
 import { rollupShardWrite } from "../../../functions/src/rollup/index";
 import type { RollupDeps } from "../../../functions/src/rollup/types";
 import { createBenchCounter, incrementShard, type Counter } from "../counters";
@@ -145,9 +145,9 @@ async function windowAtOne(db: Firestore, id: string, shards: number, deps: Roll
   if (outcome.kind !== "committed") throw new Error(`setting up the midnight commit: the rollup of counter ${id} ended "${outcome.kind}", not committed`);
 }
 
-async function timedRun(db: Firestore, deps: RollupDeps): Promise<MidnightRun> {
+async function timedRun(_db: Firestore, deps: RollupDeps): Promise<MidnightRun> {
   const started = performance.now();
-  const report = await commitMovedWindows(deps, findMovedWindows(db));
+  const report = await commitMidnight(deps);
   const durationMs = performance.now() - started;
   return {
     found: report.found,

@@ -3,7 +3,6 @@
 // before or after its commit, or at any other call, before or after the call took effect. A crash is a
 // thrown error, as an instance dying or a Firestore call failing would end the invocation; the platform
 // (schedule.ts) then retries the event.
-import type { FindMovedWindows } from "../../../src/rollup/midnight";
 import type { ClaimData, CommitFields, LeaseRead, ParentRead, RollupStore } from "../../../src/rollup/store";
 import type { WindowsState } from "../../../src/model/windows";
 import { between, type Rng, type Sim } from "./sim";
@@ -64,16 +63,12 @@ export function remoteStore(world: World, net: Network, fault: Fault, source: Co
       call("commit", () => world.commit(counterId, parent, sum, fields, source)),
     moveWindows: (counterId: string, parent: ParentRead, moved: WindowsState) => call("commit", () => world.moveWindows(counterId, parent, moved)),
     staleClaims: (dueBeforeMs: number, limit: number, after?: object) => call("other", () => world.staleClaims(dueBeforeMs, limit, after)),
-  };
-}
-
-/** The midnight commit's query over `world`, behind the network (it never fails: a failed run only waits for the next). */
-export function remoteFind(world: World, net: Network): FindMovedWindows {
-  const hop = hopOf(net);
-  return async (atMs, limit, after) => {
-    await hop();
-    const page = await world.findMovedWindows(atMs, limit, after);
-    await hop();
-    return page;
+    // The midnight commit's query never fails here: a failed run only waits for the next.
+    midnightCounters: async (atMs: number, limit: number, after?: object) => {
+      await hop();
+      const page = await world.midnightCounters(atMs, limit, after);
+      await hop();
+      return page;
+    },
   };
 }

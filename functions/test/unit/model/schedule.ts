@@ -23,10 +23,10 @@ import { rollupShardWrite } from "../../../src/rollup/index";
 import { GROW_CHUNK, MAX_STEP_FACTOR, type GrowthSettings } from "../../../src/rollup/growth";
 import { staleAfterMsFor } from "../../../src/rollup/plan";
 import { sweepStaleClaims } from "../../../src/rollup/sweep";
-import { commitMovedWindows } from "../../../src/rollup/midnight";
+import { commitMidnight } from "../../../src/rollup/midnight";
 import { type ClaimMemo, type LeadMemo, type ParentMemo, type ShardWrite } from "../../../src/rollup/types";
 import { dayOf, nextMidnightMs } from "../../../src/model/windows";
-import { remoteFind, remoteStore, SimulatedCrash, type Fault, type Network } from "./remote";
+import { remoteStore, SimulatedCrash, type Fault, type Network } from "./remote";
 import type { MirrorTarget } from "../../../src/model/mirror-rules";
 import { between, chance, pick, rngOf, Sim, type Rng } from "./sim";
 import { DAY_MS, midnightsMs, movedFailures, settledFailures, slowLagUs, windowedStartUs, windowedTimes, windowShapeOf, type WindowShape } from "./windowed";
@@ -408,7 +408,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
     const instance = pick(rng, instances);
     const f: Fault = fault ?? (chance(rng, shape.crashChance) ? faultOf(rng) : { at: "none" });
     log(`midnight commit on ${instance.name}${f.at === "none" ? "" : ` [crash ${JSON.stringify(f)}]`}`);
-    commitMovedWindows(
+    commitMidnight(
       {
         store: remoteStore(world, midnightNet, f, "midnight"),
         intervalMs: instance.intervalMs,
@@ -418,7 +418,6 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
         sleep: (waitMs) => sim.sleep(waitMs),
         growth: shape.growth,
       },
-      remoteFind(world, midnightNet),
     ).then(
       (report) => log(`moved:  ${JSON.stringify({ found: report.found, outcomes: report.outcomes })}`),
       (error: unknown) => failures.push(`the midnight commit threw: ${String(error)}`),

@@ -16,9 +16,8 @@ import type { MirrorTarget } from "../../../src/model/mirror-rules";
 import type { Load } from "../../../src/rollup/growth";
 import type { ParentView } from "../../../src/rollup/plan";
 import { commitMirrored, type MirrorPort } from "../../../src/rollup/mirrored";
-import type { ClaimCursor, ClaimData, CommitFields, CommitResult, LeaseRead, MoveResult, ParentRead, RollupStore, StaleClaims, SumRead } from "../../../src/rollup/store";
+import type { ClaimCursor, ClaimData, CommitFields, CommitResult, LeaseRead, MidnightPage, MoveResult, ParentRead, RollupStore, StaleClaims, SumRead } from "../../../src/rollup/store";
 import type { ShardWrite } from "../../../src/rollup/types";
-import type { MovedWindowsPage } from "../../../src/rollup/midnight";
 import { PRUNED_DAYS } from "../../../src/counters/shard-writes";
 import { addDays, CLOCK_AHEAD_MS, DAY_CLOSES_AFTER_MS, type DayCounts, dayOf, daysFrom, KEPT_DAYS, WINDOW_DAYS, type Windows, windowsMoveAtMs, windowsOf, type WindowsState } from "../../../src/model/windows";
 import { erasedDays, resetPlan, type ResetMarks, type ResetRead } from "../../../src/model/reset-plan";
@@ -702,8 +701,8 @@ export class World implements RollupStore {
     if (wrong.length > 0) this.violations.push(`a commit for ${day} of a sum read at ${readUs} us wrote rollup.days ${wrong.join(", ")}`);
   }
 
-  /** The midnight commit's query (firestore-store.ts, findMovedWindows): windowed counters whose windows move by `atMs`, in (windowsMoveAt, id) order. */
-  findMovedWindows(atMs: number, limit: number, after?: object): Promise<MovedWindowsPage> {
+  /** The midnight commit's query (firestore-store.ts, midnightCounters): windowed counters whose windows move by `atMs`, in (windowsMoveAt, id) order. */
+  midnightCounters(atMs: number, limit: number, after?: object): Promise<MidnightPage> {
     const from = after as { moveAtMs: number; counterId: string } | undefined;
     const found = [...this.counters.entries()]
       .filter(([, c]) => c.parent?.windowed != null && c.parent.windowed.moveAtMs !== null && c.parent.windowed.moveAtMs <= atMs)
