@@ -1,5 +1,5 @@
 // The model check (docs/rollup.md): the real rollup code — decisions, claim, commit, leading edge, the
-// sweep, the midnight commit of windowed counters and the reset's decision (reset-plan.ts) — driven over an in-memory Firestore and a simulated
+// sweep, the midnight commit of windowed counters, reconcile's repair and the reset's decision (reset-plan.ts) — driven over an in-memory Firestore and a simulated
 // clock by thousands of seeded random schedules.
 //   npm test runs MODEL_SCHEDULES (default 2000) seeds from MODEL_FIRST_SEED (default 1);
 //   MODEL_SCHEDULES=100000 npx jest functions/test/unit/model.test.ts runs more;
@@ -44,6 +44,7 @@ describe("the rollup under random schedules (model check)", () => {
     const commits = { snapshot: 0, summed: 0 };
     const windowed = { counters: 0, crossed: 0, jumped: 0, slowWrites: 0, lateEvents: 0, midnightCommits: 0 };
     const resets: Record<string, number> = {};
+    const repairs: Record<string, number> = {};
     for (const seed of seeds) {
       const result = await runSchedule(seed);
       if (result.windowed !== null) {
@@ -61,6 +62,7 @@ describe("the rollup under random schedules (model check)", () => {
       commits.snapshot += result.snapshotCommits;
       commits.summed += result.summedCommits;
       for (const [outcome, n] of Object.entries(result.resets)) resets[outcome] = (resets[outcome] ?? 0) + n;
+      for (const [outcome, n] of Object.entries(result.repairs)) repairs[outcome] = (repairs[outcome] ?? 0) + n;
       if (result.growths > 0) grew++;
       if (result.failures.length > 0) failed.push(result);
       if (single !== undefined) console.log(result.trace.join("\n"));
@@ -68,7 +70,8 @@ describe("the rollup under random schedules (model check)", () => {
     console.log(`${seeds.length} schedules, ${deliveries} deliveries, ${crashes} crashed, ${dropped} events dropped for good, ${grew} counters grew (${growths} steps); ` +
       `${windowed.counters} windowed (${windowed.crossed} crossed midnight, ${windowed.jumped} jumped days, ${windowed.slowWrites} slow writes, ${windowed.lateEvents} late events, ${windowed.midnightCommits} midnight commits); ` +
       `rollup commits: ${commits.snapshot} of a single-shard snapshot sum, ${commits.summed} of an aggregation; ` +
-      `reset writes: ${resets.read ?? 0} covering their read, ${resets.kept ?? 0} after a rollup commit (kept its read time), ${resets.retry ?? 0} read again; ${failed.length} failed` +
+      `reset writes: ${resets.read ?? 0} covering their read, ${resets.kept ?? 0} after a rollup commit (kept its read time), ${resets.retry ?? 0} read again; ` +
+      `reconcile repairs: ${Object.entries(repairs).map(([outcome, n]) => `${n} ${outcome}`).join(", ") || "none"}; ${failed.length} failed` +
       (failed.length > 0 ? `: seeds ${failed.map((f) => f.shape.seed).slice(0, 50).join(", ")}` : ""));
     if (failed.length > 0) throw new Error(report(failed[0]!, single === undefined ? 80 : 0));
   });

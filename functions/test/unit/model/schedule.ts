@@ -19,6 +19,8 @@
 // each write's day comes from its writer's clock, some writes commit up to an hour after that reading and
 // some events come an hour late, the workload may jump days ahead, and the midnight commit runs after each
 // midnight and at random times, racing the rollups; windowed.ts says what its windows are held to.
+import { sumAndCommit, BoundedMemo } from "../../../src/rollup/commit";
+import { noOps } from "../../../src/rollup/ops";
 import { rollupShardWrite } from "../../../src/rollup/index";
 import { GROW_CHUNK, MAX_STEP_FACTOR, type GrowthSettings } from "../../../src/rollup/growth";
 import { staleAfterMsFor } from "../../../src/rollup/plan";
@@ -121,6 +123,8 @@ export interface ScheduleResult {
   /** Rollup commits of a single-shard snapshot sum (rollup/plan.ts), and of an aggregation's sum. */
   snapshotCommits: number;
   summedCommits: number;
+  /** How reconcile's repairs ended: committed, changed (a rollup or a reset wrote first), gone, threw, … */
+  repairs: Record<string, number>;
 }
 
 /** Deliveries of an event after which the simulated platform stops crashing it (so every event completes). */
@@ -229,8 +233,8 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
     skewMs: between(rng, -30, 30),
     daySkewMs: win === null ? null : win.daySkewsMs[i]!,
     claims: new Map(),
-    leads: new Map(),
-    parents: new Map(),
+    leads: new BoundedMemo(),
+    parents: new BoundedMemo(),
   }));
   const dayClockOf = (instance: Instance): { dayClockMs?: () => number } =>
     instance.daySkewMs === null ? {} : { dayClockMs: () => Math.floor(sim.now() / 1000) + instance.daySkewMs! };
@@ -401,6 +405,47 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
     sim.at(startUs + periodUs, tick);
   }
 
+  // Reconcile's repair (functions/src/reconcile/), in a quarter of the schedules: the rollup's own commit of
+  // a fresh sum, every kept day summed again, onto the parent as read, racing the rollups, resets, reshards and
+  // the midnight commit, and crashing as often as they do (a failed repair is only run again by hand). Drawn
+  // from a generator of its own, so that the schedules without repairs are the ones they were before.
+  const repairRng = rngOf(seed ^ 0x2545f491);
+  const repairs: Record<string, number> = {};
+  const repairNet: Network = { sim, rng: repairRng, maxLatencyMs: shape.maxLatencyMs };
+  const repair = () => {
+    const instance = pick(repairRng, instances);
+    const f: Fault = chance(repairRng, shape.crashChance) ? faultOf(repairRng) : { at: "none" };
+    log(`reconcile --fix on ${instance.name}${f.at === "none" ? "" : ` [crash ${JSON.stringify(f)}]`}`);
+    const store = remoteStore(world, repairNet, f, "reconcile");
+    const nowMs = () => Math.floor(sim.now() / 1000) + instance.skewMs;
+    const deps = { store, intervalMs: 0, staleAfterMs: 0, nowMs, ...dayClockOf(instance), sleep: (waitMs: number) => sim.sleep(waitMs) };
+    store
+      .readParent(counterId)
+      .then((parent) => {
+        if (!parent.view.parentExists) return "gone";
+        const days = parent.view.days == null ? parent.view.days : { days: {}, sinceUs: 0, moveAtMs: parent.view.days.moveAtMs };
+        const target = { counterId, parent: { ...parent, view: { ...parent.view, days } }, targetUs: 0, leadWrittenAtUs: null, sinceUs: nowMs() * 1000, reconciled: {} };
+        return sumAndCommit({ deps, ops: noOps() }, target).then((step) => step.kind);
+      })
+      .then(
+        (outcome) => {
+          repairs[outcome] = (repairs[outcome] ?? 0) + 1;
+          log(`repaired: ${outcome}`);
+        },
+        // A repair that throws as a rollup may (a crash, mirror targets that kept flipping) fixed nothing: its one
+        // write is atomic, and every write it made is held to the truth by the world, as the rollup's are.
+        (error: unknown) => {
+          const message = error instanceof Error ? error.message : String(error);
+          repairs.threw = (repairs.threw ?? 0) + 1;
+          log(`repair threw: ${message}`);
+          if (!(error instanceof SimulatedCrash) && !message.includes("retrying the event")) failures.push(`reconcile's repair threw: ${message}`);
+        },
+      );
+  };
+  if (chance(repairRng, 0.25)) {
+    for (let i = between(repairRng, 1, 3); i > 0; i--) sim.at(startUs + between(repairRng, 0, endMs + 2000) * 1000, repair);
+  }
+
   // The midnight commit (rollupWindows), crashing as often as the invocations, over a network of its own
   // latency: a slow one finds a counter, and rollups commit onto it before it does.
   const midnightNet: Network = { sim, rng, maxLatencyMs: win?.midnightLatencyMs ?? shape.maxLatencyMs };
@@ -495,7 +540,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
     run.midnightCommits = moved.commits.filter((c) => c.source === "midnight").length;
     log(`windows ${JSON.stringify(moved.windowed)}`);
   }
-  return { shape, windowed: run, failures, trace, deliveries, crashes, dropped: dropped.size, growths: state.growths.length, resets: world.resetOutcomes, snapshotCommits: world.snapshotCommits, summedCommits: world.summedCommits };
+  return { shape, windowed: run, failures, trace, deliveries, crashes, dropped: dropped.size, growths: state.growths.length, resets: world.resetOutcomes, snapshotCommits: world.snapshotCommits, summedCommits: world.summedCommits, repairs };
 }
 
 /** The most of `timesUs` within any half-open window of `windowUs`, and where that window starts. */

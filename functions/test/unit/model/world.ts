@@ -80,7 +80,7 @@ export interface CommitRecord {
 }
 
 /** Who committed: a rollup (an event's invocation or the sweep) or the midnight commit (rollup/midnight.ts). */
-export type CommitSource = "rollup" | "midnight";
+export type CommitSource = "rollup" | "midnight" | "reconcile";
 
 /** A delta applied to a windowed counter: its write's commit time and its day. */
 interface DayDelta {
