@@ -22,14 +22,14 @@
 // ends with one more reload, so the workloads after it start from workers of their own, as they did
 // before this workload existed (a callable worker left from here, idle for minutes, gave workload 4's
 // incrementCounter a tail of 0.3–1 s in all three runs that had it, none in the run without it).
-import { signedInClient, type Client } from "../../../functions/test/helpers/client";
+import type { Client } from "../../lib/client";
 import { microsCeil } from "../../../functions/src/model/time";
 import type { Counter } from "../counters";
 import { emulatorLogPath, rollupInvocationsOf } from "../ops";
 import { sleep } from "../pace";
 import { watchParents, type Watch } from "../recorder";
 import { spread, type Spread } from "../stats";
-import { createBenchCounters, type BenchContext } from "./context";
+import { createBenchCounters, signedInClient, type BenchContext } from "./context";
 import { drainFunctionsQueue } from "./phase";
 
 /** Shards of each counter (the product's default). */

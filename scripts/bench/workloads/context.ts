@@ -1,9 +1,12 @@
 // What every workload gets: the admin SDK on the project the functions emulator serves, the options,
 // the rollup interval, and a run id that keeps this run's counter ids apart from earlier runs'.
 import type { Firestore } from "firebase-admin/firestore";
+import { signIn, type Client } from "../../lib/client";
 import { withConcurrency } from "../../lib/concurrency";
+import { emulatorHosts } from "../../lib/emulator-hosts";
 import { forgetPhaseShapes } from "../callable";
 import { createBenchCounter, type Counter, type Rollup } from "../counters";
+import { BENCH_PROJECT } from "../env";
 import type { BenchOptions } from "../options";
 
 export interface BenchContext {
@@ -41,4 +44,9 @@ export async function createBenchCounters(
   );
   forgetPhaseShapes(counters);
   return counters;
+}
+
+/** A new user of the Firebase JS SDK, signed in through the Auth emulator, calling the functions emulator's callables. */
+export async function signedInClient(): Promise<Client> {
+  return signIn({ projectId: BENCH_PROJECT, hosts: await emulatorHosts() });
 }

@@ -12,11 +12,11 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { incrementCounter } from "../../../functions/src/counters/increment";
-import { signedInClient, withConcurrency } from "../../../functions/test/helpers/client";
+import { withConcurrency } from "../../lib/concurrency";
 import { createBenchCounter, incrementShard, shardSum, type Counter, type ShardWriteRecord } from "../counters";
 import type { PhaseResult } from "../recorder";
 import { summarize, type Summary } from "../stats";
-import { counterIdFor, phasePrefixOf, type BenchContext } from "./context";
+import { counterIdFor, phasePrefixOf, signedInClient, type BenchContext } from "./context";
 import { drainFunctionsQueue, emulatorPhase } from "./phase";
 
 export type PathName =
