@@ -3,7 +3,8 @@
 // where one row's operations went by outcome. The all-in table, which adds the calls, is allin.ts.
 import type { AllInInput } from "./allin";
 import { dollars, fixed, int, markdownTable } from "./format";
-import { PRICES, REMEMBERED, ROLLUP_SIZE, type CostPerMillion, type Ops } from "./ops";
+import { PRICES, REMEMBERED, type CostPerMillion, type Ops } from "./ops";
+import type { InstanceSize } from "./product";
 import type { DeliveryLabel } from "./recorder";
 
 export interface CostRow extends Pick<AllInInput, "parentWrites" | "callable"> {
@@ -57,8 +58,8 @@ export function costTable(rows: readonly CostRow[]): string {
   );
 }
 
-export function pricesLine(): string {
-  return `Prices (USD, list, looked up 2026-11-23): Firestore nam5 $${(PRICES.read * 100_000).toFixed(2)}/100K reads (aggregations: 1 read each), $${(PRICES.write * 100_000).toFixed(2)}/100K writes; Cloud Run functions Tier 1 $${(PRICES.invocation * 1e6).toFixed(2)}/M invocations, $${PRICES.vcpuSecond}/vCPU-s, $${PRICES.gibSecond}/GiB-s (an instance-second priced as ${ROLLUP_SIZE.vcpu} vCPU + ${ROLLUP_SIZE.gib} GiB: rollupTotal's size). Instance-seconds: where the benchmark delivers events itself, the time its instances had at least one invocation running, shared by the invocations running together as Cloud Run bills it; under the emulator's delivery (one event at a time) the sum of the invocations' durations, an upper bound. "Of it waiting": invocations' time waiting for their slot to end, summed per invocation (overlapping waits share an instance's time). The increments' own Firestore operations are not in these rows: the all-in table below adds them.`;
+export function pricesLine(size: InstanceSize): string {
+  return `Prices (USD, list, looked up 2026-11-23): Firestore nam5 $${(PRICES.read * 100_000).toFixed(2)}/100K reads (aggregations: 1 read each), $${(PRICES.write * 100_000).toFixed(2)}/100K writes; Cloud Run functions Tier 1 $${(PRICES.invocation * 1e6).toFixed(2)}/M invocations, $${PRICES.vcpuSecond}/vCPU-s, $${PRICES.gibSecond}/GiB-s (an instance-second priced as ${size.vcpu} vCPU + ${size.gib} GiB: rollupTotal's size). Instance-seconds: where the benchmark delivers events itself, the time its instances had at least one invocation running, shared by the invocations running together as Cloud Run bills it; under the emulator's delivery (one event at a time) the sum of the invocations' durations, an upper bound. "Of it waiting": invocations' time waiting for their slot to end, summed per invocation (overlapping waits share an instance's time). The increments' own Firestore operations are not in these rows: the all-in table below adds them.`;
 }
 
 /** Where one row's operations went, by what each invocation did, per 1,000 increments. */

@@ -1,10 +1,9 @@
 // The benchmark's flags: every workload size, with the full defaults and the --quick ones, parsed once
 // outside the emulators (main.ts) and handed to the run inside them (run.ts) as JSON.
 import { HARD_MAX_SHARDS } from "../../functions/src/model/param-rules";
-import { rollupConcurrency } from "../../functions/src/config/params";
-import { SHAPE_CACHE_TTL_MS } from "../../functions/src/counters/shape";
+import { PARAMS } from "../../functions/src/model/params";
 import { integerOption, lastValue, readArgv } from "../../cli/src/lib/cli";
-import { declaredDefault } from "./env";
+import { SHAPE_CACHE_TTL_MS } from "./callable";
 
 export interface BenchOptions {
   quick: boolean;
@@ -74,8 +73,8 @@ interface Flag {
   help: string;
 }
 
-/** rollupTotal's concurrency as deployed by default (functions/src/config/params.ts): what one instance takes at once. */
-const ROLLUP_CONCURRENCY = declaredDefault(rollupConcurrency);
+/** rollupTotal's concurrency as deployed by default (functions/src/model/params.ts): what one instance takes at once. */
+const ROLLUP_CONCURRENCY = PARAMS.ROLLUP_CONCURRENCY.default;
 
 /**
  * Workloads 0 and 10: ms between two increments of one idle counter, longer than the callable's shape

@@ -7,6 +7,7 @@ import { cpus, totalmem } from "node:os";
 import { dollars, fixed, int, markdownTable, ms, smallDollars } from "./format";
 import type { BenchOptions } from "./options";
 import { priced, PRICES } from "./ops";
+import type { InstanceSize } from "./product";
 import type { PhaseResult } from "./recorder";
 import { targetsTable, type Target } from "./targets";
 import type { CapacityResult } from "./workloads/capacity";
@@ -36,6 +37,8 @@ export interface BenchResults {
   machine: Machine;
   options: BenchOptions;
   intervalMs: number;
+  /** The instance size the cost tables price an instance-second at (rollupTotal's: product.ts). */
+  rollupSize: InstanceSize;
   /** The emulator's delivery capacity: what every "emulator" row depends on. */
   capacity: CapacityResult;
   /** The production-like delivery's model, stated (delivery/direct.ts describeModel). */
@@ -214,7 +217,7 @@ export function reportBody(r: BenchResults): string {
     "",
     costTable(r.costs),
     "",
-    pricesLine(),
+    pricesLine(r.rollupSize),
     "",
     ...allInLines(r.costs),
     ...parentMemoLines(r.costs),
@@ -412,7 +415,7 @@ export function windowsLines(r: BenchResults): string[] {
   // A scaled row keeps a decimal: the run's one read of its last (empty) page is scaled with the rest.
   const count = (value: number) => value.toLocaleString("en-US", { maximumFractionDigits: 1 });
   const row = (label: string, run: MidnightRun, scale: number) => {
-    const cost = priced(run.ops, run.ops.durationMs, scale);
+    const cost = priced(run.ops, run.ops.durationMs, scale, r.rollupSize);
     return [
       label,
       count(run.found * scale),

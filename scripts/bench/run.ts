@@ -15,6 +15,7 @@ import type { BenchOptions } from "./options";
 import { writeResultsPage } from "./page";
 import { hotSpec, renderPng, sustainedSpec } from "./plot";
 import { emulatorLogPath, opsByOutcome, opsOf, perMillion } from "./ops";
+import { rollupSize, type InstanceSize } from "./product";
 import type { PhaseResult } from "./recorder";
 import type { CostRow } from "./costs";
 import { coldStartLine, machine, machineLine, renderReport, type BenchResults } from "./report";
@@ -59,9 +60,11 @@ async function main(): Promise<number> {
   }
   loadFunctionParams();
   const startedAt = new Date();
+  // A named app: the default app belongs to the wrapped functions (another project, delivery/wrapped.ts).
+  const app = initializeApp({ projectId: BENCH_PROJECT }, "bench");
   const ctx: BenchContext = {
-    // A named app: the default app belongs to the wrapped functions (another project, delivery/wrapped.ts).
-    db: getFirestore(initializeApp({ projectId: BENCH_PROJECT }, "bench")),
+    app,
+    db: getFirestore(app),
     options,
     intervalMs: rollupIntervalMs(),
     runId: startedAt.getTime().toString(36),
@@ -104,8 +107,9 @@ async function main(): Promise<number> {
   const l = direct.likes;
   const likesCalls = l.likes + l.unlikes;
   const likesCallable = { calls: likesCalls, reads: l.callReadsPerCall * likesCalls, writes: l.callWritesPerCall * likesCalls };
+  const size = rollupSize();
   const costs = await step("operations per workload, from the functions' \"rollup ops\" log lines", () =>
-    costRows(ctx, [...phases, naiveE2e], new Map([[l.phase.opsPrefix, likesCallable]])),
+    costRows(ctx, size, [...phases, naiveE2e], new Map([[l.phase.opsPrefix, likesCallable]])),
   );
   const finishedAt = new Date();
   const results: BenchResults = {
@@ -115,6 +119,7 @@ async function main(): Promise<number> {
     machine: host,
     options,
     intervalMs: ctx.intervalMs,
+    rollupSize: size,
     capacity,
     productionLike: direct.description,
     phases,
@@ -251,6 +256,7 @@ async function directWorkloads(ctx: BenchContext) {
  */
 async function costRows(
   ctx: BenchContext,
+  size: InstanceSize,
   phases: readonly Pick<PhaseResult, "workload" | "rollup" | "delivery" | "opsPrefix" | "increments" | "deliveries" | "parentWrites">[],
   callables: ReadonlyMap<string, CallableOps>,
 ): Promise<CostRow[]> {
@@ -266,7 +272,7 @@ async function costRows(
       delivery: p.delivery,
       increments: p.increments,
       // The benchmark's own deliveries measured their instances' billed time; the emulator's ran one at a time.
-      perMillion: perMillion(ops, p.increments, p.deliveries?.busyMs ?? ops.durationMs),
+      perMillion: perMillion(ops, p.increments, p.deliveries?.busyMs ?? ops.durationMs, size),
       byOutcome: opsByOutcome(logPath, p.opsPrefix),
       parentWrites: p.parentWrites,
       callable: callables.get(p.opsPrefix) ?? callableOpsOf(p.opsPrefix),

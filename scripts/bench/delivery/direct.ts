@@ -66,7 +66,7 @@ export function productionLikeDelivery(ctx: BenchContext, wrapped: WrappedFuncti
   return {
     label: "production-like",
     description: describeModel(o.deliveryInstances, model),
-    createCounters: (key, rollup, count, shards, options) => createBenchCounters(ctx, `${key}-prod`, rollup, count, shards, { ...options, db: wrapped.db }),
+    createCounters: (key, rollup, count, shards, options) => createBenchCounters(ctx, `${key}-prod`, rollup, count, shards, { ...options, app: wrapped.app }),
     async run(workload, counters, drive) {
       const deliverer = createDeliverer(wrapped.instances(counters[0]!.rollup, o.deliveryInstances), model, seededRandom(seed++));
       const record = await eventRecorder(counters);

@@ -1,5 +1,6 @@
 // What every workload gets: the admin SDK on the project the functions emulator serves, the options,
 // the rollup interval, and a run id that keeps this run's counter ids apart from earlier runs'.
+import type { App } from "firebase-admin/app";
 import type { Firestore } from "firebase-admin/firestore";
 import { signIn, type Client } from "../../lib/client";
 import { withConcurrency } from "../../lib/concurrency";
@@ -10,6 +11,8 @@ import { BENCH_PROJECT } from "../env";
 import type { BenchOptions } from "../options";
 
 export interface BenchContext {
+  /** The admin SDK's app on the project the functions emulator serves, and its Firestore. */
+  app: App;
   db: Firestore;
   options: BenchOptions;
   intervalMs: number;
@@ -36,11 +39,11 @@ export async function createBenchCounters(
   rollup: Rollup,
   count: number,
   shards: number,
-  { db = ctx.db, first = 0, windowed = false }: { db?: Firestore; first?: number; windowed?: boolean } = {},
+  { app = ctx.app, first = 0, windowed = false }: { app?: App; first?: number; windowed?: boolean } = {},
 ): Promise<Counter[]> {
   const counters = await withConcurrency(
     8,
-    Array.from({ length: count }, (_, i) => () => createBenchCounter(db, rollup, counterIdFor(ctx, key, rollup, first + i), shards, { windowed })),
+    Array.from({ length: count }, (_, i) => () => createBenchCounter(app, rollup, counterIdFor(ctx, key, rollup, first + i), shards, { windowed })),
   );
   forgetPhaseShapes(counters);
   return counters;

@@ -5,14 +5,14 @@
 // say where the time goes:
 // - a call the callable rejects before any Firestore work (delta 0 → invalid-argument): the cost of the
 //   HTTP hop, the emulator's routing to a worker process, token decoding and validation;
-// - the callable's own store.incrementCounter run in this process (no HTTP, no worker): its Firestore
-//   work (a cached numShards read, then the one-batch update);
+// - the admin entry's incrementCounter run in this process (no HTTP, no worker): the callable's own
+//   operation, its validation and its Firestore work (a cached shape read, then the one-batch update);
 // - the callable with a requestId (the README's advice): one more document in the batch;
 // - a raw admin-SDK increment from this process: no callable at all.
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { incrementCounter } from "../../../functions/src/counters/increment";
 import { withConcurrency } from "../../lib/concurrency";
+import { adminEntry } from "../product";
 import { createBenchCounter, incrementShard, shardSum, type Counter, type ShardWriteRecord } from "../counters";
 import type { PhaseResult } from "../recorder";
 import { summarize, type Summary } from "../stats";
@@ -23,7 +23,7 @@ export type PathName =
   | "callable, rejected input"
   | "callable incrementCounter"
   | "callable incrementCounter + requestId"
-  | "store.incrementCounter in-process"
+  | "admin incrementCounter in-process"
   | "raw admin SDK increment"
   | "naive callable: one raw increment";
 
@@ -53,12 +53,10 @@ export interface EndToEndResult {
 
 /** Shards of the workload's counter: the product's default. */
 const SHARDS = 10;
-/** Only used with a requestId, which the in-process path does not pass. */
-const REQUEST_TTL_MS = 24 * 3_600_000;
 
 export async function endToEnd(ctx: BenchContext): Promise<EndToEndResult> {
   const { e2eCalls: calls, e2eConcurrency: concurrency } = ctx.options;
-  const counter = await createBenchCounter(ctx.db, "ours", counterIdFor(ctx, "e2e", "ours"), SHARDS);
+  const counter = await createBenchCounter(ctx.app, "ours", counterIdFor(ctx, "e2e", "ours"), SHARDS);
   const client = await signedInClient();
   try {
     const increment = (requestId?: string) =>
@@ -74,9 +72,9 @@ export async function endToEnd(ctx: BenchContext): Promise<EndToEndResult> {
     };
     // Warm-up, on a counter of its own: boot a worker per concurrent call before anything is measured
     // (docs/development.md).
-    const warm = await createBenchCounter(ctx.db, "ours", counterIdFor(ctx, "e2e-warmup", "ours"), SHARDS);
+    const warm = await createBenchCounter(ctx.app, "ours", counterIdFor(ctx, "e2e-warmup", "ours"), SHARDS);
     const warmIncrement = () => client.call("incrementCounter", { counterId: warm.id, delta: 1 });
-    const naiveCounter: Counter = await createBenchCounter(ctx.db, "naive", counterIdFor(ctx, "e2e", "naive"), SHARDS);
+    const naiveCounter: Counter = await createBenchCounter(ctx.app, "naive", counterIdFor(ctx, "e2e", "naive"), SHARDS);
     const naiveIncrement = () => client.call("naiveIncrement", { counterId: naiveCounter.id, numShards: SHARDS });
     await withConcurrency(concurrency, Array.from({ length: concurrency * 3 }, () => warmIncrement));
     await withConcurrency(concurrency, Array.from({ length: concurrency * 3 }, () => naiveIncrement));
@@ -110,8 +108,8 @@ export async function endToEnd(ctx: BenchContext): Promise<EndToEndResult> {
       await measure("callable incrementCounter + requestId", calls, async () => {
         if ((await increment(randomUUID())).applied) applied++;
       });
-      await measure("store.incrementCounter in-process", calls, async () => {
-        if ((await incrementCounter(ctx.db, counter.id, 1, { requestTtlMs: REQUEST_TTL_MS })).applied) applied++;
+      await measure("admin incrementCounter in-process", calls, async () => {
+        if ((await adminEntry().incrementCounter(counter.id, 1, { app: ctx.app })).applied) applied++;
       });
       await measure("raw admin SDK increment", calls, async () => {
         raw.push(await incrementShard(ctx.db, counter));

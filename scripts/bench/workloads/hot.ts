@@ -9,9 +9,8 @@
 // serving a hot counter know numShards as of 0 to SHAPE_CACHE_TTL_MS ago. Each increment here uses the
 // parent's numShards as of a uniform random moment in that past (a listener on the parent records every
 // value).
-import { declaredDefault } from "../env";
-import { defaultShards } from "../../../functions/src/config/params";
-import { SHAPE_CACHE_TTL_MS } from "../../../functions/src/counters/shape";
+import { PARAMS } from "../../../functions/src/model/params";
+import { SHAPE_CACHE_TTL_MS } from "../callable";
 import type { Counter, ParentState, Rollup, ShardWriteRecord } from "../counters";
 import { paced } from "../pace";
 import type { PhaseResult } from "../recorder";
@@ -82,7 +81,7 @@ export async function hot(ctx: BenchContext, delivery: Delivery): Promise<HotRes
   const { hotRate: rate, hotSeconds: seconds, hotFixedShards: fixedShards } = ctx.options;
   const shardWritesPerSecond = Number(process.env.SHARD_WRITES_PER_SECOND);
   const variants: { variant: HotVariant; rollup: Rollup; shards: number; maxGrownShards?: number }[] = [
-    { variant: "ours, grows", rollup: "ours", shards: declaredDefault(defaultShards) },
+    { variant: "ours, grows", rollup: "ours", shards: PARAMS.DEFAULT_SHARDS.default },
     { variant: "ours, fixed", rollup: "ours", shards: fixedShards, maxGrownShards: fixedShards },
     { variant: "naive, fixed", rollup: "naive", shards: fixedShards },
   ];

@@ -105,7 +105,7 @@ const PROBE_ATTEMPTS = 6;
  * has been started; a further interval lets rollups that were waiting for their slot finish.
  */
 export async function drainFunctionsQueue(ctx: BenchContext): Promise<void> {
-  probe ??= await createBenchCounter(ctx.db, "naive", `probe-${ctx.runId}`, 1);
+  probe ??= await createBenchCounter(ctx.app, "naive", `probe-${ctx.runId}`, 1);
   for (let attempt = 0; attempt < PROBE_ATTEMPTS; attempt++) {
     const before = (await readParent(probe)).total;
     await incrementShard(ctx.db, probe);

@@ -19,7 +19,7 @@ export async function redelivery(ctx: BenchContext, wrapped: WrappedFunctions): 
   const { redeliveryIncrements: increments, redeliveryCounters: count, redeliveryConcurrency: concurrency } = ctx.options;
   const results: PhaseResult[] = [];
   for (const rollup of ROLLUPS) {
-    const counters = await createBenchCounters(ctx, "redelivery", rollup, count, SHARDS, { db: wrapped.db });
+    const counters = await createBenchCounters(ctx, "redelivery", rollup, count, SHARDS, { app: wrapped.app });
     const record = await eventRecorder(counters);
     const events = await withConcurrency(concurrency, Array.from({ length: increments }, (_, i) => () => record(counters[i % count]!)));
     // No delay and no duplicates drawn: the order is the shuffle, the duplicates are every event.

@@ -1,6 +1,6 @@
 // Workload 8: resets of a hot counter under load. Increments at a steady rate on one counter of the
-// maximum shard count, and a reset every so often, through the product's store functions (admin SDK, no
-// callable layer, so what is measured is Firestore's locking, not the functions). Run twice: with the
+// maximum shard count, and a reset every so often, through the admin entry (the callables' operations with
+// no callable layer, so what is measured is Firestore's locking, not the functions). Run twice: with the
 // product's reset (a read-only snapshot, then a transaction that reads only the parent: no lock on the shards)
 // and with the reset it replaced (one transaction that reads every shard and sets it to 0: a lock on every
 // shard from its read to its commit), copied here as the baseline. Measured: how long increments take
@@ -9,16 +9,14 @@
 //
 // Its counters live in a project of their own that no trigger serves: the rollup plays no part in this,
 // and 200 rollup events per baseline reset would only queue behind the emulator's one-at-a-time delivery.
-import { getApps, initializeApp } from "firebase-admin/app";
+import { getApps, initializeApp, type App } from "firebase-admin/app";
 import { FieldValue, getFirestore, Timestamp, type Firestore } from "firebase-admin/firestore";
 import { counterRef, shardRef } from "../../../functions/src/model/paths";
 import { shardIds } from "../../../functions/src/model/shards";
-import { createCounter } from "../../../functions/src/counters/create";
-import { incrementCounter } from "../../../functions/src/counters/increment";
-import { resetCounter } from "../../../functions/src/counters/reset";
 import { HARD_MAX_SHARDS } from "../../../functions/src/model/param-rules";
-import { shardSumIn } from "../../../functions/test/helpers/documents";
+import { counterOf, shardSum } from "../counters";
 import { paced, sleep } from "../pace";
+import { adminEntry } from "../product";
 import { summarize, type Summary } from "../stats";
 import type { BenchContext } from "./context";
 
@@ -58,18 +56,19 @@ interface Span {
 export async function resets(ctx: BenchContext): Promise<ResetsResult> {
   const { resetRate: rate, resetSeconds: seconds, resetEveryMs } = ctx.options;
   const app = getApps().find((a) => a.name === "resets") ?? initializeApp({ projectId: RESETS_PROJECT }, "resets");
-  const db = getFirestore(app);
   const rows: ResetRow[] = [];
   for (const kind of ["ours", "transaction"] as const) {
-    rows.push(await run(db, `${kind}-${ctx.runId}`, kind, rate, seconds, resetEveryMs));
+    rows.push(await run(app, `${kind}-${ctx.runId}`, kind, rate, seconds, resetEveryMs));
   }
   return { rate, seconds, resetEveryMs, rows };
 }
 
-async function run(db: Firestore, counterId: string, kind: ResetKind, rate: number, seconds: number, resetEveryMs: number): Promise<ResetRow> {
+async function run(app: App, counterId: string, kind: ResetKind, rate: number, seconds: number, resetEveryMs: number): Promise<ResetRow> {
+  const db = getFirestore(app);
+  const admin = adminEntry();
   const shards = HARD_MAX_SHARDS;
   const id = `reset-${counterId}`;
-  await createCounter(db, id, shards);
+  await admin.createCounter(id, { numShards: shards, app });
   const resetSpans: (Span & { ok: boolean })[] = [];
   const incrementSpans: (Span & { ok: boolean; writeTime: Timestamp | null })[] = [];
   let running = true;
@@ -79,7 +78,7 @@ async function run(db: Firestore, counterId: string, kind: ResetKind, rate: numb
       const start = Date.now();
       let ok = true;
       try {
-        await (kind === "ours" ? resetCounter(db, id) : transactionReset(db, id));
+        await (kind === "ours" ? admin.resetCounter(id, { app }) : transactionReset(db, id));
       } catch {
         ok = false;
       }
@@ -90,7 +89,7 @@ async function run(db: Firestore, counterId: string, kind: ResetKind, rate: numb
   await paced(Math.round(rate * seconds), rate, MAX_IN_FLIGHT, async () => {
     const start = Date.now();
     try {
-      const r = await incrementCounter(db, id, 1, { requestTtlMs: 3_600_000 });
+      const r = await admin.incrementCounter(id, 1, { app });
       incrementSpans.push({ start, end: Date.now(), ok: true, writeTime: new Timestamp(r.writeTime.seconds, r.writeTime.nanoseconds) });
     } catch {
       incrementSpans.push({ start, end: Date.now(), ok: false, writeTime: null });
@@ -113,7 +112,7 @@ async function run(db: Firestore, counterId: string, kind: ResetKind, rate: numb
     resetMs: summarize(resetSpans.map((r) => r.end - r.start)),
     duringMs: summarize(ok.filter(overlaps).map((s) => s.end - s.start)),
     outsideMs: summarize(ok.filter((s) => !overlaps(s)).map((s) => s.end - s.start)),
-    drift: (await shardSumIn(db, id)) - after,
+    drift: (await shardSum(counterOf(db, "ours", id, shards))) - after,
   };
 }
 

@@ -2,9 +2,8 @@
 // counter gets an increment only every `sparseGapMs`, so each one lands on a counter whose rollup has
 // been quiet for longer than an interval, and whose shape the callable no longer holds in its cache
 // (options.ts, IDLE_GAP_MS). One rollup after the other, as in the other workloads.
-import { defaultShards } from "../../../functions/src/config/params";
+import { PARAMS } from "../../../functions/src/model/params";
 import { ROLLUPS } from "../counters";
-import { declaredDefault } from "../env";
 import { paced } from "../pace";
 import type { PhaseResult } from "../recorder";
 import type { BenchContext } from "./context";
@@ -14,7 +13,7 @@ import type { Delivery } from "./phase";
  * The product's DEFAULT_SHARDS (1), ours and naive alike: counters start with it and grow only under load,
  * so a real app's idle counters have that many shards.
  */
-export const IDLE_SHARDS = declaredDefault(defaultShards);
+export const IDLE_SHARDS = PARAMS.DEFAULT_SHARDS.default;
 /** Increments in flight at most; far above what the paced rate needs. */
 const MAX_IN_FLIGHT = 8;
 

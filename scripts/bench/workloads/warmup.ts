@@ -14,7 +14,7 @@ export async function warmUp(ctx: BenchContext): Promise<void> {
   const { warmupSeconds, sustainedRate, burstConcurrency } = ctx.options;
   if (warmupSeconds === 0) return;
   for (const rollup of ROLLUPS) {
-    const steady = await createBenchCounter(ctx.db, rollup, counterIdFor(ctx, "warmup", rollup), 10);
+    const steady = await createBenchCounter(ctx.app, rollup, counterIdFor(ctx, "warmup", rollup), 10);
     await paced(sustainedRate * warmupSeconds, sustainedRate, 32, () => incrementShard(ctx.db, steady));
     const many = await createBenchCounters(ctx, "warmup", rollup, BURST_COUNTERS, 10, { first: 1 });
     await withConcurrency(

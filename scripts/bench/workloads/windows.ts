@@ -12,20 +12,20 @@
 //   scheduled rollupWindows runs it after a UTC midnight; then once more, which must find nothing. They live
 //   on a project of their own (MIDNIGHT_PROJECT), so the commit's query finds exactly them.
 import { randomUUID } from "node:crypto";
-import { initializeApp } from "firebase-admin/app";
+import { initializeApp, type App } from "firebase-admin/app";
 import { getFirestore, type Firestore } from "firebase-admin/firestore";
 import { withConcurrency } from "../../lib/concurrency";
-import { defaultShards } from "../../../functions/src/config/params";
 import { rollupConfig } from "../../../functions/src/config/read";
 import { pause } from "../../../functions/src/model/backoff";
 import { dayOf } from "../../../functions/src/model/days";
 import { counterRef } from "../../../functions/src/model/paths";
+import { PARAMS } from "../../../functions/src/model/params";
 import { commitMovedWindows } from "../../../functions/src/rollup/midnight";
 import { findMovedWindows, firestoreRollupStore } from "../../../functions/src/rollup/firestore-store";
 import { rollupShardWrite } from "../../../functions/src/rollup/index";
 import type { RollupDeps } from "../../../functions/src/rollup/types";
 import { createBenchCounter, incrementShard, type Counter } from "../counters";
-import { declaredDefault, MIDNIGHT_PROJECT } from "../env";
+import { MIDNIGHT_PROJECT } from "../env";
 import type { Ops } from "../ops";
 import { paced } from "../pace";
 import type { PhaseResult } from "../recorder";
@@ -117,13 +117,14 @@ async function windowsDriftOf(counters: readonly Counter[]): Promise<number> {
 
 async function midnight(ctx: BenchContext): Promise<MidnightResult> {
   const n = ctx.options.midnightCounters;
-  const shards = declaredDefault(defaultShards);
-  const db = getFirestore(initializeApp({ projectId: MIDNIGHT_PROJECT }, "midnight"));
+  const shards = PARAMS.DEFAULT_SHARDS.default;
+  const app = initializeApp({ projectId: MIDNIGHT_PROJECT }, "midnight");
+  const db = getFirestore(app);
   const { intervalMs, staleAfterMs } = rollupConfig();
   const deps: RollupDeps = { store: firestoreRollupStore(db), intervalMs, staleAfterMs, nowMs: Date.now, sleep: pause };
   const fromDay = dayOf(Date.now());
   const ids = Array.from({ length: n }, (_, i) => counterIdFor(ctx, "midnight", "ours", i));
-  await withConcurrency(SETUP_CONCURRENCY, ids.map((id) => () => windowAtOne(db, id, shards, deps)));
+  await withConcurrency(SETUP_CONCURRENCY, ids.map((id) => () => windowAtOne(app, id, shards, deps)));
 
   // After the next UTC midnight, as rollupWindows runs then; fixed, so both runs and the check agree on the day.
   const dayClock = Date.now() + DAY_MS;
@@ -135,9 +136,9 @@ async function midnight(ctx: BenchContext): Promise<MidnightResult> {
 }
 
 /** A windowed counter with today's window at 1: created, incremented once, and that increment rolled up by the product's rollup. */
-async function windowAtOne(db: Firestore, id: string, shards: number, deps: RollupDeps): Promise<void> {
-  const counter = await createBenchCounter(db, "ours", id, shards, { windowed: true });
-  const write = await incrementShard(db, counter);
+async function windowAtOne(app: App, id: string, shards: number, deps: RollupDeps): Promise<void> {
+  const counter = await createBenchCounter(app, "ours", id, shards, { windowed: true });
+  const write = await incrementShard(counter.parent.firestore, counter);
   // The event of that write, as the trigger would get it (the rollup reads only its counts).
   const shard = { before: { count: 0, writes: 0 }, after: { count: 1, writes: 1 } };
   const outcome = await rollupShardWrite({ eventId: randomUUID(), counterId: id, shardId: String(write.shard), writtenAtUs: write.writtenAtUs, ...shard }, deps);
