@@ -3,9 +3,11 @@
 // where one row's operations went by outcome. The all-in table, which adds the calls, is allin.ts.
 import type { AllInInput } from "./allin";
 import { dollars, fixed, int, markdownTable } from "./format";
-import { PRICES, REMEMBERED, type CostPerMillion, type Ops } from "./ops";
+import type { CallableOps } from "./callable";
+import { perMillion, PRICES, REMEMBERED, type CostPerMillion, type Ops } from "./ops";
 import type { InstanceSize } from "./product";
 import type { DeliveryLabel } from "./recorder";
+import type { CostPhase } from "./workloads/workload";
 
 export interface CostRow extends Pick<AllInInput, "parentWrites" | "callable"> {
   workload: string;
@@ -15,6 +17,24 @@ export interface CostRow extends Pick<AllInInput, "parentWrites" | "callable"> {
   perMillion: CostPerMillion;
   /** The same operations by the invocations' outcome (the rollup's "rollup ops" lines), not scaled. */
   byOutcome: { outcome: string; ops: Ops }[];
+}
+
+/**
+ * A phase's row: what its invocations did (`ops`, its "rollup ops" lines summed; `byOutcome`, the same by
+ * outcome) per 1,000,000 of its increments, at `size`, and what its calls did.
+ */
+export function costRow(p: CostPhase, ops: Ops, byOutcome: CostRow["byOutcome"], callable: CallableOps, size: InstanceSize): CostRow {
+  return {
+    workload: p.workload,
+    rollup: p.rollup,
+    delivery: p.delivery,
+    increments: p.increments,
+    // The benchmark's own deliveries measured their instances' billed time; the emulator's ran one at a time.
+    perMillion: perMillion(ops, p.increments, p.deliveries?.busyMs ?? ops.durationMs, size),
+    byOutcome,
+    parentWrites: p.parentWrites,
+    callable,
+  };
 }
 
 /** Operations and dollars per 1,000,000 increments, per workload, rollup and delivery. */

@@ -23,6 +23,8 @@ import { adminEntry } from "./product";
 
 export type Rollup = "ours" | "naive";
 export const ROLLUPS: readonly Rollup[] = ["ours", "naive"];
+/** How the plots name the two rollups. */
+export const ROLLUP_NAMES: Record<Rollup, string> = { ours: "ours (rollupTotal)", naive: "naive (+= after − before)" };
 
 export interface Counter {
   rollup: Rollup;

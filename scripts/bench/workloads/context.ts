@@ -1,5 +1,6 @@
 // What every workload gets: the admin SDK on the project the functions emulator serves, the options,
-// the rollup interval, and a run id that keeps this run's counter ids apart from earlier runs'.
+// the rollup interval, a run id that keeps this run's counter ids apart from earlier runs', and how it
+// announces its steps (say.ts).
 import type { App } from "firebase-admin/app";
 import type { Firestore } from "firebase-admin/firestore";
 import { signIn, type Client } from "../../lib/client";
@@ -9,6 +10,7 @@ import { forgetPhaseShapes } from "../callable";
 import { createBenchCounter, type Counter, type Rollup } from "../counters";
 import { BENCH_PROJECT } from "../env";
 import type { BenchOptions } from "../options";
+import { say } from "../say";
 
 export interface BenchContext {
   /** The admin SDK's app on the project the functions emulator serves, and its Firestore. */
@@ -17,6 +19,15 @@ export interface BenchContext {
   options: BenchOptions;
   intervalMs: number;
   runId: string;
+}
+
+/** Announces a step ("… label"), runs it and says how long it took. */
+export async function step<T>(label: string, work: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  say(`… ${label}`);
+  const result = await work();
+  say(`  done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return result;
 }
 
 /** `<key>-<rollup>-<runId>-<index>`: a phase's counters share everything up to the index. */

@@ -5,6 +5,7 @@
 import { createBenchCounter, incrementShard, readParent, type Counter, type ParentState, type Rollup, type ShardWriteRecord } from "../counters";
 import { callableRead } from "../callable";
 import { baselineOf, measurePhase, settle, watchParents, type DeliveryLabel, type PhaseResult } from "../recorder";
+import { sharedSizes } from "../options";
 import { sleep } from "../pace";
 import { createBenchCounters, type BenchContext } from "./context";
 
@@ -72,7 +73,7 @@ export async function emulatorPhase(
     for (const w of writes) truth.set(w.counterId, truth.get(w.counterId)! + w.delta);
     const { exact } = await settle(counters, watch, truth, {
       intervalMs: ctx.intervalMs,
-      timeoutMs: ctx.options.settleTimeoutSeconds * 1000,
+      timeoutMs: sharedSizes(ctx.options).settleTimeoutSeconds * 1000,
     });
     const result = await measurePhase({
       workload,

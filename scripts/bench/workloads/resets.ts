@@ -5,7 +5,8 @@
 // and with the reset it replaced (one transaction that reads every shard and sets it to 0: a lock on every
 // shard from its read to its commit), copied here as the baseline. Measured: how long increments take
 // while a reset runs against the rest of the time, how long a reset takes, failures, and exactness: the
-// shards must hold exactly the increments committed after the last reset's `rollup.readTime`.
+// shards must hold exactly the increments committed after the last reset's `rollup.readTime` (the run
+// fails unless ours does, with no failed increment or reset).
 //
 // Its counters live in a project of their own that no trigger serves: the rollup plays no part in this,
 // and 200 rollup events per baseline reset would only queue behind the emulator's one-at-a-time delivery.
@@ -15,10 +16,12 @@ import { counterRef, shardRef } from "../../../functions/src/model/paths";
 import { shardIds } from "../../../functions/src/model/shards";
 import { HARD_MAX_SHARDS } from "../../../functions/src/model/param-rules";
 import { counterOf, shardSum } from "../counters";
+import { fixed, int, markdownTable, ms } from "../format";
 import { paced, sleep } from "../pace";
 import { adminEntry } from "../product";
 import { summarize, type Summary } from "../stats";
-import type { BenchContext } from "./context";
+import { step, type BenchContext } from "./context";
+import { sizes, type Workload } from "./workload";
 
 const RESETS_PROJECT = "demo-counter-bench-resets";
 const MAX_IN_FLIGHT = 32;
@@ -53,8 +56,54 @@ interface Span {
   end: number;
 }
 
-export async function resets(ctx: BenchContext): Promise<ResetsResult> {
-  const { resetRate: rate, resetSeconds: seconds, resetEveryMs } = ctx.options;
+const FLAGS = [
+  { key: "resetRate", flag: "--reset-rate", full: 200, quick: 60, min: 1, help: `workload 8: increments per second on one counter of ${HARD_MAX_SHARDS} shards, resets running` },
+  { key: "resetSeconds", flag: "--reset-seconds", full: 20, quick: 5, min: 1, help: "workload 8: duration, per reset implementation" },
+  { key: "resetEveryMs", flag: "--reset-every-ms", full: 500, quick: 500, min: 1, help: "workload 8: pause between two resets" },
+] as const;
+
+export const resets: Workload<ResetsResult> = {
+  id: "resets",
+  flags: FLAGS,
+  stages: ["last"],
+  run(ctx) {
+    const { resetRate: rate, resetSeconds: seconds, resetEveryMs } = sizes(ctx.options, FLAGS);
+    return step(
+      `workload 8, resets under load: ${rate} increments/s for ${seconds} s on one counter of ${HARD_MAX_SHARDS} shards, a reset every ${resetEveryMs} ms; ours, then the one-transaction reset it replaced`,
+      () => resetsUnderLoad(ctx, rate, seconds, resetEveryMs),
+    );
+  },
+  section: (r) => [
+    `Workload 8, resets under load: ${r.rate} increments/s for ${r.seconds} s on one counter of ${r.rows[0]?.shards ?? 0} shards, a reset every ${fixed(r.resetEveryMs / 1000)} s; increment latency while a reset runs and otherwise:`,
+    "",
+    resetsTable(r),
+  ],
+  failures(r) {
+    const ours = r.rows.find((row) => row.reset === "ours");
+    if (ours !== undefined && ours.drift === 0 && ours.failedIncrements === 0 && ours.failedResets === 0) return [];
+    return [`workload 8, our reset: drift ${ours?.drift}, ${ours?.failedIncrements} failed increments, ${ours?.failedResets} failed resets`];
+  },
+};
+
+/** Workload 8: the product's reset against the transactional one it replaced. */
+function resetsTable(r: ResetsResult): string {
+  const rows = r.rows.map((row) => [
+    row.reset === "ours" ? "ours (snapshot, then a transaction over the parent: no shard lock)" : "one transaction (before)",
+    `${int(row.resets)} (${int(row.failedResets)} failed)`,
+    `${ms(row.resetMs.p50)} / ${ms(row.resetMs.max)}`,
+    `${int(row.increments)} (${int(row.failedIncrements)} failed)`,
+    `${ms(row.outsideMs.p50)} / ${ms(row.outsideMs.p99)}`,
+    `${ms(row.duringMs.p50)} / ${ms(row.duringMs.p99)} / ${ms(row.duringMs.max)}`,
+    int(row.drift),
+  ]);
+  return markdownTable(
+    ["reset", "resets", "reset p50 / max ms", "increments", "no reset: p50 / p99 ms", "during a reset: p50 / p99 / max ms", "drift"],
+    rows,
+    1,
+  );
+}
+
+async function resetsUnderLoad(ctx: BenchContext, rate: number, seconds: number, resetEveryMs: number): Promise<ResetsResult> {
   const app = getApps().find((a) => a.name === "resets") ?? initializeApp({ projectId: RESETS_PROJECT }, "resets");
   const rows: ResetRow[] = [];
   for (const kind of ["ours", "transaction"] as const) {
