@@ -47,7 +47,7 @@ const load = createRequire(__filename);
  * A fresh evaluation of `file` and of every module below `root` it loads (but those of its node_modules,
  * which stay shared); the module cache is left as it was.
  */
-function freshCopy(file: string, root: string): TriggerModule {
+export function freshCopy(file: string, root: string): TriggerModule {
   const own = (path: string) => path.startsWith(root + sep) && !path.includes(`${sep}node_modules${sep}`);
   const cached = Object.entries(load.cache).filter(([path]) => own(path));
   for (const [path] of cached) delete load.cache[path];
