@@ -7,8 +7,11 @@
 // its counters forgotten (forgetPhaseShapes): the instance that serves a counter's increments is not the
 // one whose createCounter remembered its shape. The naive callable reads nothing: one shard write.
 import type { CollectionReference, DocumentReference, Firestore } from "firebase-admin/firestore";
-import { forgetShape, shapeOf } from "../../functions/src/counters/shape";
+import { forgetShape, shapeOf, SHAPE_CACHE_TTL_MS } from "../../functions/src/counters/shape";
 import type { Counter } from "./counters";
+
+/** How long the product's cache keeps a shape (the workloads' idle gaps and a hot counter's stale shapes follow it). */
+export { SHAPE_CACHE_TTL_MS };
 
 /** What the calls of a phase did in Firestore: calls counted, document reads and writes they made. */
 export interface CallableOps {

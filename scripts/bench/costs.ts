@@ -3,8 +3,11 @@
 // where one row's operations went by outcome. The all-in table, which adds the calls, is allin.ts.
 import type { AllInInput } from "./allin";
 import { dollars, fixed, int, markdownTable } from "./format";
-import { PRICES, REMEMBERED, ROLLUP_SIZE, type CostPerMillion, type Ops } from "./ops";
+import type { CallableOps } from "./callable";
+import { perMillion, PRICES, REMEMBERED, type CostPerMillion, type Ops } from "./ops";
+import type { InstanceSize } from "./product";
 import type { DeliveryLabel } from "./recorder";
+import type { CostPhase } from "./workloads/workload";
 
 export interface CostRow extends Pick<AllInInput, "parentWrites" | "callable"> {
   workload: string;
@@ -14,6 +17,24 @@ export interface CostRow extends Pick<AllInInput, "parentWrites" | "callable"> {
   perMillion: CostPerMillion;
   /** The same operations by the invocations' outcome (the rollup's "rollup ops" lines), not scaled. */
   byOutcome: { outcome: string; ops: Ops }[];
+}
+
+/**
+ * A phase's row: what its invocations did (`ops`, its "rollup ops" lines summed; `byOutcome`, the same by
+ * outcome) per 1,000,000 of its increments, at `size`, and what its calls did.
+ */
+export function costRow(p: CostPhase, ops: Ops, byOutcome: CostRow["byOutcome"], callable: CallableOps, size: InstanceSize): CostRow {
+  return {
+    workload: p.workload,
+    rollup: p.rollup,
+    delivery: p.delivery,
+    increments: p.increments,
+    // The benchmark's own deliveries measured their instances' billed time; the emulator's ran one at a time.
+    perMillion: perMillion(ops, p.increments, p.deliveries?.busyMs ?? ops.durationMs, size),
+    byOutcome,
+    parentWrites: p.parentWrites,
+    callable,
+  };
 }
 
 /** Operations and dollars per 1,000,000 increments, per workload, rollup and delivery. */
@@ -57,8 +78,8 @@ export function costTable(rows: readonly CostRow[]): string {
   );
 }
 
-export function pricesLine(): string {
-  return `Prices (USD, list, looked up 2026-11-23): Firestore nam5 $${(PRICES.read * 100_000).toFixed(2)}/100K reads (aggregations: 1 read each), $${(PRICES.write * 100_000).toFixed(2)}/100K writes; Cloud Run functions Tier 1 $${(PRICES.invocation * 1e6).toFixed(2)}/M invocations, $${PRICES.vcpuSecond}/vCPU-s, $${PRICES.gibSecond}/GiB-s (an instance-second priced as ${ROLLUP_SIZE.vcpu} vCPU + ${ROLLUP_SIZE.gib} GiB: rollupTotal's size). Instance-seconds: where the benchmark delivers events itself, the time its instances had at least one invocation running, shared by the invocations running together as Cloud Run bills it; under the emulator's delivery (one event at a time) the sum of the invocations' durations, an upper bound. "Of it waiting": invocations' time waiting for their slot to end, summed per invocation (overlapping waits share an instance's time). The increments' own Firestore operations are not in these rows: the all-in table below adds them.`;
+export function pricesLine(size: InstanceSize): string {
+  return `Prices (USD, list, looked up 2026-11-23): Firestore nam5 $${(PRICES.read * 100_000).toFixed(2)}/100K reads (aggregations: 1 read each), $${(PRICES.write * 100_000).toFixed(2)}/100K writes; Cloud Run functions Tier 1 $${(PRICES.invocation * 1e6).toFixed(2)}/M invocations, $${PRICES.vcpuSecond}/vCPU-s, $${PRICES.gibSecond}/GiB-s (an instance-second priced as ${size.vcpu} vCPU + ${size.gib} GiB: rollupTotal's size). Instance-seconds: where the benchmark delivers events itself, the time its instances had at least one invocation running, shared by the invocations running together as Cloud Run bills it; under the emulator's delivery (one event at a time) the sum of the invocations' durations, an upper bound. "Of it waiting": invocations' time waiting for their slot to end, summed per invocation (overlapping waits share an instance's time). The increments' own Firestore operations are not in these rows: the all-in table below adds them.`;
 }
 
 /** Where one row's operations went, by what each invocation did, per 1,000 increments. */

@@ -1,27 +1,30 @@
 // The two kinds of counter the benchmark drives, behind one handle: ours (counters/{id}, created by the
-// product's store.createCounter, rolled up by rollupTotal) and naive (naiveCounters/{id}, rolled up by
+// admin entry's createCounter, rolled up by rollupTotal) and naive (naiveCounters/{id}, rolled up by
 // the naive trigger). Increments are made exactly as incrementCounter makes them: one batch with
 // `update(count: increment(delta))` on a random pre-created shard (on a windowed counter, with the day's
 // count in the same write).
+import type { App } from "firebase-admin/app";
 import {
+  getFirestore,
   FieldValue,
   type CollectionReference,
   type DocumentReference,
   type DocumentSnapshot,
   type Firestore,
-  type Timestamp,
+  Timestamp,
 } from "firebase-admin/firestore";
 import { counterRef, shardsRef } from "../../functions/src/model/paths";
-import { microsCeil } from "../../functions/src/model/time";
-import { coveredUntilUs } from "../../functions/src/rollup/firestore-store";
+import { microsCeil, microsFloor } from "../../functions/src/model/time";
 import { shardIncrement } from "../../functions/src/counters/shard-writes";
 import { pickShard, readCount, shardIds } from "../../functions/src/model/shards";
-import { createCounter } from "../../functions/src/counters/create";
 import { dayOf } from "../../functions/src/model/windows";
 import { naiveCounterRef, naiveShardsRef } from "./naive/src/paths";
+import { adminEntry } from "./product";
 
 export type Rollup = "ours" | "naive";
 export const ROLLUPS: readonly Rollup[] = ["ours", "naive"];
+/** How the plots name the two rollups. */
+export const ROLLUP_NAMES: Record<Rollup, string> = { ours: "ours (rollupTotal)", naive: "naive (+= after − before)" };
 
 export interface Counter {
   rollup: Rollup;
@@ -48,13 +51,14 @@ export function counterOf(db: Firestore, rollup: Rollup, id: string, numShards: 
 }
 
 /**
- * Creates the parent at total 0 and every shard at count 0 in one batch (ours: the product's own code,
- * windowed if asked; the naive trigger has no windows).
+ * Creates the parent at total 0 and every shard at count 0 in one batch, on `app`'s Firestore (ours: the
+ * admin entry's createCounter, windowed if asked; the naive trigger has no windows).
  */
-export async function createBenchCounter(db: Firestore, rollup: Rollup, id: string, numShards: number, { windowed = false } = {}): Promise<Counter> {
+export async function createBenchCounter(app: App, rollup: Rollup, id: string, numShards: number, { windowed = false } = {}): Promise<Counter> {
+  const db = getFirestore(app);
   const counter = counterOf(db, rollup, id, numShards);
   if (rollup === "ours") {
-    await createCounter(db, id, numShards, { windowed });
+    await adminEntry().createCounter(id, { numShards, windowed, app });
     if (windowed) counter.windowed = true;
   } else {
     if (windowed) throw new Error(`the naive rollup has no windowed counters (${id})`);
@@ -126,4 +130,10 @@ export async function readParent(counter: Counter): Promise<ParentState> {
   const state = parentStateOf(counter.rollup, await counter.parent.get());
   if (state === undefined) throw new Error(`${counter.rollup} counter ${counter.id} has no parent document`);
   return state;
+}
+
+/** `rollup.readTime` (docs/api.md, the coverage rule): the read time of the sum `total` holds, µs rounded down; null if none. */
+function coveredUntilUs(snap: DocumentSnapshot): number | null {
+  const readTime = snap.get("rollup.readTime") as unknown;
+  return readTime instanceof Timestamp ? microsFloor(readTime) : null;
 }

@@ -47,13 +47,3 @@ export function emulatorHost(variable: "FIRESTORE_EMULATOR_HOST" | "FIREBASE_AUT
   }
   return host;
 }
-
-/**
- * The numeric default a param declares in functions/src/config/params.ts: where the benchmark needs a deployed
- * setting (rollupTotal's size and concurrency), it takes the declaration instead of a copy of the number.
- */
-export function declaredDefault(param: { name: string; options: { default?: unknown } }): number {
-  const value = param.options.default;
-  if (typeof value !== "number") throw new Error(`${param.name} declares no numeric default in functions/src/config/params.ts`);
-  return value;
-}

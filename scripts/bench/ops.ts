@@ -6,8 +6,7 @@
 // them back at the end.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROLLUP_CPU, rollupMemoryMb } from "../../functions/src/config/params";
-import { declaredDefault } from "./env";
+import type { InstanceSize } from "./product";
 
 /** Where main.ts writes every line that is not the benchmark's own (emulators and function logs). */
 export function emulatorLogPath(outDir: string): string {
@@ -127,9 +126,6 @@ export const PRICES = {
   gibSecond: 0.0000025,
 };
 
-/** rollupTotal's size as deployed by default (functions/src/config/params.ts). */
-export const ROLLUP_SIZE = { vcpu: ROLLUP_CPU, gib: declaredDefault(rollupMemoryMb) / 1024 };
-
 export interface CostPerMillion {
   invocations: number;
   reads: number;
@@ -144,18 +140,18 @@ export interface CostPerMillion {
 
 /**
  * Scales what `increments` increments cost to a million. `instanceMs` is the instance time the invocations
- * were billed: Cloud Run bills an instance (ROLLUP_SIZE: its CPU and memory) for the time it serves at
+ * were billed: Cloud Run bills an instance (`size`: rollupTotal's CPU and memory, product.ts) for the time it serves at
  * least one request, and up to ROLLUP_CONCURRENCY invocations share that time. Where the benchmark
  * delivers events itself, it is measured as exactly that (the deliverer's busyMs); under the emulator's
  * delivery, which runs one event at a time, it is the sum of the invocations' durations (nothing shared:
  * an upper bound of what production would bill).
  */
-export function perMillion(ops: Ops, increments: number, instanceMs: number): CostPerMillion {
-  return priced(ops, instanceMs, increments === 0 ? 0 : 1_000_000 / increments);
+export function perMillion(ops: Ops, increments: number, instanceMs: number, size: InstanceSize): CostPerMillion {
+  return priced(ops, instanceMs, increments === 0 ? 0 : 1_000_000 / increments, size);
 }
 
-/** What `ops` and `instanceMs` of instance time (at ROLLUP_SIZE) cost at the list prices, every figure times `scale`. */
-export function priced(ops: Ops, instanceMs: number, scale: number): CostPerMillion {
+/** What `ops` and `instanceMs` of instance time (at `size`) cost at the list prices, every figure times `scale`. */
+export function priced(ops: Ops, instanceMs: number, scale: number, size: InstanceSize): CostPerMillion {
   const invocations = ops.invocations * scale;
   const reads = ops.reads * scale;
   const writes = ops.writes * scale;
@@ -164,7 +160,7 @@ export function priced(ops: Ops, instanceMs: number, scale: number): CostPerMill
   const instanceSeconds = (instanceMs / 1000) * scale;
   const firestore = (reads + aggregations) * PRICES.read + writes * PRICES.write;
   const invocationDollars = invocations * PRICES.invocation;
-  const instances = instanceSeconds * (ROLLUP_SIZE.vcpu * PRICES.vcpuSecond + ROLLUP_SIZE.gib * PRICES.gibSecond);
+  const instances = instanceSeconds * (size.vcpu * PRICES.vcpuSecond + size.gib * PRICES.gibSecond);
   return {
     invocations,
     reads,

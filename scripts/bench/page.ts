@@ -4,21 +4,22 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fixed } from "./format";
-import { flagValues, HOT_PLOT_FILE, PLOT_FILE, RESULTS_PAGE } from "./options";
-import { machineLine, reportBody, type BenchResults } from "./report";
+import { flagValues, RESULTS_PAGE } from "./options";
+import { machineLine, reportBody } from "./report";
+import type { BenchResults } from "./results";
+import { FLAGS } from "./workloads";
 
-/** The plots of a run, as PNG bytes. */
-export interface Plots {
-  /** Workload 1: true sum and total over time. */
-  sustained: Buffer;
-  /** Workload 9: the hottest document's writes per second over time. */
-  hot: Buffer;
+/** A workload's plot, rendered: its file beside the page, its alt text, its PNG bytes. */
+export interface RenderedPlot {
+  file: string;
+  alt: string;
+  png: Buffer;
 }
 
-/** The page for one run; the plots are beside it, under PLOT_FILE and HOT_PLOT_FILE. */
-export function resultsPage(r: BenchResults): string {
+/** The page for one run; the plots are beside it. */
+export function resultsPage(r: BenchResults, plots: readonly Pick<RenderedPlot, "file" | "alt">[]): string {
   const quick = r.options.quick;
-  const flags = flagValues(r.options).map((f) => `| \`${f.flag}\` | ${f.value} | ${f.help} |`);
+  const flags = flagValues(r.options, FLAGS).map((f) => `| \`${f.flag}\` | ${f.value} | ${f.help} |`);
   return [
     "# Benchmark results",
     "",
@@ -38,10 +39,7 @@ export function resultsPage(r: BenchResults): string {
     "",
     reportBody(r),
     "",
-    `![Workload 1: true sum and total over time, ours and naive, under both deliveries](${PLOT_FILE})`,
-    "",
-    `![Workload 9: the hottest document's writes per second over time, the growing counter against the fixed ones](${HOT_PLOT_FILE})`,
-    "",
+    ...plots.flatMap((plot) => [`![${plot.alt}](${plot.file})`, ""]),
     "## Options of this run",
     "",
     "| flag | value | what it sizes |",
@@ -52,11 +50,10 @@ export function resultsPage(r: BenchResults): string {
 }
 
 /** Writes the page and the plots into `dir` (created if needed); returns the page's path. */
-export function writeResultsPage(dir: string, r: BenchResults, plots: Plots): string {
+export function writeResultsPage(dir: string, r: BenchResults, plots: readonly RenderedPlot[]): string {
   mkdirSync(dir, { recursive: true });
   const page = join(dir, RESULTS_PAGE);
-  writeFileSync(join(dir, PLOT_FILE), plots.sustained);
-  writeFileSync(join(dir, HOT_PLOT_FILE), plots.hot);
-  writeFileSync(page, resultsPage(r));
+  for (const plot of plots) writeFileSync(join(dir, plot.file), plot.png);
+  writeFileSync(page, resultsPage(r, plots));
   return page;
 }

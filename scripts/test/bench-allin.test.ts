@@ -1,13 +1,15 @@
 // The benchmark's all-in cost table (scripts/bench/allin.ts): the calls' counted operations plus the
 // rollup's total per 1,000,000 increments, the ratio to the naive row of the same workload and delivery,
-// what the parent writes cost each listener, and the cost targets judged on those rows. Also the idle lag
-// target's margin (targets.ts), judged on a recorded run's workload 0 rows.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { allInLines, allInRows, allInTargets, naiveRowOf, type AllInInput } from "../bench/allin";
+// what the parent writes cost each listener, and the workloads' cost targets judged on those rows. Also
+// the idle lag target's margin (workloads/sparse.ts), judged on workload 0's rows of a made-up run.
+import { allInLines, allInRows, naiveRowOf, type AllInInput, type AllInRow } from "../bench/allin";
 import type { CostPerMillion } from "../bench/ops";
-import type { BenchResults } from "../bench/report";
-import { IDLE_LAG_MARGIN_MS, targets } from "../bench/targets";
+import { WORKLOADS } from "../bench/workloads";
+import { IDLE_LAG_MARGIN_MS, sparse } from "../bench/workloads/sparse";
+import { workloadResults } from "./helpers/bench-results";
+
+/** Every workload's cost targets, judged on `rows`. */
+const allInTargets = (rows: readonly AllInRow[]) => WORKLOADS.flatMap((w) => w.costTargets?.(rows) ?? []);
 
 /** A cost row whose rollup side totals `rollupDollars` per million. */
 function row(workload: string, rollup: string, rollupDollars: number, more: Partial<AllInInput> = {}): AllInInput {
@@ -132,15 +134,13 @@ describe("the cost targets", () => {
 });
 
 describe("the idle lag target", () => {
-  const recorded = JSON.parse(readFileSync(join(__dirname, "fixtures", "bench-results.json"), "utf8")) as BenchResults;
+  const rows = workloadResults().sparse;
 
   it(`holds workload 0's lag p50 to the naive trigger's + ${IDLE_LAG_MARGIN_MS} ms`, () => {
     expect(IDLE_LAG_MARGIN_MS).toBe(10);
     const judged = (oursP50: number) => {
-      const phases = recorded.phases.map((p) =>
-        p.workload.startsWith("0 ") ? { ...p, lagMs: { ...p.lagMs, uncovered: 0, p50: p.rollup === "naive" ? 40 : oursP50 } } : p,
-      );
-      return targets(phases, recorded.endToEnd, recorded.intervalMs).find((t) => t.target.startsWith("workload 0: lag p50"))!;
+      const phases = rows.map((p) => ({ ...p, lagMs: { ...p.lagMs, uncovered: 0, p50: p.rollup === "naive" ? 40 : oursP50 } }));
+      return sparse.targets!(phases, { intervalMs: 1000 }).find((t) => t.target.startsWith("workload 0: lag p50"))!;
     };
     expect(judged(50).met).toBe(true);
     expect(judged(51).met).toBe(false);

@@ -1,22 +1,32 @@
-// The benchmark's results page (scripts/bench/page.ts), written from a recorded run: the results.json of a
-// `--quick` run (fixtures/bench-results.json; its plot time series cut to a few points, which the page
-// does not read). The page is what docs/benchmark.md links for every number, so it must carry the run's
-// header and every table, and npm test's --quick run must never replace the committed copy. Also the
+// The benchmark's results page (scripts/bench/page.ts), written from a made-up `--quick` run
+// (helpers/bench-results.ts: a result for every workload, the rows, costs and targets the benchmark's own
+// code makes of them). The page is what docs/benchmark.md links for every number, so it must carry the
+// run's header and every table, and npm test's --quick run must never replace the committed copy. Also the
 // judging of workload 10's targets, which run.ts fails the run on.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { linksIn } from "../lib/doc-links";
 import { REPO_ROOT } from "../lib/firebase-cli";
-import { HOT_PLOT_FILE, parseOptions, PLOT_FILE, RESULTS_PAGE } from "../bench/options";
-import { writeResultsPage } from "../bench/page";
+import { parseOptions, RESULTS_PAGE } from "../bench/options";
+import { writeResultsPage, type RenderedPlot } from "../bench/page";
 import { allInRows } from "../bench/allin";
 import { smallDollars } from "../bench/format";
-import { machineLine, type BenchResults } from "../bench/report";
-import { targets, windowsTargets } from "../bench/targets";
+import { machineLine } from "../bench/report";
+import { ran, targetsOf, type BenchResults } from "../bench/results";
+import { FLAGS } from "../bench/workloads";
+import { HOT_PLOT_FILE } from "../bench/workloads/hot";
+import { PLOT_FILE } from "../bench/workloads/sustained";
+import { windowsTargets } from "../bench/workloads/windows";
+import { benchResults, workloadResults } from "./helpers/bench-results";
 
-const RECORDED = JSON.parse(readFileSync(join(__dirname, "fixtures", "bench-results.json"), "utf8")) as BenchResults;
-const PLOTS = { sustained: Buffer.from("a plot"), hot: Buffer.from("another plot") };
+const W = workloadResults();
+const RECORDED = benchResults(W);
+/** The workloads' plots, as they declare them, each a few bytes of its own instead of a rendered PNG. */
+const PLOTS: RenderedPlot[] = ran(RECORDED.workloads).flatMap(({ workload, result }) => {
+  const plot = workload.plot?.(result, RECORDED);
+  return plot === undefined ? [] : [{ file: plot.file, alt: plot.alt, png: Buffer.from(`the plot ${plot.file}`) }];
+});
 
 describe("the benchmark's results page", () => {
   let dir: string;
@@ -33,15 +43,15 @@ describe("the benchmark's results page", () => {
 
   it("writes the page and the plot beside it, with the run's date, machine and options in its header", () => {
     const page = write(RECORDED);
-    expect(readFileSync(join(dir, PLOT_FILE))).toEqual(PLOTS.sustained);
-    expect(readFileSync(join(dir, HOT_PLOT_FILE))).toEqual(PLOTS.hot);
+    expect(PLOTS.map((p) => p.file)).toEqual([PLOT_FILE, HOT_PLOT_FILE]);
+    for (const plot of PLOTS) expect(readFileSync(join(dir, plot.file))).toEqual(plot.png);
     const header = page.slice(0, page.indexOf("Emulator delivery capacity"));
     expect(header).toContain("# Benchmark results");
     expect(header).toContain(RECORDED.startedAt);
     expect(header).toContain(machineLine(RECORDED.machine));
     expect(header).toContain(`${RECORDED.intervalMs} ms`);
-    expect(page).toContain(`| \`--sustained-rate\` | ${RECORDED.options.sustainedRate} |`);
-    expect(page).toContain(`| \`--delivery-concurrency\` | ${RECORDED.options.deliveryConcurrency} |`);
+    expect(page).toContain(`| \`--sustained-rate\` | ${RECORDED.options.sizes.sustainedRate} |`);
+    expect(page).toContain(`| \`--delivery-concurrency\` | ${RECORDED.options.sizes.deliveryConcurrency} |`);
   });
 
   it("says in its header that a --quick run's numbers are a smoke test, and not for a full run", () => {
@@ -58,7 +68,7 @@ describe("the benchmark's results page", () => {
     expect(page).toContain(`Emulator delivery capacity: ${RECORDED.capacity.eventsPerSecond.toFixed(0)} events/s`);
     for (const phase of RECORDED.phases) expect(page).toContain(`| ${phase.workload} | ${phase.rollup} | ${phase.delivery} | ${phase.counters} |`);
     for (const row of RECORDED.costs) expect(page).toContain(`| ${row.workload} | ${row.rollup} | ${row.delivery} | `);
-    for (const path of RECORDED.endToEnd.paths) expect(page).toContain(`| ${path.path} | ${path.calls} |`);
+    for (const path of W.endToEnd.paths) expect(page).toContain(`| ${path.path} | ${path.calls} |`);
     for (const target of RECORDED.targets) expect(page).toContain(`| ${target.target} | ${target.measured} |`);
     const n = (value: number) => value.toLocaleString("en-US");
     const delivered = RECORDED.phases.filter((p) => p.deliveries !== null);
@@ -69,7 +79,7 @@ describe("the benchmark's results page", () => {
     expect(page).toMatch(/Workload 7, cold start/);
     expect(page).toMatch(/Workload 8, resets under load/);
     expect(page).toMatch(/Workload 9, a hot counter/);
-    for (const run of RECORDED.hot.runs) expect(page).toContain(`| ${run.phase.workload} | ${run.rollup} | `);
+    for (const run of W.hot.runs) expect(page).toContain(`| ${run.phase.workload} | ${run.rollup} | `);
     expect(page).toMatch(/Workload 10, windowed counters/);
     expect(page).toMatch(/^\| plain \| production-like \| /m);
     expect(page).toMatch(/^\| windowed \| production-like \| /m);
@@ -80,14 +90,14 @@ describe("the benchmark's results page", () => {
     for (const row of allInRows(RECORDED.costs)) expect(page).toContain(`| ${row.workload} | ${row.rollup} | ${row.delivery} | `);
     expect(allInRows(RECORDED.costs).map((r) => r.workload)).not.toContain("4 end to end");
     expect(page).toMatch(/^\| 0 sparse \| ours \| emulator \| [\d,]+ \| 1,000,000 \| \$[\d.]+ \| \$[\d.]+ \| \$[\d.]+ \| [\d.]+× \| /m);
-    const m = RECORDED.windows.midnight;
+    const m = W.windows.midnight;
     expect(page).toContain(`| after midnight, ${m.counters.toLocaleString("en-US")} counters | ${m.first.found.toLocaleString("en-US")} | committed `);
     expect(page).toContain("| the same, per 1,000 counters | 1,000 | (the row above, scaled) |");
     expect(page).toContain("| again right after (nothing to move) | 0 | – | 1 | 0 | 0 |");
   });
 
   it("judges workload 10: drift and windows exact, every counter moved at midnight, nothing found right after", () => {
-    const w = RECORDED.windows;
+    const w = W.windows;
     expect(windowsTargets(w).map((t) => t.met)).toEqual([true, true, true]);
     const missed = { ...w, midnight: { ...w.midnight, moved: w.midnight.counters - 1 } };
     expect(windowsTargets(missed).map((t) => t.met)).toEqual([true, false, true]);
@@ -98,7 +108,7 @@ describe("the benchmark's results page", () => {
   });
 
   it("judges workload 1's targets on workload 1 only, not on workload 10's rows", () => {
-    const judged = targets(RECORDED.phases, RECORDED.endToEnd, RECORDED.intervalMs);
+    const judged = targetsOf(RECORDED.workloads, RECORDED.costs, RECORDED.intervalMs);
     expect(RECORDED.phases.some((p) => p.workload.startsWith("10 "))).toBe(true);
     // Workload 1's parent-write targets; the naive drift rule holds for every naive phase, workload 10's too.
     expect(judged.filter((t) => t.target.startsWith("10 ") && !t.target.includes("drift, naive = number of duplicate deliveries"))).toEqual([]);
@@ -125,7 +135,7 @@ describe("the benchmark's results page", () => {
     const testScript = (JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts.test!;
     const argv = testScript.slice(testScript.indexOf("scripts/bench/main.ts") + "scripts/bench/main.ts".length).trim().split(/\s+/);
     expect(argv).toContain("--quick");
-    expect(parseOptions(argv)).toMatchObject({ quick: true, publish: false });
-    expect(parseOptions([...argv, "--publish"])).toMatchObject({ quick: true, publish: true });
+    expect(parseOptions(argv, FLAGS)).toMatchObject({ quick: true, publish: false });
+    expect(parseOptions([...argv, "--publish"], FLAGS)).toMatchObject({ quick: true, publish: true });
   });
 });

@@ -2,6 +2,7 @@
 // every other phase is (recorder.ts): the production-like Delivery of workloads 1 and 2, and the phase
 // runner it shares with workload 3.
 import type { Counter, ShardWriteRecord } from "../counters";
+import { sharedSizes } from "../options";
 import { seededRandom } from "../pace";
 import { baselineOf, caughtUp, measurePhase, watchParents, type DeliveryLabel, type PhaseInput } from "../recorder";
 import { createBenchCounters, type BenchContext } from "../workloads/context";
@@ -56,7 +57,7 @@ const FIRST_SEED = 20261124;
  * arrives at the deliverer as soon as its write is recorded, while the writer goes on.
  */
 export function productionLikeDelivery(ctx: BenchContext, wrapped: WrappedFunctions): Delivery {
-  const o = ctx.options;
+  const o = sharedSizes(ctx.options);
   const model: DeliveryModel = {
     maxDelayMs: o.deliveryDelayMs,
     duplicateFraction: o.deliveryDuplicatesPercent / 100,
@@ -66,7 +67,7 @@ export function productionLikeDelivery(ctx: BenchContext, wrapped: WrappedFuncti
   return {
     label: "production-like",
     description: describeModel(o.deliveryInstances, model),
-    createCounters: (key, rollup, count, shards, options) => createBenchCounters(ctx, `${key}-prod`, rollup, count, shards, { ...options, db: wrapped.db }),
+    createCounters: (key, rollup, count, shards, options) => createBenchCounters(ctx, `${key}-prod`, rollup, count, shards, { ...options, app: wrapped.app }),
     async run(workload, counters, drive) {
       const deliverer = createDeliverer(wrapped.instances(counters[0]!.rollup, o.deliveryInstances), model, seededRandom(seed++));
       const record = await eventRecorder(counters);

@@ -2,21 +2,27 @@
 // deliver events themselves. They use the admin SDK's default app, set up here for WRAPPED_PROJECT: the
 // emulator's own triggers serve only BENCH_PROJECT, so nothing else runs these events.
 //
-// One instance = one copy of the function's module (functions/src/entry/rollupTotal.ts, or the naive one), loaded
-// afresh: module state such as the rollup's in-memory claim memo is per instance, as on Cloud Run. The
-// copies share this process's Firestore client and CPU, which Cloud Run instances would not.
+// One instance = one copy of the code that exports the function, loaded afresh: ours is the package's main
+// entry (`@firestore-exact-counter/functions`, as an app re-exports it, from the built package) with every
+// module of the package's own code evaluated again, the naive one its codebase's modules. So module state,
+// such as the rollup's memos of claims, leading edges and committed parents (entry/rollupTotal.ts), is per
+// instance, as on Cloud Run. The copies share this process's dependencies (firebase-admin and its Firestore
+// client, firebase-functions) and its CPU, which Cloud Run instances would not.
 import { createRequire } from "node:module";
-import { getApps, initializeApp } from "firebase-admin/app";
+import { dirname, join, sep } from "node:path";
+import { getApps, initializeApp, type App } from "firebase-admin/app";
 import { getFirestore, type Firestore } from "firebase-admin/firestore";
 import functionsTest from "firebase-functions-test";
 import type { CloudEvent, CloudFunction } from "firebase-functions/v2";
 import type { Rollup } from "../counters";
 import { WRAPPED_PROJECT } from "../env";
+import { entryFile, packageDir } from "../product";
 import type { Handler } from "./deliverer";
 import type { RecordedEvent } from "./events";
 
 export interface WrappedFunctions {
-  /** WRAPPED_PROJECT's Firestore: where these workloads' counters live. */
+  /** The default app, for WRAPPED_PROJECT, and its Firestore: where these workloads' counters live. */
+  app: App;
   db: Firestore;
   /** `count` instances of a rollup's exported trigger, each with a module (and memory) of its own. */
   instances(rollup: Rollup, count: number): Handler<RecordedEvent>[];
@@ -25,24 +31,31 @@ export interface WrappedFunctions {
 
 type TriggerModule = Record<string, unknown>;
 
-/** Where each rollup's trigger is exported: entry/rollupTotal.ts exports rollupTotal without index.ts's initializeApp. */
-const MODULES: Record<Rollup, { path: string; name: string }> = {
-  ours: { path: "../../../functions/src/entry/rollupTotal", name: "rollupTotal" },
-  naive: { path: "../naive/src/naive", name: "naiveRollupTotal" },
-};
+/** Where each rollup's trigger is exported, and the folder of the code each instance evaluates afresh. */
+function exporters(): Record<Rollup, { file: string; root: string; name: string }> {
+  return {
+    ours: { file: entryFile("."), root: packageDir(), name: "rollupTotal" },
+    naive: { file: join(NAIVE_CODEBASE, "src", "naive.ts"), root: NAIVE_CODEBASE, name: "naiveRollupTotal" },
+  };
+}
+
+const NAIVE_CODEBASE = join(dirname(__dirname), "naive");
 
 const load = createRequire(__filename);
 
-/** A fresh evaluation of a module (its dependencies stay shared); the cached copy stays as it was. */
-function freshCopy(path: string): TriggerModule {
-  const resolved = load.resolve(path);
-  const cached = load.cache[resolved];
-  delete load.cache[resolved];
+/**
+ * A fresh evaluation of `file` and of every module below `root` it loads (but those of its node_modules,
+ * which stay shared); the module cache is left as it was.
+ */
+export function freshCopy(file: string, root: string): TriggerModule {
+  const own = (path: string) => path.startsWith(root + sep) && !path.includes(`${sep}node_modules${sep}`);
+  const cached = Object.entries(load.cache).filter(([path]) => own(path));
+  for (const [path] of cached) delete load.cache[path];
   try {
-    return load(resolved) as TriggerModule;
+    return load(file) as TriggerModule;
   } finally {
-    if (cached === undefined) delete load.cache[resolved];
-    else load.cache[resolved] = cached;
+    for (const path of Object.keys(load.cache)) if (own(path)) delete load.cache[path];
+    for (const [path, module] of cached) load.cache[path] = module;
   }
 }
 
@@ -66,12 +79,13 @@ export function wrappedFunctions(): WrappedFunctions {
   };
 
   return {
+    app,
     db: getFirestore(app),
     instances(rollup, count) {
-      const { path, name } = MODULES[rollup];
+      const { file, root, name } = exporters()[rollup];
       return Array.from({ length: count }, () => {
-        const fn = freshCopy(path)[name];
-        if (typeof fn !== "function") throw new Error(`${path} does not export a function ${name}`);
+        const fn = freshCopy(file, root)[name];
+        if (typeof fn !== "function") throw new Error(`${file} does not export a function ${name}`);
         return wrap(fn as CloudFunction<CloudEvent<unknown>>);
       });
     },

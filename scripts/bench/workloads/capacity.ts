@@ -6,6 +6,7 @@ import type { DocumentReference, DocumentSnapshot } from "firebase-admin/firesto
 import { microsCeil } from "../../../functions/src/model/time";
 import { withConcurrency } from "../../lib/concurrency";
 import { NOOP_DONE, NOOP_EVENTS } from "../naive/src/paths";
+import { sharedSizes } from "../options";
 import { sleep } from "../pace";
 import type { BenchContext } from "./context";
 import { drainFunctionsQueue } from "./phase";
@@ -28,7 +29,7 @@ const WARM_EVENTS = 4;
 export async function emulatorCapacity(ctx: BenchContext): Promise<CapacityResult> {
   await drainFunctionsQueue(ctx);
   await deliverNoops(ctx, "warm", WARM_EVENTS);
-  return await deliverNoops(ctx, "measure", ctx.options.capacityEvents);
+  return await deliverNoops(ctx, "measure", sharedSizes(ctx.options).capacityEvents);
 }
 
 async function deliverNoops(ctx: BenchContext, tag: string, count: number): Promise<CapacityResult> {
@@ -41,7 +42,7 @@ async function deliverNoops(ctx: BenchContext, tag: string, count: number): Prom
   );
   const writeSeconds = (Date.now() - startedMs) / 1000;
   await events.doc(id("marker")).create({ marker: true });
-  const done = await appeared(ctx.db.collection(NOOP_DONE).doc(id("marker")), ctx.options.settleTimeoutSeconds * 1000);
+  const done = await appeared(ctx.db.collection(NOOP_DONE).doc(id("marker")), sharedSizes(ctx.options).settleTimeoutSeconds * 1000);
   const firstUs = Math.min(...writes.map((w) => microsCeil(w.writeTime)));
   const seconds = (microsCeil(done.createTime!) - firstUs) / 1e6;
   return { events: count + 1, writesPerSecond: count / writeSeconds, seconds, eventsPerSecond: (count + 1) / seconds };

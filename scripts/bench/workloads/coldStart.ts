@@ -22,15 +22,18 @@
 // ends with one more reload, so the workloads after it start from workers of their own, as they did
 // before this workload existed (a callable worker left from here, idle for minutes, gave workload 4's
 // incrementCounter a tail of 0.3–1 s in all three runs that had it, none in the run without it).
-import { signedInClient, type Client } from "../../../functions/test/helpers/client";
+import type { Client } from "../../lib/client";
 import { microsCeil } from "../../../functions/src/model/time";
 import type { Counter } from "../counters";
+import { fixed, int, markdownTable, ms } from "../format";
 import { emulatorLogPath, rollupInvocationsOf } from "../ops";
 import { sleep } from "../pace";
+import { say } from "../say";
 import { watchParents, type Watch } from "../recorder";
 import { spread, type Spread } from "../stats";
-import { createBenchCounters, type BenchContext } from "./context";
+import { createBenchCounters, signedInClient, step, type BenchContext } from "./context";
 import { drainFunctionsQueue } from "./phase";
+import { sizes, type Workload } from "./workload";
 
 /** Shards of each counter (the product's default). */
 const SHARDS = 10;
@@ -64,8 +67,64 @@ export interface ColdStartResult {
   addedMs: Spread;
 }
 
-export async function coldStart(ctx: BenchContext): Promise<ColdStartResult> {
-  const { coldSamples: count, coldIdleMs: idleMs } = ctx.options;
+const FLAGS = [
+  { key: "coldSamples", flag: "--cold-samples", full: 8, quick: 2, min: 1, help: "workload 7: cold starts of rollupTotal (one functions reload each)" },
+  { key: "coldIdleMs", flag: "--cold-idle-ms", full: 5000, quick: 3000, min: 1, help: "workload 7: idle time before each warm increment" },
+] as const;
+
+export const coldStart: Workload<ColdStartResult> = {
+  id: "coldStart",
+  flags: FLAGS,
+  stages: ["first"],
+  async run(ctx) {
+    const { coldSamples: count, coldIdleMs: idleMs } = sizes(ctx.options, FLAGS);
+    const cold = await step(
+      `workload 7, cold start: ${count} cold starts of rollupTotal (one functions reload each), then the same counter after ${idleMs} ms idle`,
+      () => measureColdStarts(ctx, count, idleMs),
+    );
+    say(`  ${coldStartLine(cold)}`);
+    return cold;
+  },
+  section: (c) => [
+    `Workload 7, cold start: the first increment after rollupTotal's worker was replaced (a functions reload), then the same counter again after ${fixed(c.idleMs / 1000)} s idle; lag from the increment's commit to the total covering it:`,
+    "",
+    coldStartTable(c),
+    "",
+    coldStartLine(c),
+  ],
+};
+
+/** Workload 7: the cold and the warm increments side by side, each with its median and range. */
+function coldStartTable(c: ColdStartResult): string {
+  const row = (label: string, m: ColdStartResult["cold"]) => [
+    label,
+    int(m.lagMs.count),
+    ms(m.lagMs.p50),
+    ms(m.lagMs.min),
+    ms(m.lagMs.max),
+    ms(m.handlerMs.p50),
+    `${ms(m.handlerMs.min)}–${ms(m.handlerMs.max)}`,
+  ];
+  return markdownTable(
+    ["rollupTotal", "samples", "lag p50 ms", "lag min ms", "lag max ms", "handler p50 ms", "handler range ms"],
+    [row("cold (no worker: a new process starts)", c.cold), row(`warm (after ${fixed(c.idleMs / 1000)} s idle)`, c.warm)],
+    1,
+  );
+}
+
+/** What the cold start added to the first increment: the per-sample difference, and where it went. */
+function coldStartLine(c: ColdStartResult): string {
+  const start = c.addedMs.p50 === null || c.cold.handlerMs.p50 === null || c.warm.handlerMs.p50 === null
+    ? ""
+    : `; the handler itself took ${ms(c.cold.handlerMs.p50)} ms cold against ${ms(c.warm.handlerMs.p50)} ms warm (its first Firestore call loads the client and connects), ` +
+      `so about ${ms(c.addedMs.p50 - (c.cold.handlerMs.p50 - c.warm.handlerMs.p50))} ms went to starting the worker`;
+  return (
+    `A cold rollupTotal added ${ms(c.addedMs.p50)} ms to the first increment's lag (median of ${c.addedMs.count} paired samples, ` +
+    `range ${ms(c.addedMs.min)}–${ms(c.addedMs.max)} ms)${start}.`
+  );
+}
+
+async function measureColdStarts(ctx: BenchContext, count: number, idleMs: number): Promise<ColdStartResult> {
   const counters = await createBenchCounters(ctx, "cold", "ours", count, SHARDS);
   const client = await signedInClient();
   const watch = await watchParents(counters);

@@ -8,49 +8,25 @@
 // caches each counter's shape for up to SHAPE_CACHE_TTL_MS per instance, so at any moment the instances
 // serving a hot counter know numShards as of 0 to SHAPE_CACHE_TTL_MS ago. Each increment here uses the
 // parent's numShards as of a uniform random moment in that past (a listener on the parent records every
-// value).
-import { declaredDefault } from "../env";
-import { defaultShards } from "../../../functions/src/config/params";
-import { SHAPE_CACHE_TTL_MS } from "../../../functions/src/counters/shape";
-import type { Counter, ParentState, Rollup, ShardWriteRecord } from "../counters";
+// value). Its tables, plot and targets are in hot-report.ts, the per-second measure in hot-seconds.ts.
+import { HARD_MAX_SHARDS } from "../../../functions/src/model/param-rules";
+import { PARAMS } from "../../../functions/src/model/params";
+import { SHAPE_CACHE_TTL_MS } from "../callable";
+import type { Counter, Rollup, ShardWriteRecord } from "../counters";
 import { paced } from "../pace";
 import type { PhaseResult } from "../recorder";
 import { summarize, type Summary } from "../stats";
-import type { BenchContext } from "./context";
+import { naivePerEvent, parentWriteBudgets } from "../targets";
+import { step } from "./context";
+import { hotLines, hotSpec, hotTargets, saturatedLagTarget } from "./hot-report";
+import { calmFrom, growthOf, hotSeconds, SUSTAINED_WINDOW_S, type HotSecond } from "./hot-seconds";
 import type { Delivery } from "./phase";
+import { deliveryOf, sizes, type Workload } from "./workload";
 
 /** Increments in flight at most: enough for the rate once the counter has shards to spread them over. */
 const MAX_IN_FLIGHT = 64;
 
-/**
- * The window of the sustained rate. Firestore's guidance is about sustained writes per document; and with
- * shards picked at random, one shard's writes over a short time are noise, a Poisson count: at a mean of
- * 0.8/s the busiest of 700 shards takes about 5 in a typical second, and over 10 s windows it passes 20
- * now and then (a few of the ~35,000 shard-windows of a minute's load); over 20 s windows practically never.
- */
-export const SUSTAINED_WINDOW_S = 20;
-
 export type HotVariant = "ours, grows" | "ours, fixed" | "naive, fixed";
-
-export interface HotSecond {
-  /** Seconds since the load started (this second is [second, second + 1)). */
-  second: number;
-  /** Increments committed in this second. */
-  increments: number;
-  /** The most writes one document of the counter took in this second: a shard's increments or the parent's writes. */
-  hottest: number;
-  /** Which document that was: "parent" or "shard <n>". */
-  hottestDoc: string;
-  /**
-   * The most writes one document took over the SUSTAINED_WINDOW_S seconds from this one, per second: the
-   * sustained rate of the busiest document (null in the last seconds, where the window passes the load's end).
-   */
-  sustained: number | null;
-  /** Writes to the parent in this second. */
-  parentWrites: number;
-  /** numShards on the parent at the end of this second. */
-  numShards: number;
-}
 
 export interface HotRun {
   variant: HotVariant;
@@ -78,11 +54,49 @@ export interface HotResult {
   runs: HotRun[];
 }
 
-export async function hot(ctx: BenchContext, delivery: Delivery): Promise<HotResult> {
-  const { hotRate: rate, hotSeconds: seconds, hotFixedShards: fixedShards } = ctx.options;
+const FLAGS = [
+  { key: "hotRate", flag: "--hot-rate", full: 1000, quick: 60, min: 1, help: "workload 9: increments per second on one hot counter" },
+  { key: "hotSeconds", flag: "--hot-seconds", full: 60, quick: 45, min: 1, help: "workload 9: duration, per counter" },
+  { key: "hotFixedShards", flag: "--hot-fixed-shards", full: 10, quick: 10, min: 1, max: HARD_MAX_SHARDS, help: "workload 9: shards of the fixed counters (ours that cannot grow, and naive)" },
+] as const;
+
+export const HOT_PLOT_FILE = "bench-hot.png";
+
+export const hot: Workload<HotResult> = {
+  id: "hot",
+  flags: FLAGS,
+  stages: ["production-like"],
+  run(ctx, on) {
+    const { hotRate: rate, hotSeconds: seconds, hotFixedShards: fixedShards } = sizes(ctx.options, FLAGS);
+    return step(
+      `workload 9, a hot counter, production-like delivery: ${rate}/s for ${seconds} s on one counter: ours from the default shape (it grows), ours fixed at ${fixedShards} shards, naive on ${fixedShards} shards`,
+      () => hotCounters(deliveryOf(on), rate, seconds, fixedShards),
+    );
+  },
+  phases: (h) => h.runs.map((r) => r.phase),
+  // Its lag is that of a saturated machine: reported by its own target, not judged with the others'.
+  judged: "all but lag",
+  section: (h) => hotLines(h),
+  targets(h, { intervalMs }) {
+    const phases = h.runs.map((r) => r.phase);
+    return [
+      ...parentWriteBudgets(phases.filter((p) => p.rollup === "ours"), intervalMs),
+      ...naivePerEvent(phases.filter((p) => p.rollup === "naive")),
+      ...saturatedLagTarget(h, intervalMs),
+      ...hotTargets(h),
+    ];
+  },
+  plot: (h, results) => ({
+    file: HOT_PLOT_FILE,
+    alt: "Workload 9: the hottest document's writes per second over time, the growing counter against the fixed ones",
+    spec: hotSpec(h, results.intervalMs),
+  }),
+};
+
+async function hotCounters(delivery: Delivery, rate: number, seconds: number, fixedShards: number): Promise<HotResult> {
   const shardWritesPerSecond = Number(process.env.SHARD_WRITES_PER_SECOND);
   const variants: { variant: HotVariant; rollup: Rollup; shards: number; maxGrownShards?: number }[] = [
-    { variant: "ours, grows", rollup: "ours", shards: declaredDefault(defaultShards) },
+    { variant: "ours, grows", rollup: "ours", shards: PARAMS.DEFAULT_SHARDS.default },
     { variant: "ours, fixed", rollup: "ours", shards: fixedShards, maxGrownShards: fixedShards },
     { variant: "naive, fixed", rollup: "naive", shards: fixedShards },
   ];
@@ -166,77 +180,3 @@ function shapeHistory(counter: Counter): { asOf(ms: number): number; stop(): voi
   };
 }
 
-/**
- * Per second of the load: the increments, the hottest document (the shard with the most increments, or the
- * parent if it was written more), its sustained rate over the trailing window, and numShards.
- */
-export function hotSeconds(
-  writes: readonly ShardWriteRecord[],
-  states: readonly ParentState[],
-  startUs: number,
-  seconds: number,
-  startShards: number,
-): HotSecond[] {
-  const secondOf = (us: number) => Math.floor((us - startUs) / 1_000_000);
-  const perDoc = Array.from({ length: seconds }, () => new Map<string, number>());
-  const bump = (second: number, doc: string, n: number) => {
-    const bucket = perDoc[second];
-    if (bucket !== undefined) bucket.set(doc, (bucket.get(doc) ?? 0) + n);
-  };
-  for (const w of writes) bump(secondOf(w.writtenAtUs), `shard ${w.shard}`, 1);
-  const increments = perDoc.map((bucket) => [...bucket.values()].reduce((a, b) => a + b, 0));
-  // Parent writes: the exact counter the rollups keep on the parent, between consecutive states.
-  let previous: ParentState | undefined;
-  const numShards: number[] = new Array<number>(seconds).fill(Number.NaN);
-  for (const state of states) {
-    const second = secondOf(state.atUs);
-    if (previous !== undefined && state.writes > previous.writes) bump(second, "parent", state.writes - previous.writes);
-    if (second >= 0 && second < seconds) numShards[second] = state.numShards;
-    previous = state;
-  }
-  let shardsNow = startShards;
-  return perDoc.map((bucket, second) => {
-    if (!Number.isNaN(numShards[second]!)) shardsNow = numShards[second]!;
-    let hottest = 0;
-    let hottestDoc = "–";
-    for (const [doc, n] of bucket) {
-      if (n > hottest) [hottest, hottestDoc] = [n, doc];
-    }
-    const window = new Map<string, number>();
-    const end = second + SUSTAINED_WINDOW_S;
-    if (end <= seconds) for (let s = second; s < end; s++) for (const [doc, n] of perDoc[s]!) window.set(doc, (window.get(doc) ?? 0) + n);
-    const sustained = end <= seconds ? Math.max(0, ...window.values()) / SUSTAINED_WINDOW_S : null;
-    return { second, increments: increments[second]!, hottest, hottestDoc, sustained, parentWrites: bucket.get("parent") ?? 0, numShards: shardsNow };
-  });
-}
-
-/**
- * The first second from which every window of SUSTAINED_WINDOW_S seconds to the end of the load has its
- * busiest document at ≤ limit writes/s; null if the last window is above (or the load is shorter than a window).
- */
-export function calmFrom(perSecond: readonly HotSecond[], limit: number): number | null {
-  let from: number | null = null;
-  for (const s of perSecond) {
-    if (s.sustained === null) break;
-    if (s.sustained > limit) from = null;
-    else from ??= s.second;
-  }
-  return from;
-}
-
-function growthOf(states: readonly ParentState[], startUs: number, startShards: number): [number, number][] {
-  const out: [number, number][] = [];
-  let last = startShards;
-  for (const state of states) {
-    if (state.numShards !== last) {
-      out.push([Math.round((state.atUs - startUs) / 100_000) / 10, state.numShards]);
-      last = state.numShards;
-    }
-  }
-  return out;
-}
-
-/** The busiest document's writes per second over the load's last window (null: the load is shorter than one). */
-export function lastWindow(run: Pick<HotRun, "seconds">): number | null {
-  return run.seconds[run.seconds.length - SUSTAINED_WINDOW_S]?.sustained ?? null;
-}

@@ -5,14 +5,18 @@
 // setMember's batches make), plus what the calls themselves cost, counted on the calls the workload
 // made: setMember's reads (parent, member document and membership record in one getAll, again after a
 // lost race) and writes (the member document, the record and the shard in one batch, then the record's
-// commit time).
+// commit time). The run fails unless the totals settle at the number of member documents.
 import { Timestamp } from "firebase-admin/firestore";
 import { setMember } from "../../../functions/src/counters/members";
 import type { Counter } from "../counters";
+import { dollars, int, ms } from "../format";
+import { PRICES } from "../ops";
 import { paced, sleep } from "../pace";
 import type { PhaseResult } from "../recorder";
-import type { BenchContext } from "./context";
+import type { BenchResults } from "../results";
+import { step } from "./context";
 import type { Delivery } from "./phase";
+import { deliveryOf, sizes, type Workload } from "./workload";
 
 /** Shards of each counter (the product's default). */
 const SHARDS = 10;
@@ -30,8 +34,52 @@ export interface LikesResult {
   totals: number;
 }
 
-export async function likes(ctx: BenchContext, delivery: Delivery): Promise<LikesResult> {
-  const { likesCounters: count, likesRate: rate, likesSeconds: seconds } = ctx.options;
+const FLAGS = [
+  { key: "likesCounters", flag: "--likes-counters", full: 10, quick: 3, min: 1, help: "workload 6: unique counters (10 shards each)" },
+  { key: "likesRate", flag: "--likes-rate", full: 100, quick: 20, min: 1, help: "workload 6: setMember calls per second over them" },
+  { key: "likesSeconds", flag: "--likes-seconds", full: 20, quick: 3, min: 1, help: "workload 6: duration" },
+] as const;
+
+export const likes: Workload<LikesResult> = {
+  id: "likes",
+  flags: FLAGS,
+  stages: ["production-like"],
+  run(ctx, on) {
+    const { likesCounters: count, likesRate: rate, likesSeconds: seconds } = sizes(ctx.options, FLAGS);
+    return step(`workload 6, likes on unique counters, production-like delivery: ${rate} setMember calls/s for ${seconds} s over ${count} counters, ours only`, () =>
+      likesOn(deliveryOf(on), count, rate, seconds),
+    );
+  },
+  phases: (l) => [l.phase],
+  // Its row is held to its own check (the totals settle at the member documents), as it always was.
+  judged: "none",
+  // The calls are setMember's, counted here.
+  callables(l) {
+    const calls = l.likes + l.unlikes;
+    return new Map([[l.phase.opsPrefix, { calls, reads: l.callReadsPerCall * calls, writes: l.callWritesPerCall * calls }]]);
+  },
+  section: (l, results) => [likesLines(l, results)],
+  failures: (l) => (l.members === l.totals ? [] : [`workload 6 settled at ${l.totals} likes in the totals for ${l.members} member documents`]),
+};
+
+/**
+ * What a million setMember calls (likes and unlikes) cost: the calls themselves (reads and writes counted
+ * on the calls made) plus the rollup side (the workload's row of the cost table).
+ */
+function likesLines(l: LikesResult, r: BenchResults): string {
+  const rollup = r.costs.find((c) => c.workload === l.phase.workload && c.rollup === "ours");
+  const callDollars = (l.callReadsPerCall * PRICES.read + l.callWritesPerCall * PRICES.write) * 1_000_000;
+  const rollupDollars = rollup?.perMillion.dollars.total;
+  return [
+    `Workload 6, likes on unique counters (${int(l.likes)} likes and ${int(l.unlikes)} unlikes through setMember, ${l.phase.delivery} delivery): ` +
+      `settled at ${int(l.totals)} in the totals for ${int(l.members)} member documents; lag p50 ${ms(l.phase.lagMs.p50)} ms, p99 ${ms(l.phase.lagMs.p99)} ms.`,
+    `Per 1,000,000 setMember calls: the calls ${int(l.callReadsPerCall * 1_000_000)} reads + ${int(l.callWritesPerCall * 1_000_000)} writes = ${dollars(callDollars)}` +
+      (rollupDollars === undefined ? "" : `, the rollup ${dollars(rollupDollars)} (row "${l.phase.workload}" of the cost table), ${dollars(callDollars + rollupDollars)} in all`) +
+      ` (an incrementCounter call: 1 write = ${dollars(PRICES.write * 1_000_000)}).`,
+  ].join("\n");
+}
+
+async function likesOn(delivery: Delivery, count: number, rate: number, seconds: number): Promise<LikesResult> {
   const calls = rate * seconds;
   const counters = await delivery.createCounters("likes", "ours", count, SHARDS);
   const perCounter = Math.ceil(calls / count);

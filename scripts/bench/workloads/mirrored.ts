@@ -2,7 +2,7 @@
 // under the given delivery: counters whose ids a bench rule mirrors onto a post document each, a steady
 // load spread over them. Measured like workload 1, plus the target documents: the states of the mirrored
 // field the listeners saw, how long after its commit each increment showed in the field, and the drift
-// between the field and the parent's total once settled (must be 0).
+// between the field and the parent's total once settled (must be 0: the run fails otherwise).
 //
 // The field's lag needs no coverage time: every delta here is positive, so a field value at or above
 // the shard sum right after a write (all writes of that counter up to and including it) means the sum it
@@ -10,11 +10,14 @@
 import type { DocumentReference } from "firebase-admin/firestore";
 import { microsCeil } from "../../../functions/src/model/time";
 import { readParent, type Counter, type ShardWriteRecord } from "../counters";
+import { int, markdownTable, ms } from "../format";
 import { paced, sleep } from "../pace";
 import { groupWrites, type PhaseResult } from "../recorder";
 import { summarize, type Summary } from "../stats";
-import { phasePrefixOf, type BenchContext } from "./context";
+import { lagBoundMs } from "../targets";
+import { phasePrefixOf, step, type BenchContext } from "./context";
 import type { Delivery } from "./phase";
+import { deliveryOf, sizes, type Workload } from "./workload";
 
 /** Shards of each mirrored counter (the product's default). */
 const SHARDS = 10;
@@ -39,8 +42,48 @@ interface FieldState {
   value: number;
 }
 
-export async function mirrored(ctx: BenchContext, delivery: Delivery): Promise<MirrorResult> {
-  const { mirrorCounters: count, mirrorRate: rate, mirrorSeconds: seconds } = ctx.options;
+const FLAGS = [
+  { key: "mirrorCounters", flag: "--mirror-counters", full: 10, quick: 3, min: 1, help: "workload 5: mirrored counters (10 shards each)" },
+  { key: "mirrorRate", flag: "--mirror-rate", full: 100, quick: 20, min: 1, help: "workload 5: increments per second over them" },
+  { key: "mirrorSeconds", flag: "--mirror-seconds", full: 20, quick: 3, min: 1, help: "workload 5: duration" },
+] as const;
+
+export const mirrors: Workload<MirrorResult> = {
+  id: "mirrors",
+  flags: FLAGS,
+  stages: ["production-like"],
+  run(ctx, on) {
+    const { mirrorCounters: count, mirrorRate: rate, mirrorSeconds: seconds } = sizes(ctx.options, FLAGS);
+    return step(`workload 5, mirrors on, production-like delivery: ${rate}/s for ${seconds} s over ${count} mirrored counters, ours only`, () =>
+      mirrored(ctx, deliveryOf(on), count, rate, seconds),
+    );
+  },
+  phases: (m) => [m.phase],
+  section: (m) => [`Workload 5, mirrors on (MIRRORS=${m.rule}), the mirrored field on each post:`, "", mirrorTable(m)],
+  targets(m, { intervalMs }) {
+    const lag = m.targetLagMs;
+    return [
+      {
+        target: "workload 5: mirrored field = total once settled, field lag p99 ≤ interval + 1 s",
+        measured: `drift field − total ${int(m.mirrorDrift)} over ${m.phase.counters} counters; field lag p50 ${ms(lag.p50)} ms, p99 ${ms(lag.p99)} ms${lag.uncovered > 0 ? ` (${lag.uncovered} never shown)` : ""}`,
+        met: m.mirrorDrift === 0 && lag.uncovered === 0 && lag.p99 !== null && lag.p99 <= lagBoundMs(intervalMs),
+      },
+    ];
+  },
+  failures: (m) => (m.mirrorDrift === 0 ? [] : [`the mirrored field differs from the total on ${m.countersWithMirrorDrift} counter(s) of workload 5`]),
+};
+
+/** The parent and the mirrored field side by side. */
+function mirrorTable(m: MirrorResult): string {
+  const p = m.phase;
+  return markdownTable(
+    ["delivery", "counters", "increments", "parent writes", "field states seen", "field lag p50", "field lag p99", "drift total − Σ shards", "drift field − total"],
+    [[p.delivery, int(p.counters), int(p.increments), int(p.parentWrites), int(m.targetStatesSeen), ms(m.targetLagMs.p50), ms(m.targetLagMs.p99), int(p.drift), int(m.mirrorDrift)]],
+    2,
+  );
+}
+
+async function mirrored(ctx: BenchContext, delivery: Delivery, count: number, rate: number, seconds: number): Promise<MirrorResult> {
   const counters = await delivery.createCounters("mirror", "ours", count, SHARDS);
   const db = counters[0]!.parent.firestore;
   const prefix = phasePrefixOf(counters[0]!.id);

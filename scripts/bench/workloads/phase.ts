@@ -5,6 +5,7 @@
 import { createBenchCounter, incrementShard, readParent, type Counter, type ParentState, type Rollup, type ShardWriteRecord } from "../counters";
 import { callableRead } from "../callable";
 import { baselineOf, measurePhase, settle, watchParents, type DeliveryLabel, type PhaseResult } from "../recorder";
+import { sharedSizes } from "../options";
 import { sleep } from "../pace";
 import { createBenchCounters, type BenchContext } from "./context";
 
@@ -72,7 +73,7 @@ export async function emulatorPhase(
     for (const w of writes) truth.set(w.counterId, truth.get(w.counterId)! + w.delta);
     const { exact } = await settle(counters, watch, truth, {
       intervalMs: ctx.intervalMs,
-      timeoutMs: ctx.options.settleTimeoutSeconds * 1000,
+      timeoutMs: sharedSizes(ctx.options).settleTimeoutSeconds * 1000,
     });
     const result = await measurePhase({
       workload,
@@ -105,7 +106,7 @@ const PROBE_ATTEMPTS = 6;
  * has been started; a further interval lets rollups that were waiting for their slot finish.
  */
 export async function drainFunctionsQueue(ctx: BenchContext): Promise<void> {
-  probe ??= await createBenchCounter(ctx.db, "naive", `probe-${ctx.runId}`, 1);
+  probe ??= await createBenchCounter(ctx.app, "naive", `probe-${ctx.runId}`, 1);
   for (let attempt = 0; attempt < PROBE_ATTEMPTS; attempt++) {
     const before = (await readParent(probe)).total;
     await incrementShard(ctx.db, probe);

@@ -3,18 +3,23 @@
 // the workers the workloads will need: a steady stream like workload 1, then a burst over many counters
 // like workload 2 (one rollup waiting for its slot per counter, each holding a worker).
 import { createBenchCounter, incrementShard, ROLLUPS } from "../counters";
+import { sharedSizes } from "../options";
 import { paced } from "../pace";
 import { withConcurrency } from "../../lib/concurrency";
 import { counterIdFor, createBenchCounters, type BenchContext } from "./context";
 import { drainFunctionsQueue } from "./phase";
+import { sizeOf } from "./workload";
 
 const BURST_COUNTERS = 16;
 
 export async function warmUp(ctx: BenchContext): Promise<void> {
-  const { warmupSeconds, sustainedRate, burstConcurrency } = ctx.options;
+  const { warmupSeconds } = sharedSizes(ctx.options);
+  // Workload 1's rate and workload 2's writes in flight: the workers they will need.
+  const sustainedRate = sizeOf(ctx.options, "sustainedRate");
+  const burstConcurrency = sizeOf(ctx.options, "burstConcurrency");
   if (warmupSeconds === 0) return;
   for (const rollup of ROLLUPS) {
-    const steady = await createBenchCounter(ctx.db, rollup, counterIdFor(ctx, "warmup", rollup), 10);
+    const steady = await createBenchCounter(ctx.app, rollup, counterIdFor(ctx, "warmup", rollup), 10);
     await paced(sustainedRate * warmupSeconds, sustainedRate, 32, () => incrementShard(ctx.db, steady));
     const many = await createBenchCounters(ctx, "warmup", rollup, BURST_COUNTERS, 10, { first: 1 });
     await withConcurrency(
