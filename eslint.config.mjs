@@ -17,10 +17,6 @@ const PUBLIC_ENTRIES = ["@firestore-exact-counter/functions", "@firestore-exact-
 const NOT_MODEL_YET = {
   // The benchmark drives the product through the model and the packages' entries (scripts/bench/product.ts),
   // but where it measures a piece of the product no entry offers.
-  // The callable side of the all-in cost table asks the product's own per-instance shape cache, as incrementCounter does.
-  "scripts/bench/callable.ts": ["functions/src/counters/shape"],
-  // Each increment's shard write is made by the benchmark itself (it needs its time and its before and after snapshots), as incrementCounter writes it.
-  "scripts/bench/counters.ts": ["functions/src/counters/shard-writes"],
   // Workload 6 pins setMember's shard choice (its `random`) to the shard the event recorder serializes writes on.
   "scripts/bench/workloads/likes.ts": ["functions/src/counters/members"],
   // Workload 10's midnight commit, run with its day clock a day ahead on a project of its own: the main entry's

@@ -1,17 +1,19 @@
 // The callable side of an increment, counted from what the benchmark's increments did. The benchmark makes
 // each increment's shard write itself (counters.ts, delivery/events.ts) so that it knows the write's time
 // and its before and after snapshots; before an increment of ours it also asks the product's shape cache
-// (functions/src/counters/shape.ts, shapeOf) for the counter's shape, as incrementCounter does, through a
-// Firestore handle that counts the document reads it makes: a cache hit reads nothing, a miss reads the
-// parent. This process is one callable instance: one cache, SHAPE_CACHE_TTL_MS long. A phase starts with
-// its counters forgotten (forgetPhaseShapes): the instance that serves a counter's increments is not the
-// one whose createCounter remembered its shape. The naive callable reads nothing: one shard write.
-import type { CollectionReference, DocumentReference, Firestore } from "firebase-admin/firestore";
-import { forgetShape, shapeOf, SHAPE_CACHE_TTL_MS } from "../../functions/src/counters/shape";
+// (functions/src/model/shape-cache.ts) for the counter's shape, as incrementCounter's shapeOf does: a hit
+// reads nothing, a miss reads the parent. This process is one callable instance: one cache,
+// SHAPE_CACHE_TTL_MS long. A phase starts with its counters forgotten (forgetPhaseShapes): the instance that
+// serves a counter's increments is not the one whose createCounter remembered its shape. The naive callable
+// reads nothing: one shard write.
+import { shapeCache, SHAPE_CACHE_TTL_MS } from "../../functions/src/model/shape-cache";
 import type { Counter } from "./counters";
 
 /** How long the product's cache keeps a shape (the workloads' idle gaps and a hot counter's stale shapes follow it). */
 export { SHAPE_CACHE_TTL_MS };
+
+/** This process's shape cache: the product's own (model/shape-cache.ts), as one callable instance holds it. */
+const shapes = shapeCache<true>();
 
 /** What the calls of a phase did in Firestore: calls counted, document reads and writes they made. */
 export interface CallableOps {
@@ -34,19 +36,21 @@ function add(counterId: string, reads: number, writes: number): void {
  * What incrementCounter reads before its write: the shape through the product's cache (ours), nothing
  * (naive). Call it before making the increment's one write; it counts the call, its reads and that write.
  */
-export async function callableRead(counter: Counter): Promise<void> {
+export function callableRead(counter: Counter): void {
   if (counter.rollup === "naive") {
     add(counter.id, 0, 1);
     return;
   }
-  let reads = 0;
-  await shapeOf(countingReads(counter.parent.firestore, () => reads++), counter.id);
-  add(counter.id, reads, 1);
+  // incrementCounter's shapeOf: a shape the instance holds costs nothing; a miss reads the parent and keeps its shape.
+  const now = Date.now();
+  const miss = shapes.get(counter.id, now) === undefined;
+  if (miss) shapes.remember(counter.id, true, now);
+  add(counter.id, miss ? 1 : 0, 1);
 }
 
 /** Drops the shapes of a phase's counters from this process's cache: its calls start on a callable instance that has not seen them. */
 export function forgetPhaseShapes(counters: readonly Counter[]): void {
-  for (const counter of counters) forgetShape(counter.id);
+  for (const counter of counters) shapes.forget(counter.id);
 }
 
 /** The calls counted on the counters whose ids start with `prefix` (a phase's: workloads/context.ts). */
@@ -59,31 +63,4 @@ export function callableOpsOf(prefix: string): CallableOps {
     total.writes += ops.writes;
   }
   return total;
-}
-
-/** `db`, whose `collection(…).doc(…).get()` calls `onRead` once per document read (how shapeOf reads a parent). */
-function countingReads(db: Firestore, onRead: () => void): Firestore {
-  const doc = (ref: DocumentReference): DocumentReference =>
-    new Proxy(ref, {
-      get: (target, key) => {
-        if (key !== "get") return bound(target, key);
-        return () => {
-          onRead();
-          return target.get();
-        };
-      },
-    });
-  const collection = (ref: CollectionReference): CollectionReference =>
-    new Proxy(ref, {
-      get: (target, key) => (key === "doc" ? (id: string) => doc(target.doc(id)) : bound(target, key)),
-    });
-  return new Proxy(db, {
-    get: (target, key) => (key === "collection" ? (path: string) => collection(target.collection(path)) : bound(target, key)),
-  });
-}
-
-/** A property of `target`, its methods bound to it (the SDK's classes use their own fields through `this`). */
-function bound(target: object, key: string | symbol): unknown {
-  const value: unknown = Reflect.get(target, key, target);
-  return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
 }

@@ -15,8 +15,7 @@ import {
 } from "firebase-admin/firestore";
 import { counterRef, shardsRef } from "../../functions/src/model/paths";
 import { microsCeil, microsFloor } from "../../functions/src/model/time";
-import { shardIncrement } from "../../functions/src/counters/shard-writes";
-import { pickShard, readCount, shardIds } from "../../functions/src/model/shards";
+import { pickShard, readCount, shardDelta, shardIds } from "../../functions/src/model/shards";
 import { dayOf } from "../../functions/src/model/windows";
 import { naiveCounterRef, naiveShardsRef } from "./naive/src/paths";
 import { adminEntry } from "./product";
@@ -81,7 +80,11 @@ export interface ShardWriteRecord {
 /** The update incrementCounter makes on a shard of `counter` (the naive counter's: `count` alone). */
 export function shardUpdateOf(counter: Counter, delta: number): Record<string, FieldValue> {
   if (counter.rollup === "naive") return { count: FieldValue.increment(delta) };
-  return shardIncrement(delta, counter.windowed === true ? dayOf(Date.now()) : null);
+  const { increments, deletes } = shardDelta(delta, counter.windowed === true ? dayOf(Date.now()) : null);
+  const update: Record<string, FieldValue> = {};
+  for (const [field, amount] of Object.entries(increments)) update[field] = FieldValue.increment(amount);
+  for (const field of deletes) update[field] = FieldValue.delete();
+  return update;
 }
 
 /** One increment as incrementCounter makes it; resolves with the write's commit time. */

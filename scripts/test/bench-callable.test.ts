@@ -1,9 +1,9 @@
-// The callable side of the benchmark's all-in table (scripts/bench/callable.ts), against the Firestore
-// emulator: an increment of ours asks the product's shape cache first, as incrementCounter does, and the
-// benchmark counts the parent reads that actually happened: one on a miss, none on a hit, one again once
-// the cache has let the shape go. The naive callable reads nothing. One write per call either way.
+// The callable side of the benchmark's all-in table (scripts/bench/callable.ts), on counters in the
+// Firestore emulator: an increment of ours asks the product's shape cache first, as incrementCounter does,
+// and the benchmark counts the parent reads that cache makes an instance do: one on a miss, none on a hit,
+// one again once the cache has let the shape go. The naive callable reads nothing. One write per call either way.
 import { deleteApp, initializeApp } from "firebase-admin/app";
-import { SHAPE_CACHE_TTL_MS } from "../../functions/src/counters/shape";
+import { SHAPE_CACHE_TTL_MS } from "../../functions/src/model/shape-cache";
 import { requireEmulators } from "../../functions/test/helpers/emulators";
 import { callableOpsOf, callableRead, forgetPhaseShapes } from "../bench/callable";
 import { createBenchCounter, type Rollup } from "../bench/counters";
@@ -25,30 +25,30 @@ describe("the benchmark's count of what an increment's call did", () => {
   it("counts a parent read for ours when the callable instance does not hold the shape, and none while it does", async () => {
     const { prefix, counter: c } = await counter("miss", "ours");
     forgetPhaseShapes([c]);
-    for (let i = 0; i < 3; i++) await callableRead(c);
+    for (let i = 0; i < 3; i++) callableRead(c);
     expect(callableOpsOf(prefix)).toEqual({ calls: 3, reads: 1, writes: 3 });
   });
 
   it("counts a read on the first call after createCounter: the admin entry that created the counter is another instance", async () => {
     const { prefix, counter: c } = await counter("created", "ours");
-    await callableRead(c);
-    await callableRead(c);
+    callableRead(c);
+    callableRead(c);
     expect(callableOpsOf(prefix)).toEqual({ calls: 2, reads: 1, writes: 2 });
   });
 
   it("counts a read again once the cache has let the shape go (SHAPE_CACHE_TTL_MS)", async () => {
     const { prefix, counter: c } = await counter("expired", "ours");
     forgetPhaseShapes([c]);
-    await callableRead(c);
+    callableRead(c);
     await new Promise((resolve) => setTimeout(resolve, SHAPE_CACHE_TTL_MS + 200));
-    await callableRead(c);
+    callableRead(c);
     expect(callableOpsOf(prefix)).toEqual({ calls: 2, reads: 2, writes: 2 });
   }, 30_000);
 
   it("counts the naive callable's one write and no read", async () => {
     const { prefix, counter: c } = await counter("naive", "naive");
-    await callableRead(c);
-    await callableRead(c);
+    callableRead(c);
+    callableRead(c);
     expect(callableOpsOf(prefix)).toEqual({ calls: 2, reads: 0, writes: 2 });
   });
 
@@ -57,7 +57,7 @@ describe("the benchmark's count of what an increment's call did", () => {
     const counters = await Promise.all([0, 1].map((i) => createBenchCounter(app, "ours", `${prefix}${i}`, 1)));
     const other = await createBenchCounter(app, "ours", `phase-ours-${RUN}x-0`, 1);
     forgetPhaseShapes([...counters, other]);
-    for (const c of [...counters, ...counters, other]) await callableRead(c);
+    for (const c of [...counters, ...counters, other]) callableRead(c);
     expect(callableOpsOf(prefix)).toEqual({ calls: 4, reads: 2, writes: 4 });
   });
 });

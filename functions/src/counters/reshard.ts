@@ -5,9 +5,9 @@ import { FieldValue, type Firestore, type Transaction } from "firebase-admin/fir
 import * as logger from "firebase-functions/logger";
 import { counterRef, shardRef } from "../model/paths";
 import { ADMIN_TRANSACTION_ATTEMPTS, forgetShape, shapeIn } from "./shape";
-import { dayField, NEW_SHARD } from "./shard-writes";
+import { NEW_SHARD } from "./shard-writes";
 import { shardDaysOf } from "../model/windows";
-import { readCount, readWrites, removedShardIds, shardIds, spread } from "../model/shards";
+import { dayField, readCount, readWrites, removedShardIds, shardIds, spread } from "../model/shards";
 
 /**
  * Changes the number of shards without changing their sum. Up: new shards start at 0. Down: the removed

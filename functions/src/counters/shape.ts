@@ -5,6 +5,7 @@ import type { DocumentSnapshot, Firestore } from "firebase-admin/firestore";
 import { CounterError } from "../model/errors";
 import { counterRef } from "../model/paths";
 import { storedCounter } from "../model/schema";
+import { shapeCache } from "../model/shape-cache";
 
 export interface CounterShape {
   numShards: number;
@@ -52,25 +53,21 @@ export const ADMIN_TRANSACTION_ATTEMPTS = 20;
 //   so the new counter's windows miss them (its total does not); a stale "windowed" only writes day
 //   fields nobody sums. WINDOWED_COUNTERS removes the first case for every id it matches.
 
-export const SHAPE_CACHE_TTL_MS = 5_000;
-const SHAPE_CACHE_MAX_ENTRIES = 10_000;
-const shapeCache = new Map<string, CounterShape & { expiresAt: number }>();
+// The cache itself, and how long it keeps a shape (SHAPE_CACHE_TTL_MS): model/shape-cache.ts.
+const cache = shapeCache<CounterShape>();
 
 export function rememberShape(counterId: string, shape: CounterShape): void {
-  if (shapeCache.size >= SHAPE_CACHE_MAX_ENTRIES) shapeCache.clear();
-  shapeCache.set(counterId, { ...shape, expiresAt: Date.now() + SHAPE_CACHE_TTL_MS });
+  cache.remember(counterId, { ...shape }, Date.now());
 }
 
 export function forgetShape(counterId: string): void {
-  shapeCache.delete(counterId);
+  cache.forget(counterId);
 }
 
 /** The shape of an existing counter (cached unless `fresh`), or `not-found`. */
 export async function shapeOf(db: Firestore, counterId: string, fresh = false): Promise<CounterShape> {
-  const cached = shapeCache.get(counterId);
-  if (!fresh && cached !== undefined && cached.expiresAt > Date.now()) {
-    return { numShards: cached.numShards, unique: cached.unique, windowed: cached.windowed };
-  }
+  const cached = fresh ? undefined : cache.get(counterId, Date.now());
+  if (cached !== undefined) return { ...cached };
   let shape: CounterShape;
   try {
     shape = shapeIn(counterId, await counterRef(db, counterId).get());

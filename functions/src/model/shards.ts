@@ -1,5 +1,7 @@
-// Pure shard arithmetic: which shard an increment lands on, which shard ids a counter has, and how a
-// stored `count` is read. No Firebase import, so unit tests can pin every case.
+// Pure shard arithmetic: which shard an increment lands on, which shard ids a counter has, how a stored
+// `count` is read, and what a write of a delta changes on a shard. No Firebase import, so unit tests can pin
+// every case.
+import { addDays } from "./windows";
 
 /** A source of numbers in [0, 1), injected so tests can choose the shard. */
 export type Random = () => number;
@@ -87,4 +89,43 @@ export function spread(amount: number, keep: number): number[] {
   const base = Math.floor(abs / keep);
   const extra = abs % keep;
   return Array.from({ length: keep }, (_, i) => sign * (base + (i < extra ? 1 : 0)) || 0);
+}
+
+/**
+ * The days an increment drops from its shard: days 32 to 38 before its own. A sum reads back to the 30th
+ * day before its rollup's day (KEPT_DAYS in windows.ts), and a writer's day is at most one day after a
+ * rollup's (clocks a minute apart at midnight), so no sum ever reads a day an increment drops.
+ */
+export const PRUNED_DAYS = { from: 32, to: 38 } as const;
+
+/** A shard's field for the net count of `day`. */
+export function dayField(day: string): string {
+  return `days.${day}`;
+}
+
+/**
+ * What one write of a delta does to a shard, as data: the fields it adds an amount to, and the fields it
+ * deletes. counters/shard-writes.ts makes the Firestore update of it (incrementCounter, setMember, a fold);
+ * the benchmark, which makes its increments' shard writes itself, makes the same one.
+ */
+export interface ShardDelta {
+  increments: Record<string, number>;
+  deletes: string[];
+}
+
+/**
+ * The delta `delta` on a shard: its count, and one more applied write (the load the rollup measures to grow
+ * a counter: rollup/growth.ts); on a windowed counter (`day`: the UTC day of the applying clock) the day's
+ * count too, and the deletion of days long gone. A shard that took no increment for those whole 7 days
+ * keeps an older day, which no window reads. `dayDelta` is the part of `delta` that counts for `day` (all
+ * of it for an increment; a fold of an extension counter's history counts in the total only).
+ */
+export function shardDelta(delta: number, day: string | null = null, dayDelta = delta): ShardDelta {
+  const increments: Record<string, number> = { count: delta, writes: 1 };
+  const deletes: string[] = [];
+  if (day !== null) {
+    if (dayDelta !== 0) increments[dayField(day)] = dayDelta;
+    for (let back = PRUNED_DAYS.from; back <= PRUNED_DAYS.to; back++) deletes.push(dayField(addDays(day, -back)));
+  }
+  return { increments, deletes };
 }

@@ -7,15 +7,14 @@ import * as logger from "firebase-functions/logger";
 import { GRPC, grpcCode } from "../model/errors";
 import type { MirrorTarget } from "../model/mirror-rules";
 import { COUNTERS, counterRef, isUnderCounter, LEASE_ID, leaseRef, ROLLUP, shardsRef, WINDOWS_MOVE_AT } from "../model/paths";
-import { dayField } from "../counters/shard-writes";
+import { dayField } from "../model/shards";
 import type { DayCounts } from "../model/windows";
 import { microsFloor } from "../model/time";
 import type { ClaimData, CommitResult, FoundClaim, LeaseRead, MidnightPage, MoveResult, RollupStore, StaleClaims, SumRead } from "./store";
 import { commitParent, moveWindows, parentReadOf, timestampOf, timestampOfMicros, versionOf, type MirrorStep } from "./firestore-parent";
 import { sumShards } from "./sum";
 
-// Still reached from here by the code that imported it from this module.
-export { coveredUntilUs } from "./firestore-parent";
+// The steps of a mirrored commit, which the store's options take (onMirrorStep).
 export type { MirrorStep } from "./firestore-parent";
 
 export interface FirestoreRollupStoreOptions {

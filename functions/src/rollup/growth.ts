@@ -69,7 +69,7 @@ export const GROW_CHUNK = 400;
 export const RATE_INTERVAL_MIN_MS = 500;
 /**
  * How long increments may keep picking from the shards they knew before a step: the callable's shape
- * cache (SHAPE_CACHE_TTL_MS in counters/shape.ts; a unit test keeps the two equal).
+ * cache (SHAPE_CACHE_TTL_MS in model/shape-cache.ts; a unit test keeps the two equal).
  */
 export const SPREAD_MS = 5_000;
 

@@ -1,5 +1,5 @@
 // The growth decision (rollup/growth.ts): when a counter's measured load grows its shards, and by how much.
-import { SHAPE_CACHE_TTL_MS } from "../../src/counters/shape";
+import { SHAPE_CACHE_TTL_MS } from "../../src/model/shape-cache";
 import { GROW_CHUNK, growthStep, HOT_FOR_MS, SPREAD_MS, type GrowthSettings, type Load } from "../../src/rollup/growth";
 
 const SETTINGS: GrowthSettings = { shardWritesPerSecond: 1, maxShards: 1000, hotForMs: HOT_FOR_MS };

@@ -1,7 +1,8 @@
 // The pure arithmetic of windowed counters (model/windows.ts): UTC days, which days a
 // sum must read, the windows of a day, when they next move, and the shard update that carries a day.
 import { addDays, DAY_CLOSES_AFTER_MS, dayCountsOf, dayOf, daysAfter, daysFrom, isDay, KEPT_DAYS, nextMidnightMs, openDays, shardDaysOf, windowsMoveAtMs, windowsOf } from "../../src/model/windows";
-import { PRUNED_DAYS, shardIncrement } from "../../src/counters/shard-writes";
+import { shardIncrement } from "../../src/counters/shard-writes";
+import { PRUNED_DAYS } from "../../src/model/shards";
 
 const at = (iso: string) => Date.parse(iso);
 const us = (iso: string) => at(iso) * 1000;

@@ -61,7 +61,7 @@ export async function eventRecorder(counters: readonly Counter[]): Promise<Recor
 
 /** An increment of 1 as incrementCounter makes it: its shape read (callable.ts, counted there), then one batch, `increment(1)` on the shard (ours: and on its `writes`, and a windowed counter's day). */
 const incrementWrite: ShardWriter = async (counter, shard) => {
-  await callableRead(counter);
+  callableRead(counter);
   const batch = counter.parent.firestore.batch();
   batch.update(counter.shards.doc(String(shard)), shardUpdateOf(counter, 1));
   const [result] = await batch.commit();

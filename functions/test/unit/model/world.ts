@@ -11,14 +11,13 @@
 // `rollup.days`, `rollup.windowsMoveAt` and `resetAt` as firestore-store.ts reads and writes them, and a
 // ledger of every delta by day with its commit time: the truth the properties hold the windows to.
 import { GRPC } from "../../../src/model/errors";
-import { shardStateOf } from "../../../src/model/shards";
+import { PRUNED_DAYS, shardStateOf } from "../../../src/model/shards";
 import type { MirrorTarget } from "../../../src/model/mirror-rules";
 import type { Load } from "../../../src/rollup/growth";
 import type { ParentView } from "../../../src/rollup/plan";
 import { commitMirrored, type MirrorPort } from "../../../src/rollup/mirrored";
 import type { ClaimCursor, ClaimData, CommitFields, CommitResult, LeaseRead, MidnightPage, MoveResult, ParentRead, RollupStore, StaleClaims, SumRead } from "../../../src/rollup/store";
 import type { ShardWrite } from "../../../src/rollup/types";
-import { PRUNED_DAYS } from "../../../src/counters/shard-writes";
 import { addDays, CLOCK_AHEAD_MS, DAY_CLOSES_AFTER_MS, type DayCounts, dayOf, daysFrom, KEPT_DAYS, WINDOW_DAYS, type Windows, windowsMoveAtMs, windowsOf, type WindowsState } from "../../../src/model/windows";
 import { erasedDays, resetPlan, type ResetMarks, type ResetRead } from "../../../src/model/reset-plan";
 import { pick, type Rng, type Sim } from "./sim";
