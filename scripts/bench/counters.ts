@@ -34,14 +34,17 @@ export interface Counter {
   /** Ours only: created windowed (counts per UTC day: functions/src/model/windows.ts). */
   windowed?: boolean;
   /**
-   * How a recorded write on one of its shards is made (delivery/events.ts), when not as incrementCounter
-   * makes it: workload 6 makes setMember's batch (member document + shard).
+   * How a recorded write is made (delivery/events.ts), when not as incrementCounter makes it: workload 6 calls
+   * setMember through the admin entry, which picks the shard itself (the recorder finds which by the time).
    */
-  write?: ShardWriter;
+  write?: OwnShardWriter;
 }
 
 /** Makes one write on `shard` of `counter` and answers its commit time and the shard's change. */
 export type ShardWriter = (counter: Counter, shard: number) => Promise<{ writeTime: Timestamp; delta: number }>;
+
+/** Makes one write on a shard of `counter` that the product picks, and answers its commit time and the shard's change. */
+export type OwnShardWriter = (counter: Counter) => Promise<{ writeTime: Timestamp; delta: number }>;
 
 export function counterOf(db: Firestore, rollup: Rollup, id: string, numShards: number): Counter {
   return rollup === "ours"

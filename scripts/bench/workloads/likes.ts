@@ -1,22 +1,23 @@
 // Workload 6: likes on unique counters (docs/unique-counters.md). Our rollup only (the naive trigger has
-// no members), under the given delivery: every call is the product's own setMember (functions/src/
-// counters/members.ts), two thirds of them likes by new users and one third unlikes of users who liked
+// no members), under the given delivery: every call is the product's own setMember (the admin entry's, the
+// same code as the callable's, on the shard it picks), two thirds of them likes by new users and one third unlikes of users who liked
 // early on, round robin over the counters. Measured like workload 1 (its events are the shard writes
 // setMember's batches make), plus what the calls themselves cost, counted on the calls the workload
 // made: setMember's reads (parent, member document and membership record in one getAll, again after a
 // lost race) and writes (the member document, the record and the shard in one batch, then the record's
 // commit time). The run fails unless the totals settle at the number of member documents.
+import type { App } from "firebase-admin/app";
 import { Timestamp } from "firebase-admin/firestore";
-import { setMember } from "../../../functions/src/counters/members";
 import type { Counter } from "../counters";
 import { dollars, int, ms } from "../format";
 import { PRICES } from "../ops";
 import { paced, sleep } from "../pace";
+import { adminEntry } from "../product";
 import type { PhaseResult } from "../recorder";
 import type { BenchResults } from "../results";
 import { step } from "./context";
 import type { Delivery } from "./phase";
-import { deliveryOf, sizes, type Workload } from "./workload";
+import { deliveryOf, sizes, wrappedOf, type Workload } from "./workload";
 
 /** Shards of each counter (the product's default). */
 const SHARDS = 10;
@@ -47,7 +48,7 @@ export const likes: Workload<LikesResult> = {
   run(ctx, on) {
     const { likesCounters: count, likesRate: rate, likesSeconds: seconds } = sizes(ctx.options, FLAGS);
     return step(`workload 6, likes on unique counters, production-like delivery: ${rate} setMember calls/s for ${seconds} s over ${count} counters, ours only`, () =>
-      likesOn(deliveryOf(on), count, rate, seconds),
+      likesOn(deliveryOf(on), wrappedOf(on).app, count, rate, seconds),
     );
   },
   phases: (l) => [l.phase],
@@ -79,7 +80,8 @@ function likesLines(l: LikesResult, r: BenchResults): string {
   ].join("\n");
 }
 
-async function likesOn(delivery: Delivery, count: number, rate: number, seconds: number): Promise<LikesResult> {
+/** `app`: the production-like delivery's, whose Firestore holds the counters (delivery/wrapped.ts). */
+async function likesOn(delivery: Delivery, app: App, count: number, rate: number, seconds: number): Promise<LikesResult> {
   const calls = rate * seconds;
   const counters = await delivery.createCounters("likes", "ours", count, SHARDS);
   const perCounter = Math.ceil(calls / count);
@@ -90,16 +92,14 @@ async function likesOn(delivery: Delivery, count: number, rate: number, seconds:
   const cost = { reads: 0, writes: 0, likes: 0, unlikes: 0 };
   for (const counter of counters) {
     await counter.parent.update({ unique: true }); // created plain by the bench's helper; now a likes counter
-    counter.write = async (c: Counter, shard: number) => {
+    counter.write = async (c: Counter) => {
       const j = made.get(c.id) ?? 0;
       made.set(c.id, j + 1);
       const member = j < joins;
       const uid = `u${member ? j : j - joins}`;
-      // Pins setMember's random shard choice to the shard the recorder serializes writes on.
-      const random = () => (shard + 0.5) / c.numShards;
       for (let attempt = 0; ; attempt++) {
         cost.reads += 3; // the parent, the member document and the record: one getAll per attempt of setMember
-        const answer = await setMember(c.parent.firestore, c.id, uid, member, { random });
+        const answer = await adminEntry().setMember(c.id, uid, member, { app });
         if (answer.changed) {
           cost.writes += 4;
           if (member) cost.likes++;
