@@ -6,8 +6,7 @@ import { dollars, fixed, int, markdownTable } from "./format";
 import type { CallableOps } from "./callable";
 import { perMillion, PRICES, REMEMBERED, type CostPerMillion, type Ops } from "./ops";
 import type { InstanceSize } from "./product";
-import type { DeliveryLabel } from "./recorder";
-import type { CostPhase } from "./workloads/workload";
+import type { DeliveryLabel, PhaseResult } from "./recorder";
 
 export interface CostRow extends Pick<AllInInput, "parentWrites" | "callable"> {
   workload: string;
@@ -18,6 +17,9 @@ export interface CostRow extends Pick<AllInInput, "parentWrites" | "callable"> {
   /** The same operations by the invocations' outcome (the rollup's "rollup ops" lines), not scaled. */
   byOutcome: { outcome: string; ops: Ops }[];
 }
+
+/** The phases of a row of the cost tables: a phase's, or one counted on its own (workload 4's naive callable). */
+export type CostPhase = Pick<PhaseResult, "workload" | "rollup" | "delivery" | "opsPrefix" | "increments" | "deliveries" | "parentWrites">;
 
 /**
  * A phase's row: what its invocations did (`ops`, its "rollup ops" lines summed; `byOutcome`, the same by

@@ -3,7 +3,28 @@
 // handed to the run inside them (run.ts) as JSON.
 import { PARAMS } from "../../functions/src/model/params";
 import { integerOption, lastValue, readArgv } from "../../cli/src/lib/cli";
-import { sizes, type Flag } from "./workloads/workload";
+
+export interface Flag {
+  key: string;
+  flag: string;
+  full: number;
+  quick: number;
+  min: number;
+  max?: number;
+  help: string;
+}
+
+/** One flag's value in a run's options, by its key (a flag of another workload: the warm-up sizes itself by workloads 1 and 2). */
+export function sizeOf(options: { sizes: Record<string, number> }, key: string): number {
+  const value = options.sizes[key];
+  if (value === undefined) throw new Error(`the options have no ${key}`);
+  return value;
+}
+
+/** The values of `flags` in a run's options (what --quick and the flags made them). */
+export function sizes<const F extends readonly Flag[]>(options: { sizes: Record<string, number> }, flags: F): Record<F[number]["key"], number> {
+  return Object.fromEntries(flags.map(({ key }) => [key, sizeOf(options, key)])) as Record<F[number]["key"], number>;
+}
 
 export interface BenchOptions {
   quick: boolean;

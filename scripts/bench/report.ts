@@ -6,7 +6,8 @@ import { allInLines } from "./allin";
 import { costTable, parentMemoLines, pricesLine } from "./costs";
 import { fixed, int, markdownTable, ms } from "./format";
 import type { PhaseResult } from "./recorder";
-import { ran, type BenchResults, type Machine } from "./results";
+import type { BenchResults, Machine } from "./results";
+import { ran } from "./workloads";
 import { targetsTable } from "./targets";
 import type { CapacityResult } from "./workloads/capacity";
 

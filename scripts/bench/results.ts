@@ -1,18 +1,14 @@
 // What a run found, as results.json keeps it: when and where it ran, its options, the emulator's delivery
-// capacity, the main table's rows, each workload's own result (by its id), the cost rows and the targets;
-// and how the rows and the targets follow from the workloads' results (run.ts assembles a run with them,
-// and the tests' builder a made-up one).
+// capacity, the main table's rows, each workload's own result (by its id), the cost rows and the targets.
+// How the rows and the targets follow from the workloads' results is the list's (workloads/index.ts).
 import { execFileSync } from "node:child_process";
 import { cpus, totalmem } from "node:os";
-import { allInRows } from "./allin";
 import type { CostRow } from "./costs";
 import type { BenchOptions } from "./options";
 import type { InstanceSize } from "./product";
 import type { PhaseResult } from "./recorder";
-import { sharedTargets, type Target } from "./targets";
+import type { Target } from "./targets";
 import type { CapacityResult } from "./workloads/capacity";
-import { WORKLOADS } from "./workloads";
-import type { AnyWorkload } from "./workloads/workload";
 
 export interface Machine {
   cores: number;
@@ -61,35 +57,4 @@ export function machine(): Machine {
     java,
     functionsEmulatorParallel: process.env.FUNCTIONS_EMULATOR_PARALLEL ?? "50 (firebase-tools default)",
   };
-}
-
-/** The workloads of the list that have a result in `workloads`, each with it, in the list's order. */
-export function ran(workloads: Record<string, unknown>): { workload: AnyWorkload; result: unknown }[] {
-  return WORKLOADS.filter((w) => w.id in workloads).map((workload) => ({ workload, result: workloads[workload.id] }));
-}
-
-/** The main table's rows: every workload's phases, in the list's order. */
-export function phasesOf(workloads: Record<string, unknown>): PhaseResult[] {
-  return ran(workloads).flatMap(({ workload, result }) => workload.phases?.(result) ?? []);
-}
-
-/**
- * Every target: each workload's own, in the list's order; then those of every workload's rows (drift, a
- * naive row's drift, lag p99: targets.ts), on the rows each workload has them judge; then the cost targets,
- * judged on the all-in table of `costs`.
- */
-export function targetsOf(workloads: Record<string, unknown>, costs: readonly CostRow[], intervalMs: number): Target[] {
-  const all = ran(workloads);
-  const rows = (judged: (j: string) => boolean) =>
-    all.filter(({ workload }) => judged(workload.judged ?? "all")).flatMap(({ workload, result }) => workload.phases?.(result) ?? []);
-  const allIn = allInRows(costs);
-  return [
-    ...all.flatMap(({ workload, result }) => workload.targets?.(result, { intervalMs }) ?? []),
-    ...sharedTargets(
-      rows((j) => j !== "none"),
-      rows((j) => j === "all"),
-      intervalMs,
-    ),
-    ...all.flatMap(({ workload }) => workload.costTargets?.(allIn) ?? []),
-  ];
 }

@@ -19,15 +19,16 @@ import { writeResultsPage, type RenderedPlot } from "./page";
 import { renderPng } from "./plot";
 import { rollupSize, type InstanceSize } from "./product";
 import { machineLine, renderReport } from "./report";
-import { machine, phasesOf, ran, targetsOf, type BenchResults } from "./results";
+import { machine, type BenchResults } from "./results";
 import { sleep } from "./pace";
 import { OPTIONS_ENV, say } from "./say";
-import { WORKLOADS } from "./workloads";
+import { phasesOf, ran, targetsOf, WORKLOADS } from "./workloads";
 import { emulatorCapacity } from "./workloads/capacity";
 import { step, type BenchContext } from "./workloads/context";
 import { drainFunctionsQueue, emulatorDelivery } from "./workloads/phase";
 import { warmUp } from "./workloads/warmup";
-import type { CostPhase, On } from "./workloads/workload";
+import type { CostPhase } from "./costs";
+import type { On } from "./workloads/workload";
 
 function optionsFromEnv(): BenchOptions {
   const json = process.env[OPTIONS_ENV];

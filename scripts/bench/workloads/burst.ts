@@ -8,7 +8,8 @@ import type { PhaseResult } from "../recorder";
 import { naivePerEvent, parentWriteBudgets } from "../targets";
 import { withConcurrency } from "../../lib/concurrency";
 import { step } from "./context";
-import { deliveryOf, sizes, type Workload } from "./workload";
+import { sizes } from "../options";
+import { deliveryOf, type Workload } from "./workload";
 
 /** 10 shards, ours and naive alike (the product's DEFAULT_SHARDS is 1 now that counters grow; at this load a counter would not). */
 const SHARDS = 10;

@@ -33,7 +33,8 @@ import { watchParents, type Watch } from "../recorder";
 import { spread, type Spread } from "../stats";
 import { createBenchCounters, signedInClient, step, type BenchContext } from "./context";
 import { drainFunctionsQueue } from "./phase";
-import { sizes, type Workload } from "./workload";
+import { sizes } from "../options";
+import { type Workload } from "./workload";
 
 /** Shards of each counter (the product's default). */
 const SHARDS = 10;

@@ -22,7 +22,8 @@ import type { PhaseResult } from "../recorder";
 import { summarize, type Summary } from "../stats";
 import { counterIdFor, phasePrefixOf, signedInClient, step, type BenchContext } from "./context";
 import { drainFunctionsQueue, emulatorPhase } from "./phase";
-import { sizes, type Workload } from "./workload";
+import { sizes } from "../options";
+import { type Workload } from "./workload";
 
 export type PathName =
   | "callable, rejected input"

@@ -5,8 +5,7 @@ import type { TopLevelSpec } from "vega-lite";
 import { fixed, int, markdownTable, ms } from "../format";
 import { ROLLUP_NAMES } from "../counters";
 import { lagBoundMs, type Target } from "../targets";
-import type { HotResult } from "./hot";
-import { lastWindow, SUSTAINED_WINDOW_S } from "./hot-seconds";
+import { lastWindow, SUSTAINED_WINDOW_S, type HotResult } from "./hot-seconds";
 
 /** Workload 9: one row per counter, then the hottest document per second side by side. */
 export function hotLines(h: HotResult): string[] {

@@ -1,7 +1,10 @@
 // Workload 9's measure of a hot counter, pure: per second of the load, the writes of the counter's busiest
 // document (a shard or the parent), its sustained rate over a window, numShards, and when the counter
-// calmed down (hot.ts records the writes and the parent's states; these turn them into seconds).
-import type { ParentState, ShardWriteRecord } from "../counters";
+// calmed down (hot.ts records the writes and the parent's states; these turn them into seconds); and what
+// a run of the workload found, which hot.ts makes and hot-report.ts reports.
+import type { ParentState, Rollup, ShardWriteRecord } from "../counters";
+import type { PhaseResult } from "../recorder";
+import type { Summary } from "../stats";
 
 /**
  * The window of the sustained rate. Firestore's guidance is about sustained writes per document; and with
@@ -104,4 +107,32 @@ export function growthOf(states: readonly ParentState[], startUs: number, startS
 /** The busiest document's writes per second over the load's last window (null: the load is shorter than one). */
 export function lastWindow(run: { seconds: readonly HotSecond[] }): number | null {
   return run.seconds[run.seconds.length - SUSTAINED_WINDOW_S]?.sustained ?? null;
+}
+
+export type HotVariant = "ours, grows" | "ours, fixed" | "naive, fixed";
+
+export interface HotRun {
+  variant: HotVariant;
+  rollup: Rollup;
+  startShards: number;
+  endShards: number;
+  phase: PhaseResult;
+  /** One entry per second of the load. */
+  seconds: HotSecond[];
+  /** The second from which every later window has its busiest document at ≤ 2 × SHARD_WRITES_PER_SECOND (calmFrom); null: never. */
+  calmFromSecond: number | null;
+  /** Each increment's latency (the recorded write: queued behind earlier writes to its shard, then the read of its after snapshot). */
+  latencyMs: Summary;
+  /** The same over the last SUSTAINED_WINDOW_S seconds of the load. */
+  lateLatencyMs: Summary;
+  /** numShards each time it changed: [second, numShards]. */
+  growth: [number, number][];
+}
+
+export interface HotResult {
+  rate: number;
+  seconds: number;
+  fixedShards: number;
+  shardWritesPerSecond: number;
+  runs: HotRun[];
 }

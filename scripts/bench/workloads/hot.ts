@@ -14,45 +14,17 @@ import { PARAMS } from "../../../functions/src/model/params";
 import { SHAPE_CACHE_TTL_MS } from "../callable";
 import type { Counter, Rollup, ShardWriteRecord } from "../counters";
 import { paced } from "../pace";
-import type { PhaseResult } from "../recorder";
-import { summarize, type Summary } from "../stats";
+import { summarize } from "../stats";
 import { naivePerEvent, parentWriteBudgets } from "../targets";
 import { step } from "./context";
 import { hotLines, hotSpec, hotTargets, saturatedLagTarget } from "./hot-report";
-import { calmFrom, growthOf, hotSeconds, SUSTAINED_WINDOW_S, type HotSecond } from "./hot-seconds";
+import { calmFrom, growthOf, hotSeconds, SUSTAINED_WINDOW_S, type HotResult, type HotRun, type HotVariant } from "./hot-seconds";
 import type { Delivery } from "./phase";
-import { deliveryOf, sizes, type Workload } from "./workload";
+import { sizes } from "../options";
+import { deliveryOf, type Workload } from "./workload";
 
 /** Increments in flight at most: enough for the rate once the counter has shards to spread them over. */
 const MAX_IN_FLIGHT = 64;
-
-export type HotVariant = "ours, grows" | "ours, fixed" | "naive, fixed";
-
-export interface HotRun {
-  variant: HotVariant;
-  rollup: Rollup;
-  startShards: number;
-  endShards: number;
-  phase: PhaseResult;
-  /** One entry per second of the load. */
-  seconds: HotSecond[];
-  /** The second from which every later window has its busiest document at ≤ 2 × SHARD_WRITES_PER_SECOND (calmFrom); null: never. */
-  calmFromSecond: number | null;
-  /** Each increment's latency (the recorded write: queued behind earlier writes to its shard, then the read of its after snapshot). */
-  latencyMs: Summary;
-  /** The same over the last SUSTAINED_WINDOW_S seconds of the load. */
-  lateLatencyMs: Summary;
-  /** numShards each time it changed: [second, numShards]. */
-  growth: [number, number][];
-}
-
-export interface HotResult {
-  rate: number;
-  seconds: number;
-  fixedShards: number;
-  shardWritesPerSecond: number;
-  runs: HotRun[];
-}
 
 const FLAGS = [
   { key: "hotRate", flag: "--hot-rate", full: 1000, quick: 60, min: 1, help: "workload 9: increments per second on one hot counter" },

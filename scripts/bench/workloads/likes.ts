@@ -17,7 +17,8 @@ import type { PhaseResult } from "../recorder";
 import type { BenchResults } from "../results";
 import { step } from "./context";
 import type { Delivery } from "./phase";
-import { deliveryOf, sizes, wrappedOf, type Workload } from "./workload";
+import { sizes } from "../options";
+import { deliveryOf, wrappedOf, type Workload } from "./workload";
 
 /** Shards of each counter (the product's default). */
 const SHARDS = 10;

@@ -17,7 +17,8 @@ import { summarize, type Summary } from "../stats";
 import { lagBoundMs } from "../targets";
 import { phasePrefixOf, step, type BenchContext } from "./context";
 import type { Delivery } from "./phase";
-import { deliveryOf, sizes, type Workload } from "./workload";
+import { sizes } from "../options";
+import { deliveryOf, type Workload } from "./workload";
 
 /** Shards of each mirrored counter (the product's default). */
 const SHARDS = 10;

@@ -9,7 +9,8 @@ import { withConcurrency } from "../../lib/concurrency";
 import { seededRandom, shuffled } from "../pace";
 import type { PhaseResult } from "../recorder";
 import { createBenchCounters, step } from "./context";
-import { sizes, wrappedOf, type Workload } from "./workload";
+import { sizes } from "../options";
+import { wrappedOf, type Workload } from "./workload";
 
 const SHUFFLE_SEED = 20261122;
 /** 10 shards, ours and naive alike (the product's DEFAULT_SHARDS is 1 now that counters grow; at this load a counter would not). */

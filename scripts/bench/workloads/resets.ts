@@ -21,7 +21,8 @@ import { paced, sleep } from "../pace";
 import { adminEntry } from "../product";
 import { summarize, type Summary } from "../stats";
 import { step, type BenchContext } from "./context";
-import { sizes, type Workload } from "./workload";
+import { sizes } from "../options";
+import { type Workload } from "./workload";
 
 const RESETS_PROJECT = "demo-counter-bench-resets";
 const MAX_IN_FLIGHT = 32;

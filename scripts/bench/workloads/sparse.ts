@@ -12,7 +12,8 @@ import { paced } from "../pace";
 import type { PhaseResult } from "../recorder";
 import type { Target } from "../targets";
 import { step } from "./context";
-import { deliveryOf, sizes, type Workload } from "./workload";
+import { sizes } from "../options";
+import { deliveryOf, type Workload } from "./workload";
 
 /**
  * The product's DEFAULT_SHARDS (1), ours and naive alike: counters start with it and grow only under load,

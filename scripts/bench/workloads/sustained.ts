@@ -12,7 +12,8 @@ import type { DeliveryLabel, PhaseResult } from "../recorder";
 import { judged, labelOf, naivePerEvent, parentWriteBudgets, type Target } from "../targets";
 import { step } from "./context";
 import type { PhaseRun } from "./phase";
-import { deliveryOf, sizes, type Workload } from "./workload";
+import { sizes } from "../options";
+import { deliveryOf, type Workload } from "./workload";
 
 /**
  * Increments in flight at most: a write (or a recorded one: three requests) takes about 10–30 ms here,

@@ -3,12 +3,11 @@
 // the workers the workloads will need: a steady stream like workload 1, then a burst over many counters
 // like workload 2 (one rollup waiting for its slot per counter, each holding a worker).
 import { createBenchCounter, incrementShard, ROLLUPS } from "../counters";
-import { sharedSizes } from "../options";
+import { sharedSizes, sizeOf } from "../options";
 import { paced } from "../pace";
 import { withConcurrency } from "../../lib/concurrency";
 import { counterIdFor, createBenchCounters, type BenchContext } from "./context";
 import { drainFunctionsQueue } from "./phase";
-import { sizeOf } from "./workload";
 
 const BURST_COUNTERS = 16;
 

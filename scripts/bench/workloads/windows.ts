@@ -23,7 +23,8 @@ import { step, type BenchContext } from "./context";
 import { midnight, type MidnightResult, type MidnightRun } from "./midnight";
 import type { Delivery } from "./phase";
 import { IDLE_GAP_MS, IDLE_SHARDS } from "./sparse";
-import { deliveryOf, sizes, type Workload } from "./workload";
+import { sizes } from "../options";
+import { deliveryOf, type Workload } from "./workload";
 
 /** Increments in flight at most; far above what the paced rate needs. */
 const MAX_IN_FLIGHT = 8;

@@ -5,24 +5,17 @@
 // section of docs/benchmark.md.
 import type { TopLevelSpec } from "vega-lite";
 import type { AllInRow } from "../allin";
+import type { CostPhase } from "../costs";
 import type { CallableOps } from "../callable";
 import type { WrappedFunctions } from "../delivery/wrapped";
 import type { PhaseResult } from "../recorder";
 import type { BenchResults } from "../results";
 import type { Target } from "../targets";
+import type { Flag } from "../options";
 import type { BenchContext } from "./context";
 import type { Delivery } from "./phase";
 
 /** A sized flag: `--<flag> <n>`, with its value in a full run and in --quick. */
-export interface Flag {
-  key: string;
-  flag: string;
-  full: number;
-  quick: number;
-  min: number;
-  max?: number;
-  help: string;
-}
 
 /**
  * When a workload runs, in the run's order (run.ts): "first", before the warm-up (its functions reloads
@@ -37,9 +30,6 @@ export type On =
   | { stage: "first" | "last" }
   | { stage: "emulator"; delivery: Delivery }
   | { stage: "production-like"; delivery: Delivery; wrapped: WrappedFunctions };
-
-/** The phases of a row of the cost tables: a phase's, or one counted on its own (workload 4's naive callable). */
-export type CostPhase = Pick<PhaseResult, "workload" | "rollup" | "delivery" | "opsPrefix" | "increments" | "deliveries" | "parentWrites">;
 
 /** How the shared targets (targets.ts: drift, a naive row's drift, lag p99) judge a workload's rows. */
 export type Judged = "all" | "all but lag" | "none";
@@ -95,18 +85,6 @@ export interface Plot {
 
 /** Any workload of the list (its result types are its own: methods take their parameters bivariantly). */
 export type AnyWorkload = Workload<unknown, unknown>;
-
-/** One flag's value in a run's options, by its key (a flag of another workload: the warm-up sizes itself by workloads 1 and 2). */
-export function sizeOf(options: { sizes: Record<string, number> }, key: string): number {
-  const value = options.sizes[key];
-  if (value === undefined) throw new Error(`the options have no ${key}`);
-  return value;
-}
-
-/** The values of `flags` in a run's options (what --quick and the flags made them). */
-export function sizes<const F extends readonly Flag[]>(options: { sizes: Record<string, number> }, flags: F): Record<F[number]["key"], number> {
-  return Object.fromEntries(flags.map(({ key }) => [key, sizeOf(options, key)])) as Record<F[number]["key"], number>;
-}
 
 /** The delivery a stage hands over; throws in a stage without one. */
 export function deliveryOf(on: On): Delivery {
