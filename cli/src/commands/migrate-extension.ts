@@ -13,8 +13,7 @@ import { extensionRule } from "../../../functions/src/model/extension-rules";
 import { paramProblem } from "../../../functions/src/model/param-rules";
 import { EXIT, integerValue, lastValue, readArgv, UsageError, type Command } from "../lib/cli";
 import { answers } from "../lib/firestore-emulator";
-import { functionsParams } from "../lib/functions-env";
-import { configuredFirestoreHost, countersSourceDir, firebasercProject, ProjectError, readFirebaseJson } from "../lib/project";
+import { configuredFirestoreHost, countersSourceDir, deployParams, firebasercProject, ProjectError, readFirebaseJson } from "../lib/project";
 
 const HELP = `Usage: firestore-exact-counter migrate-extension --document <pattern> --field <field> --counter <id-pattern>
          [--dry-run] [--project <id>] [--database <id>] [--dir <folder>] [--concurrency <n>] [--quiet]
@@ -120,7 +119,7 @@ function parse(argv: string[], env: NodeJS.ProcessEnv = process.env, cwd = proce
     database: databaseOf(lastValue(read, "--database")),
     dir,
     concurrency: concurrency === undefined ? 8 : integerValue("--concurrency", concurrency, { min: 1, max: 100 }),
-    params: countersParams(dir, project),
+    params: checkedParams(dir, project),
   };
 }
 
@@ -129,7 +128,7 @@ function parse(argv: string[], env: NodeJS.ProcessEnv = process.env, cwd = proce
  * .env.<project>, as a deploy reads them); the params' defaults where the folder has no counters codebase.
  * Checked here, so that a bad one is a usage error before anything is read.
  */
-function countersParams(dir: string | undefined, project: string): Record<string, string> {
+function checkedParams(dir: string | undefined, project: string): Record<string, string> {
   let source: string | undefined;
   try {
     source = dir === undefined ? undefined : countersSourceDir(dir);
@@ -137,7 +136,7 @@ function countersParams(dir: string | undefined, project: string): Record<string
     if (!(error instanceof ProjectError)) throw error;
   }
   try {
-    const params = source === undefined ? {} : functionsParams([".env", `.env.${project}`], source);
+    const params = source === undefined ? {} : deployParams(source, project);
     newCounterRuleOf(params);
     return params;
   } catch (error) {

@@ -9,8 +9,7 @@ import { countCounters, reconcile, STUCK_INTERVALS, STUCK_MARGIN_MS, stuckAfterM
 import { EXIT, integerValue, lastValue, readArgv, UsageError, type Command } from "../lib/cli";
 import { parseMirrorRules } from "../../../functions/src/model/mirror-rules";
 import { answers } from "../lib/firestore-emulator";
-import { functionsParams } from "../lib/functions-env";
-import { configuredFirestoreHost, countersSourceDir, firebasercProject, projectDir, ProjectError, readFirebaseJson } from "../lib/project";
+import { configuredFirestoreHost, countersSourceDir, deployParams, firebasercProject, projectDir, ProjectError, readFirebaseJson } from "../lib/project";
 import { progressLine } from "../lib/progress";
 
 /** A progress line on stderr at most this often (a run over 100,000 counters takes minutes). */
@@ -141,21 +140,20 @@ async function run(args: Args): Promise<number> {
     // No Google metadata server to look for next to an emulator.
     process.env.METADATA_SERVER_DETECTION ??= "none";
   }
-  const env = countersParams(args.dir, args.project);
+  const env = checkedParams(args.dir, args.project);
   if (typeof env === "string") {
     console.error(env);
     return EXIT.usage;
   }
-  const options: ToolOptions & Parameters<typeof reconcile>[0] = {
+  // Which counters, and where: what the count and the run share.
+  const selection: ToolOptions & Parameters<typeof countCounters>[0] = {
     app: initializeApp({ projectId: args.project }),
     env,
-    fix: args.fix,
-    concurrency: args.concurrency,
-    stuckAfterMs: args.stuckAfterMs,
     ...(args.counterIds.length ? { counterIds: args.counterIds } : {}),
     ...(args.startAfter !== undefined ? { startAfter: args.startAfter } : {}),
   };
-  const total = await countCounters({ app: options.app, env, ...(args.counterIds.length ? { counterIds: args.counterIds } : {}), ...(args.startAfter !== undefined ? { startAfter: args.startAfter } : {}) });
+  const options: Parameters<typeof reconcile>[0] = { ...selection, fix: args.fix, concurrency: args.concurrency, stuckAfterMs: args.stuckAfterMs };
+  const total = await countCounters(selection);
   const started = Date.now();
   let done = 0;
   let lastId: string | undefined;
@@ -207,9 +205,9 @@ async function run(args: Args): Promise<number> {
  * to its mirrors in the same atomic write, as the rollup does, so a repair never leaves a mirrored field
  * behind its total). A MIRRORS that does not parse, or no counters codebase: the message naming the cause.
  */
-function countersParams(dir: string, project: string): Record<string, string> | string {
+function checkedParams(dir: string, project: string): Record<string, string> | string {
   try {
-    const env = functionsParams([".env", `.env.${project}`], countersSourceDir(dir));
+    const env = deployParams(countersSourceDir(dir), project);
     parseMirrorRules("MIRRORS", env.MIRRORS ?? "");
     return env;
   } catch (error) {

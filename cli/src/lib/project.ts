@@ -87,7 +87,7 @@ export function configuredFirestoreHost(firebaseJson: Record<string, unknown>): 
   return `${firestore?.host ?? "127.0.0.1"}:${firestore?.port ?? 8080}`;
 }
 
-/** One param of the counters' codebase for a deploy to `projectId`, as the deploy reads it (.env, then .env.<projectId>). */
-export function countersParam(dir: string, name: string, projectId: string): string | undefined {
-  return functionsParams([".env", `.env.${projectId}`], countersSourceDir(dir))[name];
+/** The params of the codebase in `source` for a deploy to `projectId`, as the deploy reads them (.env, then .env.<projectId>). */
+export function deployParams(source: string, projectId: string): Record<string, string> {
+  return functionsParams([".env", `.env.${projectId}`], source);
 }

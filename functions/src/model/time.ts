@@ -25,12 +25,6 @@ export function microsCeil({ seconds, nanoseconds }: Time): number {
   return seconds * 1_000_000 + Math.ceil(nanoseconds / 1000);
 }
 
-/** A time of whole microseconds. */
-export function timeOfMicros(us: number): Time {
-  const seconds = Math.floor(us / 1_000_000);
-  return { seconds, nanoseconds: (us - seconds * 1_000_000) * 1000 };
-}
-
 /** Microseconds of an RFC 3339 time such as "2026-11-22T10:00:00.123456789Z", rounded up; null if unparsable. */
 export function parseRfc3339Micros(text: string): number | null {
   const match = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/.exec(text);

@@ -1,5 +1,6 @@
 // Days and counts over time (docs/windows.md): UTC days, and a windowed counter's counts per day. A
-// windowed counter keeps, besides its total, the net count of each UTC day, and shows `windows.today`, `windows.last7Days` and `windows.last30Days` for one day. Pure: the
+// windowed counter keeps, besides its total, the net count of each UTC day, and shows `windows.today`,
+// `windows.last7Days` and `windows.last30Days` for one day. Pure: the
 // rollup (rollup/commit.ts) and the midnight commit (rollup/midnight.ts) call these with their clock; the Firestore
 // store sums the days these name.
 //
@@ -151,6 +152,14 @@ export function openDays(sinceUs: number, nowMs: number, readUs: number): string
   return daysFrom(first, newest > today ? newest : today);
 }
 
+/**
+ * A windowed parent's days when none of them can be trusted (`rollup.days` unreadable, or a reconcile's
+ * repair): every kept day open, so the next sum reads them all again.
+ */
+export function everyDayOpen(moveAtMs: number | null): DaysRead {
+  return { days: {}, sinceUs: 0, moveAtMs };
+}
+
 /** A windowed counter's commit on one clock reading: the days its sum must read, and the windows that sum gives. */
 export interface DayPlan {
   /** The days a sum read at `readUs` must read (openDays). */
@@ -168,11 +177,12 @@ export interface DayPlan {
 /** The day plan of a commit onto a parent whose days are `kept`, on a clock at `nowMs` (read once, before the sum). */
 export function dayPlan(kept: DaysRead, nowMs: number): DayPlan {
   const today = dayOf(nowMs);
+  const open = (readUs: number) => openDays(kept.sinceUs, nowMs, readUs);
   return {
-    open: (readUs) => openDays(kept.sinceUs, nowMs, readUs),
+    open,
     fromShard: (stored, readUs) => {
       const days: DayCounts = {};
-      for (const day of openDays(kept.sinceUs, nowMs, readUs)) {
+      for (const day of open(readUs)) {
         const value = stored[day];
         if (typeof value === "number" && !Number.isSafeInteger(value)) return null;
         days[day] = typeof value === "number" ? value : 0;

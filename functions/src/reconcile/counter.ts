@@ -13,7 +13,7 @@ import type { MirrorTarget } from "../model/mirror-rules";
 import { shardsRef } from "../model/paths";
 import { shardIds } from "../model/shards";
 import { microsCeil } from "../model/time";
-import { dayOf, daysAfter, dayStartMs, isDay, openDays, type Windows, windowsOf } from "../model/windows";
+import { dayPlan, dayStartMs, everyDayOpen, isDay, type Windows } from "../model/windows";
 import { sumAndCommit } from "../rollup/commit";
 import { parentReadOf } from "../rollup/firestore-parent";
 import { firestoreRollupStore } from "../rollup/firestore-store";
@@ -117,8 +117,9 @@ export async function reconcileCounter(db: Firestore, parent: DocumentSnapshot, 
   const windowed = parent.get("windowed") === true;
   const stored = parent.get("windows") as unknown;
   const storedDay = (stored as { day?: unknown } | undefined)?.day;
-  const dayMs = isDay(storedDay) ? dayStartMs(storedDay) : check.nowMs();
-  const read = await store.sum(counterId, null, windowed ? (readUs) => openDays(0, dayMs, readUs) : undefined);
+  // Every kept day summed, as a repair sums them (the same day plan as a rollup's commit, every day open).
+  const days = windowed ? dayPlan(everyDayOpen(null), isDay(storedDay) ? dayStartMs(storedDay) : check.nowMs()) : undefined;
+  const read = await store.sum(counterId, null, days?.open);
   report.reads += read.reads + read.aggregations;
   if (read.sum.overflow) {
     report.status = "overflow";
@@ -135,9 +136,8 @@ export async function reconcileCounter(db: Firestore, parent: DocumentSnapshot, 
   }
   const memberDrift = report.memberDrift !== null && report.memberDrift !== 0;
   let windowsDrift = false;
-  if (windowed) {
-    const today = dayOf(dayMs);
-    const summed = windowsOf(daysAfter({}, read.sum.days ?? {}, today), today);
+  if (days !== undefined) {
+    const summed = days.after(read.sum.days ?? {}).windows;
     report.windows = { stored, summed };
     windowsDrift = !isDeepStrictEqual(stored, summed);
   }
@@ -186,7 +186,7 @@ export async function reconcileCounter(db: Firestore, parent: DocumentSnapshot, 
  */
 async function commitRepair(store: RollupStore, counterId: string, parent: ParentRead, sum: SumRead | undefined, nowMs: () => number): Promise<{ fixed: boolean; reads: number }> {
   const view = parent.view;
-  const days = view.days == null ? view.days : { days: {}, sinceUs: 0, moveAtMs: view.days.moveAtMs };
+  const days = view.days == null ? view.days : everyDayOpen(view.days.moveAtMs);
   // No claims, no memos, no growth: a reconcile holds no slot and measures no load.
   const run: Run = { deps: { store, intervalMs: 0, staleAfterMs: 0, nowMs, sleep: () => Promise.resolve() }, ops: noOps() };
   const step = await sumAndCommit(run, { counterId, parent: { ...parent, view: { ...view, days } }, targetUs: 0, leadWrittenAtUs: null, sinceUs: nowMs() * 1000, reconciled: sum === undefined ? {} : { sum } });

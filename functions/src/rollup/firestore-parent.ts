@@ -11,7 +11,7 @@ import type { MirrorTarget } from "../model/mirror-rules";
 import { MAX_INTERVAL_MS } from "../model/param-rules";
 import { counterRef, shardRef, WINDOWS_MOVE_AT } from "../model/paths";
 import { microsFloor } from "../model/time";
-import { dayCountsOf, type DaysRead, type WindowsState } from "../model/windows";
+import { dayCountsOf, type DaysRead, everyDayOpen, type WindowsState } from "../model/windows";
 import type { Load } from "./growth";
 import { commitMirrored, type MirroredCommit, type MirrorPort } from "./mirrored";
 import type { CommitFields, CommitResult, MoveResult, ParentRead } from "./store";
@@ -68,7 +68,7 @@ function daysOf(parent: DocumentSnapshot): DaysRead | null {
   const since = coveredUntilUs(parent) ?? timeFieldUs(parent, "resetAt") ?? (parent.createTime === undefined ? null : microsFloor(parent.createTime));
   const moveAt = timeFieldUs(parent, WINDOWS_MOVE_AT);
   const moveAtMs = moveAt === null ? null : Math.floor(moveAt / 1000);
-  if (days === null || since === null) return { days: {}, sinceUs: 0, moveAtMs };
+  if (days === null || since === null) return everyDayOpen(moveAtMs);
   return { days, sinceUs: since, moveAtMs };
 }
 
@@ -79,7 +79,7 @@ function recordedIntervalMs(parent: DocumentSnapshot): number | null {
 }
 
 /** The read time of the sum the parent's total holds, in microseconds (rounded down); null if none. */
-export function coveredUntilUs(parent: DocumentSnapshot): number | null {
+function coveredUntilUs(parent: DocumentSnapshot): number | null {
   return timeFieldUs(parent, "rollup.readTime");
 }
 

@@ -27,7 +27,7 @@ import { staleAfterMsFor } from "../../../src/rollup/plan";
 import { sweepStaleClaims } from "../../../src/rollup/sweep";
 import { commitMidnight } from "../../../src/rollup/midnight";
 import { type ClaimMemo, type LeadMemo, type ParentMemo, type ShardWrite } from "../../../src/rollup/types";
-import { dayOf, nextMidnightMs } from "../../../src/model/windows";
+import { dayOf, everyDayOpen, nextMidnightMs } from "../../../src/model/windows";
 import { remoteStore, SimulatedCrash, type Fault, type Network } from "./remote";
 import type { MirrorTarget } from "../../../src/model/mirror-rules";
 import { between, chance, pick, rngOf, Sim, type Rng } from "./sim";
@@ -423,7 +423,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
       .readParent(counterId)
       .then((parent) => {
         if (!parent.view.parentExists) return "gone";
-        const days = parent.view.days == null ? parent.view.days : { days: {}, sinceUs: 0, moveAtMs: parent.view.days.moveAtMs };
+        const days = parent.view.days == null ? parent.view.days : everyDayOpen(parent.view.days.moveAtMs);
         const target = { counterId, parent: { ...parent, view: { ...parent.view, days } }, targetUs: 0, leadWrittenAtUs: null, sinceUs: nowMs() * 1000, reconciled: {} };
         return sumAndCommit({ deps, ops: noOps() }, target).then((step) => step.kind);
       })
