@@ -4,7 +4,8 @@
 // the tests' helper (functions/test/helpers/client.ts) finds the emulators its own way and hands them here.
 import { deleteApp, initializeApp, type FirebaseApp } from "firebase/app";
 import { connectAuthEmulator, createUserWithEmailAndPassword, getAuth, signInAnonymously, type User } from "firebase/auth";
-import { connectFirestoreEmulator, doc, getDoc, getFirestore, type Firestore } from "firebase/firestore";
+import { connectFirestoreEmulator, getFirestore, type Firestore } from "firebase/firestore";
+import * as lite from "firebase/firestore/lite";
 import { connectFunctionsEmulator, getFunctions, httpsCallable, type Functions } from "firebase/functions";
 import { randomUUID } from "node:crypto";
 import { splitHost, type EmulatorHosts } from "./emulator-hosts";
@@ -15,6 +16,8 @@ export interface Client {
   functions: Functions;
   firestore: Firestore;
   call<R>(name: string, data: unknown): Promise<R>;
+  /** A document as the user reads it (the rules apply), one request: its data, or undefined when it does not exist. */
+  readDocument(path: string): Promise<Record<string, unknown> | undefined>;
   readCounter(counterId: string): Promise<Record<string, unknown> | undefined>;
   close(): Promise<void>;
 }
@@ -39,6 +42,15 @@ export async function signIn({ projectId, hosts, claims, anonymous = false }: Si
   connectFunctionsEmulator(functions, ...splitHost(hosts.functions));
   const firestore = getFirestore(app);
   connectFirestoreEmulator(firestore, ...splitHost(hosts.firestore));
+  // One-shot reads through the Lite SDK: one request each, no Listen stream, which the Firestore emulator
+  // breaks now and then (firebase-tools issue 8654) so that the full SDK's getDoc errs or waits for minutes.
+  // The full SDK (`firestore`) is for listeners: the client package's.
+  const reads = lite.getFirestore(app);
+  lite.connectFirestoreEmulator(reads, ...splitHost(hosts.firestore));
+  const readDocument = async (path: string) => {
+    const snap = await lite.getDoc(lite.doc(reads, path));
+    return snap.exists() ? snap.data() : undefined;
+  };
 
   const email = `user-${randomUUID().slice(0, 8)}@example.com`;
   const credential = anonymous ? await signInAnonymously(auth) : await createUserWithEmailAndPassword(auth, email, "password-123");
@@ -55,10 +67,8 @@ export async function signIn({ projectId, hosts, claims, anonymous = false }: Si
       const result = await httpsCallable<unknown, R>(functions, name)(data);
       return result.data;
     },
-    async readCounter(counterId: string) {
-      const snap = await getDoc(doc(firestore, "counters", counterId));
-      return snap.exists() ? snap.data() : undefined;
-    },
+    readDocument,
+    readCounter: (counterId: string) => readDocument(`counters/${counterId}`),
     close: () => deleteApp(app),
   };
 }

@@ -4,10 +4,9 @@
 //   PROBE_APP_CALLABLE   the app's own callable, as name@region (called with { title: "Hello" }; a
 //                        postId in its answer names a post the probe reads back)
 //   PROBE_CREATOR        "admin" (the shipped CREATE_POLICY) or "user": who creates the counter
-import { connectFirestoreEmulator, doc, getDoc, getFirestore, type DocumentSnapshot } from "firebase/firestore/lite";
 import { getFunctions, connectFunctionsEmulator, httpsCallable } from "firebase/functions";
 import { signedInClient, type Client } from "../../../functions/test/helpers/client";
-import { firestoreHost, functionsHost } from "../../../functions/test/helpers/emulators";
+import { functionsHost } from "../../../functions/test/helpers/emulators";
 
 export interface ProbeResult {
   projectId: string | undefined;
@@ -29,22 +28,6 @@ async function callApp(client: Client, spec: string): Promise<Record<string, unk
   return (await httpsCallable<unknown, Record<string, unknown>>(functions, name)({ title: "Hello" })).data;
 }
 
-/**
- * The user's reads of a document: each one request of the Firebase JS SDK's Lite Firestore, under the same
- * rules and the same user's token as the full SDK's reads, but with no Listen stream. The full SDK reads a
- * document through its Listen stream, which the Firestore emulator breaks now and then (firebase-tools issue
- * 8654, open: RESOURCE_EXHAUSTED "Received message larger than max", a length read from inside a document),
- * after which its getDoc() either answers "unavailable" or waits, for longer than any test: seen on this
- * machine, a probe's read still waiting 15 minutes after the emulator held the total it waited for. The
- * listeners apps use are the client tier's to test (client/test); what the probe checks is what the emulator holds.
- */
-function userReads(client: Client): (collection: string, id: string) => Promise<DocumentSnapshot> {
-  const firestore = getFirestore(client.app);
-  const at = firestoreHost();
-  connectFirestoreEmulator(firestore, at.slice(0, at.lastIndexOf(":")), Number(at.slice(at.lastIndexOf(":") + 1)));
-  return (collection, id) => getDoc(doc(firestore, collection, id));
-}
-
 async function main(): Promise<void> {
   const user = await signedInClient();
   const admin = process.env.PROBE_CREATOR === "admin" ? await signedInClient({ admin: true }) : user;
@@ -57,19 +40,18 @@ async function main(): Promise<void> {
     const created = await admin.call("createCounter", { counterId, numShards: 2 });
     const applied: boolean[] = [];
     for (let i = 0; i < INCREMENTS; i++) applied.push((await user.call<{ applied: boolean }>("incrementCounter", { counterId })).applied);
-    const read = userReads(user);
-    const counter = async () => (await read("counters", counterId)).data();
-    let parent = await counter();
+    // The user's reads, one request each (scripts/lib/client.ts says why not the full SDK's Listen stream).
+    let parent = await user.readCounter(counterId);
     const deadline = Date.now() + SETTLE_MS;
     while (parent?.total !== INCREMENTS && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 250));
-      parent = await counter();
+      parent = await user.readCounter(counterId);
     }
-    const post = typeof app.postId === "string" ? await read("posts", app.postId) : undefined;
+    const post = typeof app.postId === "string" ? await user.readDocument(`posts/${app.postId}`) : undefined;
     const result: ProbeResult = {
       projectId: process.env.GCLOUD_PROJECT,
       app,
-      ...(post ? { post: { title: post.get("title") as unknown, authorIsCaller: post.get("authorId") === user.user.uid } } : {}),
+      ...(post ? { post: { title: post.title, authorIsCaller: post.authorId === user.user.uid } } : {}),
       counter: { created, applied, total: parent?.total, numShards: parent?.numShards },
     };
     console.log(`PROBE ${JSON.stringify(result)}`);
