@@ -70,13 +70,13 @@ const house = {
       },
     },
     "no-test-helpers-outside-tests": {
-      meta: { type: "problem", schema: [], docs: { description: "only tests import functions/test/helpers/" } },
+      meta: { type: "problem", schema: [], docs: { description: "only tests import test/helpers/" } },
       create(context) {
         const importer = relative(ROOT, context.filename).replace(/\\/g, "/");
         const allowed = NOT_MODEL_YET[importer] ?? [];
         return eachImport((node, source) => {
           const path = importedPath(context.filename, source);
-          if (path === undefined || !path.startsWith("functions/test/helpers/") || allowed.includes(path)) return;
+          if (path === undefined || !path.startsWith("test/helpers/") || allowed.includes(path)) return;
           context.report({ node, message: `${path} is a test helper: only tests import it` });
         });
       },
@@ -85,7 +85,7 @@ const house = {
 };
 
 export default tseslint.config(
-  { ignores: ["**/node_modules/**", "functions/lib/**", "client/lib/**", "examples/web/dist/**", "client/test/packed/app/**", ".cache/**", "bench-results/**", "scripts/test/fixtures/**", "cli/lib/**", "cli/bin/**", "**/*.cjs", "**/*.mjs"] },
+  { ignores: ["**/node_modules/**", "functions/lib/**", "client/lib/**", "examples/web/dist/**", ".cache/**", "bench-results/**", "test/fixtures/**", "cli/lib/**", "cli/bin/**", "**/*.cjs", "**/*.mjs"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,28 +1,41 @@
-// Test tiers (see README, "Tests"): unit = pure logic, no emulator; emulator = functions wrapped with
-// firebase-functions-test against the real Firestore and Auth emulators; rules = firestore.rules with
-// @firebase/rules-unit-testing; e2e = the Firebase JS SDK against the functions emulator.
-// scripts = the CLI's commands (preflight, check-rules, reconcile, init) and the repository's scripts (seed,
-// make-admin, bench) run as a user runs them. client = the
-// app-side client package (client/): its pure coverage rule, and the client with the real JS SDK against
-// the emulators. app = what an app developer gets: the packed client installed in fresh apps (Node ESM,
-// CommonJS, a browser bundle), the packed functions and CLI in fresh apps served by their own emulators
-// (scripts/test/packed), and the example like button (examples/web), in headless Chromium.
-// `npm test` runs all of them inside `firebase emulators:exec`.
+// Test tiers: a test's tier is its file's suffix, in every package (docs/development.md, "Tests"):
+//   *.test.ts           pure: no emulator, no build, no network           npm run test:fast
+//   *.emulator.test.ts  the emulator suite (auth, firestore, functions),
+//                       and the built packages it serves                  npm run test:emulators -- <pattern>
+//   *.browser.test.ts   headless Chromium against the emulators           npm run test:emulators -- <pattern>
+//   *.app.test.ts       the packed tarballs in fresh apps, each app with
+//                       emulators of its own                              npm run test:apps -- <pattern>
+// Tests live in each package's test/ folder (functions/, client/, cli/, scripts/, examples/*/); every
+// helper they share in test/helpers/, the apps they install in test/fixtures/. `npm test` runs every tier.
 // Packages the functions' dependencies require() although they ship ES modules only (see esm-to-cjs.cjs).
 const ESM_ONLY = ["jose"];
+const HELPERS = "<rootDir>/test/helpers";
+const TIERS = { pure: "test", emulator: "emulator.test", browser: "browser.test", app: "app.test" };
+const FOLDERS = "<rootDir>/{functions,client,cli,scripts,examples/*}/test";
 
-const tier = (name, match, extra = {}) => ({
+const tier = (name) => ({
   displayName: name,
   preset: "ts-jest",
   testEnvironment: "node",
   rootDir: __dirname,
-  testMatch: [match.startsWith("<rootDir>") ? match : `<rootDir>/functions/test/${match}`],
+  testMatch: [`${FOLDERS}/*.${TIERS[name]}.ts`],
+  // A pure test is any *.test.ts that no other tier's suffix claims.
+  testPathIgnorePatterns: ["/node_modules/", ...(name === "pure" ? ["\\.(emulator|browser|app)\\.test\\.ts$"] : [])],
   transform: {
+    // Transpiled file by file (isolatedModules in tsconfig.json): `npm run typecheck` checks the types once.
     "^.+\\.ts$": ["ts-jest", { tsconfig: "<rootDir>/tsconfig.json" }],
-    [`/node_modules/(${ESM_ONLY.join("|")})/.+\\.js$`]: "<rootDir>/functions/test/helpers/esm-to-cjs.cjs",
+    [`/node_modules/(${ESM_ONLY.join("|")})/.+\\.js$`]: `${HELPERS}/esm-to-cjs.cjs`,
   },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join("|")})/)`],
-  ...extra,
+  moduleNameMapper: {
+    // The client's and the CLI's sources import their own files with a ".js" ending (what their ES module builds
+    // need); jest loads the .ts files.
+    "^(\\.{1,2}/.*)\\.js$": "$1",
+    // The admin entry as an app imports it (examples/functions, the CLI's bundle), from the sources.
+    "^@firestore-exact-counter/functions/admin$": "<rootDir>/functions/src/admin.ts",
+  },
+  // The emulators' hosts and the params the functions emulator loads; a pure test needs neither.
+  setupFiles: name === "pure" ? [] : [`${HELPERS}/setup-env.ts`],
 });
 
 module.exports = {
@@ -31,37 +44,5 @@ module.exports = {
   // test fails on its own assertion or deadline, and jest's default 5 s only when it truly hangs. Tests
   // whose deadlines are longer set their own (jest.setTimeout).
   testTimeout: 60_000,
-  projects: [
-    tier("unit", "unit/**/*.test.ts"),
-    // wrapped.ts sets the wrapped tests' project before any test file can import the functions (whose
-    // first run initializes the default admin app from it), whatever order a file's imports end up in.
-    tier("emulator", "emulator/**/*.emulator.test.ts", {
-      setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts", "<rootDir>/functions/test/helpers/wrapped.ts"],
-      // The admin entry as an app imports it (examples/functions), from the sources.
-      moduleNameMapper: { "^@firestore-exact-counter/functions/admin$": "<rootDir>/functions/src/admin.ts" },
-    }),
-    tier("rules", "rules/**/*.rules.test.ts", { setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"] }),
-    // Some run the client's sources (an app's watch of counters AUTO_CREATE makes), which import "./x.js".
-    tier("e2e", "e2e/**/*.e2e.test.ts", {
-      setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"],
-      moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
-    }),
-    // scripts = the CLI's commands (deploy preflight, reconcile at scale, init) and the scripts against the emulators.
-    // Some run the client's sources (npm start's lines for an app), which import "./x.js" like the client tier.
-    tier("scripts", "<rootDir>/scripts/test/*.test.ts", {
-      testMatch: ["<rootDir>/scripts/test/*.test.ts", "<rootDir>/cli/test/*.test.ts"],
-      setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"],
-      // The CLI's commands import the admin entry as the CLI's bundle takes it, from the sources.
-      moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1", "^@firestore-exact-counter/functions/admin$": "<rootDir>/functions/src/admin.ts" },
-    }),
-    // The client's sources import "./x.js" (what its ESM build needs); jest loads the .ts files.
-    tier("client", "<rootDir>/client/test/*.test.ts", {
-      setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"],
-      moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
-    }),
-    tier("app", "<rootDir>/client/test/packed/**/*.test.ts", {
-      testMatch: ["<rootDir>/client/test/packed/**/*.test.ts", "<rootDir>/scripts/test/packed/*.test.ts", "<rootDir>/examples/web/test/**/*.test.ts"],
-      setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"],
-    }),
-  ],
+  projects: Object.keys(TIERS).map(tier),
 };

@@ -1,14 +1,13 @@
 // The CLI as a user runs it (from its sources, as the repository's npm scripts do): the command table
 // (--help, --version, no command, an unknown one), every command's --help, and every command's bad
 // arguments: one line naming the mistake and the command's --help, exit 2, no stack trace. Plus reconcile
-// with the emulators stopped (exit 3 within seconds) and with a --counter that does not exist (exit 2).
+// with the emulators stopped (exit 3 within seconds); with a --counter that does not exist (exit 2):
+// reconcile-scale.emulator.test.ts.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { randomUUID } from "node:crypto";
 import { freePort } from "../src/lib/firestore-emulator";
-import { requireEmulators } from "../../functions/test/helpers/emulators";
-import { runCommand, runNode, type Run } from "../../scripts/test/helpers/run";
+import { runCommand, runNode, type Run } from "../../test/helpers/run";
 import { REPO_ROOT } from "../../scripts/lib/firebase-cli";
 
 jest.setTimeout(120_000);
@@ -103,13 +102,5 @@ describe("reconcile", () => {
     expect(run.code).toBe(3);
     expect(run.stderr).not.toMatch(/\n\s+at /);
     expect(Date.now() - started).toBeLessThan(15_000); // the admin SDK alone would retry for about 45 s
-  });
-
-  it("reports a --counter that does not exist as missing and exits 2, after checking the others", async () => {
-    await requireEmulators();
-    const run = await runCommand("reconcile", ["--counter", `nope-${randomUUID().slice(0, 8)}`]);
-    expect(run.stdout).toMatch(/^missing {2}nope-\w+ {2}no such counter \(no counters\/nope-\w+ document\)$/m);
-    expect(run.stderr).toMatch(/: 1 missing\n$/);
-    expect(run.code).toBe(2);
   });
 });

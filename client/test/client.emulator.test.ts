@@ -8,12 +8,12 @@ import { doc, onSnapshot } from "firebase/firestore";
 import { FunctionsError, httpsCallable } from "firebase/functions";
 import { createCounterClient, IncrementError, type CounterClient, type CounterView, type IncrementRequest, type Time } from "../src";
 import { asTime, compareTimes, laterOf } from "../src/coverage";
-import { e2eAdminDb } from "../../functions/test/helpers/admin";
-import { pause, threeUsers, until } from "./emulator-helpers";
-import { shardSumIn } from "../../functions/test/helpers/documents";
+import { e2eAdminDb } from "../../test/helpers/admin";
+import { pause, threeUsers, until } from "../../test/helpers/client-users";
+import { shardSumIn } from "../../test/helpers/documents";
 import { counterRef } from "../../functions/src/model/paths";
 // The model check's seeded PRNG (mulberry32), so a failing schedule can be replayed.
-import { rngOf } from "../../functions/test/unit/model/sim";
+import { rngOf } from "../../test/helpers/model/sim";
 
 jest.setTimeout(240_000);
 

@@ -29,13 +29,13 @@ import { connectFunctionsEmulator, FunctionsError, getFunctions, httpsCallable }
 import { randomUUID } from "node:crypto";
 import { createCounterClient, SetMemberError, type CounterClient, type MemberView, type SetMemberRequest, type Time } from "../src";
 import { asTime, compareTimes, laterOf } from "../src/coverage";
-import { E2E_PROJECT, signedInClient, type Client } from "../../functions/test/helpers/client";
-import { e2eAdminDb, waitFor } from "../../functions/test/helpers/admin";
+import { E2E_PROJECT, signedInClient, type Client } from "../../test/helpers/client";
+import { e2eAdminDb, waitFor } from "../../test/helpers/admin";
 import { setMember as setMemberOnServer } from "../../functions/src/counters/members";
-import { authHost, firestoreHost, requireFunctionsEmulator } from "../../functions/test/helpers/emulators";
-import { shardSumIn } from "../../functions/test/helpers/documents";
+import { authHost, firestoreHost, requireFunctionsEmulator } from "../../test/helpers/emulators";
+import { shardSumIn } from "../../test/helpers/documents";
 // The model check's seeded PRNG (mulberry32), so a failing schedule can be replayed.
-import { rngOf } from "../../functions/test/unit/model/sim";
+import { rngOf } from "../../test/helpers/model/sim";
 
 jest.setTimeout(300_000);
 

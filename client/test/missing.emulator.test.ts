@@ -6,9 +6,9 @@
 // does on a first call: create the counter in a commit of its own, then apply the call.
 import { httpsCallable } from "firebase/functions";
 import { CounterNotFoundError, createCounterClient, type CounterView, type MemberView } from "../src";
-import { e2eAdminDb } from "../../functions/test/helpers/admin";
-import { shardSumIn } from "../../functions/test/helpers/documents";
-import { pause, threeUsers, until } from "./emulator-helpers";
+import { e2eAdminDb } from "../../test/helpers/admin";
+import { shardSumIn } from "../../test/helpers/documents";
+import { pause, threeUsers, until } from "../../test/helpers/client-users";
 
 jest.setTimeout(120_000);
 

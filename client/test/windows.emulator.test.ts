@@ -10,9 +10,9 @@ import { httpsCallable } from "firebase/functions";
 import { createCounterClient, type CounterClient, type CounterView, type Time, type WindowName } from "../src";
 import { asTime, compareTimes, laterOf } from "../src/coverage";
 import { dayOfTime, msUntilNextUtcMidnight, spanStart } from "../src/windows";
-import { e2eAdminDb } from "../../functions/test/helpers/admin";
-import { pause, threeUsers, until } from "./emulator-helpers";
-import { shardSumIn } from "../../functions/test/helpers/documents";
+import { e2eAdminDb } from "../../test/helpers/admin";
+import { pause, threeUsers, until } from "../../test/helpers/client-users";
+import { shardSumIn } from "../../test/helpers/documents";
 
 jest.setTimeout(120_000);
 

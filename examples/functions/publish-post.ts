@@ -3,7 +3,7 @@
 // closed to clients. The counters' shapes come from the params this codebase's environment gives the
 // admin entry (docs/app.md, "From your own functions"): UNIQUE_COUNTERS=post-{id}-likes makes the likes
 // counter unique, WINDOWED_COUNTERS=post-{id}-views the views counter windowed, and MIRRORS starts
-// posts/{id}.likeCount and .views at 0. Run by functions/test/emulator/admin.emulator.test.ts.
+// posts/{id}.likeCount and .views at 0. Run by functions/test/admin.emulator.test.ts.
 import { FieldValue, getFirestore } from "firebase-admin/firestore";
 import { HttpsError, onCall } from "firebase-functions/v2/https";
 import { createCounter } from "@firestore-exact-counter/functions/admin";

@@ -12,7 +12,7 @@ import type { Counter } from "./counters";
 /** How long the product's cache keeps a shape (the workloads' idle gaps and a hot counter's stale shapes follow it). */
 export { SHAPE_CACHE_TTL_MS };
 
-/** This process's shape cache: the product's own (model/shape-cache.ts), as one callable instance holds it. */
+/** This process's shape cache: the product's own (functions/src/model/shape-cache.ts), as one callable instance holds it. */
 const shapes = shapeCache<true>();
 
 /** What the calls of a phase did in Firestore: calls counted, document reads and writes they made. */

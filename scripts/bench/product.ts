@@ -48,7 +48,7 @@ export interface InstanceSize {
 /**
  * rollupTotal's size as it deploys by default: its CPU as the main entry declares it to the platform (the
  * function's endpoint, what firebase-tools reads; a literal, not a param), its memory the default of
- * ROLLUP_MEMORY_MB (model/params.ts).
+ * ROLLUP_MEMORY_MB (functions/src/model/params.ts).
  */
 export function rollupSize(): InstanceSize {
   const main = load(entryFile(".")) as { rollupTotal?: { __endpoint?: { cpu?: unknown } } };

@@ -1,7 +1,7 @@
 // A signed-in user of the Firebase JS SDK, as an app would be, pointed at the emulator suite: an account
 // made in the Auth emulator (custom claims set through its admin API), callables (functions emulator) and
 // reads of a counter's parent (Firestore emulator). The benchmark calls the product's callables with it;
-// the tests' helper (functions/test/helpers/client.ts) finds the emulators its own way and hands them here.
+// the tests' helper (test/helpers/client.ts) finds the emulators its own way and hands them here.
 import { deleteApp, initializeApp, type FirebaseApp } from "firebase/app";
 import { connectAuthEmulator, createUserWithEmailAndPassword, getAuth, signInAnonymously, type User } from "firebase/auth";
 import { connectFirestoreEmulator, getFirestore, type Firestore } from "firebase/firestore";

@@ -1,12 +1,12 @@
 // The benchmark's all-in cost table (scripts/bench/allin.ts): the calls' counted operations plus the
 // rollup's total per 1,000,000 increments, the ratio to the naive row of the same workload and delivery,
 // what the parent writes cost each listener, and the workloads' cost targets judged on those rows. Also
-// the idle lag target's margin (workloads/sparse.ts), judged on workload 0's rows of a made-up run.
+// the idle lag target's margin (scripts/bench/workloads/sparse.ts), judged on workload 0's rows of a made-up run.
 import { allInLines, allInRows, naiveRowOf, type AllInInput, type AllInRow } from "../bench/allin";
 import type { CostPerMillion } from "../bench/ops";
 import { WORKLOADS } from "../bench/workloads";
 import { IDLE_LAG_MARGIN_MS, sparse } from "../bench/workloads/sparse";
-import { workloadResults } from "./helpers/bench-results";
+import { workloadResults } from "../../test/helpers/bench-results";
 
 /** Every workload's cost targets, judged on `rows`. */
 const allInTargets = (rows: readonly AllInRow[]) => WORKLOADS.flatMap((w) => w.costTargets?.(rows) ?? []);

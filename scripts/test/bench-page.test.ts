@@ -1,5 +1,5 @@
 // The benchmark's results page (scripts/bench/page.ts), written from a made-up `--quick` run
-// (helpers/bench-results.ts: a result for every workload, the rows, costs and targets the benchmark's own
+// (test/helpers/bench-results.ts: a result for every workload, the rows, costs and targets the benchmark's own
 // code makes of them). The page is what docs/benchmark.md links for every number, so it must carry the
 // run's header and every table, and npm test's --quick run must never replace the committed copy. Also the
 // judging of workload 10's targets, which run.ts fails the run on.
@@ -18,7 +18,7 @@ import { FLAGS, ran, targetsOf } from "../bench/workloads";
 import { HOT_PLOT_FILE } from "../bench/workloads/hot";
 import { PLOT_FILE } from "../bench/workloads/sustained";
 import { windowsTargets } from "../bench/workloads/windows";
-import { benchResults, workloadResults } from "./helpers/bench-results";
+import { benchResults, workloadResults } from "../../test/helpers/bench-results";
 
 const W = workloadResults();
 const RECORDED = benchResults(W);

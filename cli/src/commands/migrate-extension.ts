@@ -48,7 +48,7 @@ counter id can hold, a counter still being deleted) or an unexpected error; 2 ba
 that does not parse (nothing read); 3 the Firestore emulator does not answer (start the emulators first); 130 interrupted (what was written is whole: run it again to finish).`;
 
 interface Args {
-  /** The rule's three arguments, checked (model/extension-rules.ts). */
+  /** The rule's three arguments, checked (functions/src/model/extension-rules.ts). */
   rule: { document: string; field: string; counter: string };
   dryRun: boolean;
   project: string;
@@ -144,7 +144,7 @@ function checkedParams(dir: string | undefined, project: string): Record<string,
   }
 }
 
-/** --database, held to DATABASE_ID's rule (model/param-rules.ts): "(default)" when absent. */
+/** --database, held to DATABASE_ID's rule (functions/src/model/param-rules.ts): "(default)" when absent. */
 function databaseOf(value: string | undefined): string {
   if (value === undefined) return "(default)";
   const problem = paramProblem("DATABASE_ID", value);

@@ -1,6 +1,6 @@
 // The admin entry's settings next to the callables': an app's own codebase that depends on the functions
 // package (to import `@firestore-exact-counter/functions/admin`) reads the counters' params from its own
-// environment (functions/src/config/env.ts), that is, from its own .env files. Where they differ from the
+// environment (functions/src/model/env-settings.ts), that is, from its own .env files. Where they differ from the
 // counters codebase's, the two sides would create counters of different shapes (a likes counter plain on
 // one side, unique on the other), so the deploy stops here, naming each param and both files
 // (docs/app.md, "Where the admin entry's rules come from").

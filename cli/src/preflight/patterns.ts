@@ -12,7 +12,7 @@ import { envFiles, userEnvs } from "./context";
 import type { CheckResult, Context } from "./types";
 
 /**
- * UNIQUE_COUNTERS, parsed by the functions' own parser (model/patterns.ts) from the values a deploy
+ * UNIQUE_COUNTERS, parsed by the functions' own parser (functions/src/model/patterns.ts) from the values a deploy
  * would use: a bad pattern fails here, naming it, instead of making createCounter refuse every call.
  */
 export function checkUniqueCounters(ctx: Context): CheckResult {
@@ -46,7 +46,7 @@ export function checkMirrors(ctx: Context): CheckResult {
 }
 
 /**
- * COUNTER_KINDS, parsed by the functions' own parser (model/kinds.ts) against the MAX_SHARDS and MAX_DELTA
+ * COUNTER_KINDS, parsed by the functions' own parser (functions/src/model/kinds.ts) against the MAX_SHARDS and MAX_DELTA
  * a deploy would use: a bad rule fails here, naming it, instead of createCounter and incrementCounter
  * refusing every call with internal.
  */
@@ -120,7 +120,7 @@ function safely<T>(parse: () => T): T | undefined {
 }
 
 /**
- * AUTO_CREATE, parsed by the functions' own parser (model/auto-create-rules.ts): a bad rule fails here,
+ * AUTO_CREATE, parsed by the functions' own parser (functions/src/model/auto-create-rules.ts): a bad rule fails here,
  * naming it, instead of the first calls on missing counters answering internal.
  */
 export function checkAutoCreate(ctx: Context): CheckResult {

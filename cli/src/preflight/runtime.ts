@@ -6,9 +6,9 @@ import { join, relative } from "node:path";
 import { errorMessage, nodeValidate, runtimeChoice, supported, versioning } from "../lib/firebase-tools-internals";
 import type { CheckResult, Context } from "./types";
 
-/** firebase-tools reads a manifest only from firebase-functions >= 3.20.0 (runtimes/node/index.js). */
+/** firebase-tools reads a manifest only from firebase-functions >= 3.20.0 (deploy/functions/runtimes/node/index.js). */
 const MIN_FUNCTIONS_SDK = [3, 20, 0];
-/** firebase-tools warns this long before a runtime's deprecation (supported/index.js). */
+/** firebase-tools warns this long before a runtime's deprecation (deploy/functions/runtimes/supported/index.js). */
 const WARN_BEFORE_DEPRECATION_MS = 90 * 24 * 3_600_000;
 const DAY_MS = 24 * 3_600_000;
 

@@ -200,7 +200,7 @@ export function extensionRules(): ExtensionRule[] {
   }
 }
 
-/** How a fold creates a counter that does not exist yet, from the deployed params (extension/new-counter.ts). */
+/** How a fold creates a counter that does not exist yet, from the deployed params (functions/src/model/new-counter.ts). */
 export function foldNewCounterRule(): NewCounterRule {
   return newCounterRule(paramSettings);
 }

@@ -1,7 +1,7 @@
 // The rollup's log lines that people and tools filter on, by their exact messages: docs/operations.md's
 // log-based metrics and alerts, `npm start`'s output (which shows the commits and hides the rest), and the
 // benchmark (which adds up the operations lines). rollup/ops.ts writes them;
-// functions/test/emulator/logs.emulator.test.ts holds them to these texts.
+// functions/test/logs.emulator.test.ts holds them to these texts.
 
 /** INFO, one per commit of a total by the rollup, with `counterId`, `total`, `lagMs` (the lag metric) and `path`. */
 export const COMMITTED_MESSAGE = "rollup committed";

@@ -3,7 +3,7 @@
 // DEFAULT_SHARDS or the shards COUNTER_KINDS declares, windowed if WINDOWED_COUNTERS names it). An id that
 // UNIQUE_COUNTERS reserves is refused: a unique counter counts members, and extension amounts are not
 // members. The trigger reads the params as deployed (config/read.ts), migrate-extension the codebase's env
-// files (config/env.ts reads them as the admin entry reads its environment). Pure.
+// files (functions/src/model/env-settings.ts reads them as the admin entry reads its environment). Pure.
 import { envSettings } from "./env-settings";
 import { newCounter, type CounterSettings } from "./settings";
 

@@ -1,5 +1,5 @@
 // The range of every param and the relations between them, as plain data and one pure check: the
-// functions validate what they read with it at run time (config/read.ts, config/env.ts) and `npm run
+// functions validate what they read with it at run time (config/read.ts, functions/src/model/env-settings.ts) and `npm run
 // preflight` refuses a deploy with it (cli/src/preflight/params.ts), so a value means the same thing in both
 // places. Pure: the preflight loads it outside the functions.
 

@@ -7,7 +7,7 @@
 
 /** The params that decide what a counter is and what one call may do, with their defaults: the callables
  * read them as params, and the admin entry reads the same names with the same defaults from the environment
- * of an app's own code (config/env.ts), so "the same param rules" holds by construction. */
+ * of an app's own code (functions/src/model/env-settings.ts), so "the same param rules" holds by construction. */
 export const COUNTER_PARAM_DEFAULTS = {
   DATABASE_ID: "(default)",
   DEFAULT_SHARDS: 1,

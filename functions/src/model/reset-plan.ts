@@ -1,6 +1,6 @@
 // What a reset writes onto the parent (reset.ts does the reading and the writing), as a pure function of what
 // it read at its snapshot's read time R and of the parent as it is when the write commits. Pure, so the
-// model check (functions/test/unit/model) runs the very decision over its in-memory Firestore, with
+// model check (functions/test/model.test.ts) runs the very decision over its in-memory Firestore, with
 // rollups, growth, reshards and other resets landing between the read and the write.
 //
 // THE ARGUMENT. Between R and the reset's write, the writers of the counter are:

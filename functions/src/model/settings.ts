@@ -1,6 +1,6 @@
 // What the counter operations (counters/operations.ts) read of the params, behind one interface with two readers:
 // the callables' (config/read.ts: firebase-functions params in the counters codebase) and the admin
-// entry's (config/env.ts: the same names from the environment of an app's own code). Every part is read
+// entry's (functions/src/model/env-settings.ts: the same names from the environment of an app's own code). Every part is read
 // only when an operation needs it, so a bad value stops only the operations that use it. Also, pure, the
 // shape a new counter gets from them: createCounter, the admin entry and AUTO_CREATE all make it here.
 import { shardsFor, type CounterKind, type KindLimits } from "./kinds";

@@ -1,5 +1,5 @@
 // Shards that grow with the load (docs/growth.md): pure decisions, no Firebase import, so unit tests pin
-// each case and the model check (functions/test/unit/model) drives them under random schedules.
+// each case and the model check (functions/test/model.test.ts) drives them under random schedules.
 //
 // THE MEASURE. Every applied increment (and every setMember that changed a membership) adds 1 to its
 // shard's `writes` in the same write that moves `count`, so it costs no extra document write. The rollup

@@ -21,7 +21,7 @@
 // before, with no barrier between chunks. At 50 ms a Firestore call and 64 workers that is about 1,280
 // counters a second: 100,000 counters touched in the last 30 days move within about 80 s of the run (about
 // 160 s with mirrors), and a run moves about 600,000 (300,000) before its budget; the next run, 10 minutes
-// later, goes on with the rest (docs/windows.md, "At scale"; functions/test/unit/midnight-scale.test.ts runs
+// later, goes on with the rest (docs/windows.md, "At scale"; functions/test/midnight-scale.test.ts runs
 // this code over 100,000 counters in virtual time).
 import * as logger from "firebase-functions/logger";
 import { dayOf, movedWindows } from "../model/windows";

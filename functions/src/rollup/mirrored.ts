@@ -2,7 +2,7 @@
 // same atomic write, the total on every mirror target. The targets are the app's documents: any of them
 // may appear, disappear or change at any moment, between any two steps of a commit. Over a MirrorPort (one
 // atomic write, one consistent read), so the very same steps run over Firestore (firestore-store.ts, whose writes of the targets are counters/mirror-writes.ts) and over
-// the model check's in-memory store (functions/test/unit/model).
+// the model check's in-memory store (functions/test/model.test.ts).
 //
 // Why this is exact. A target is updated, never created, so a commit that names a missing target fails
 // (NOT_FOUND) and writes nothing. The commit then reads the parent and the targets at one read time, and:

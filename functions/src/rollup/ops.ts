@@ -2,7 +2,7 @@
 // debug: "rollup ops" (the benchmark adds these lines up to price a million increments). At INFO and
 // above only what an operator acts on: "rollup committed" (with lagMs: the lag metric) and "rollup
 // threw; the event is retried". docs/operations.md's log-based metrics filter on these exact messages (model/log-lines.ts)
-// and fields, and functions/test/emulator/logs.emulator.test.ts holds them to it.
+// and fields, and functions/test/logs.emulator.test.ts holds them to it.
 import * as logger from "firebase-functions/logger";
 import { COMMITTED_MESSAGE, OPS_MESSAGE, THREW_MESSAGE } from "../model/log-lines";
 

@@ -1,6 +1,6 @@
 // Pure decisions of the rollup: is a shard write already covered by the parent's total, and if not, who
 // rolls it up and when. No Firebase import: times are plain numbers, so unit tests pin each case and the
-// model check (functions/test/unit/model.test.ts) drives these very functions under random schedules.
+// model check (functions/test/model.test.ts) drives these very functions under random schedules.
 //
 // Times: Firestore commit/read times in whole microseconds (model/time.ts: a write time rounded up, a read
 // time down, so "covered" can only err towards one extra rollup). Due times are whole milliseconds.
@@ -270,7 +270,7 @@ export function decide(write: WriteFacts, view: ParentView, lease: Claim | null,
  * numShards, and increments write with update(), so no removed shard comes back. A reset's write (which
  * subtracts what it read from the shards and sets `resetAt` on the parent in one transaction) came before W
  * too, so the shard at W holds exactly what counts after the reset.
- * Without the guard (the model check's mutant, functions/test/unit/model.test.ts), two things go wrong:
+ * Without the guard (the model check's mutant, functions/test/model.test.ts), two things go wrong:
  * - an event of a write made before a reshard down to one shard, delivered after it, commits the one shard
  *   it saw as the whole sum;
  * - an event of a write made between a reset's read and its write, delivered after the write, commits a

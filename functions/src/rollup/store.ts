@@ -1,7 +1,7 @@
 // The reads and writes the rollup makes, as an interface. The rollup's decisions and steps (index.ts,
 // claim.ts, lead.ts, commit.ts, sweep.ts, midnight.ts) only talk to a RollupStore, so the very same code
 // runs over Firestore in production and in the emulator tests (firestore-store.ts), and over an in-memory store with the same
-// semantics in the model check (functions/test/unit/model). Times are microseconds (plan.ts); versions
+// semantics in the model check (functions/test/model.test.ts). Times are microseconds (plan.ts); versions
 // are opaque tokens that a store turns back into its own preconditions.
 import type { DayCounts, WindowsState } from "../model/windows";
 import type { Load } from "./growth";

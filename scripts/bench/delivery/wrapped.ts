@@ -5,7 +5,7 @@
 // One instance = one copy of the code that exports the function, loaded afresh: ours is the package's main
 // entry (`@firestore-exact-counter/functions`, as an app re-exports it, from the built package) with every
 // module of the package's own code evaluated again, the naive one its codebase's modules. So module state,
-// such as the rollup's memos of claims, leading edges and committed parents (entry/rollupTotal.ts), is per
+// such as the rollup's memos of claims, leading edges and committed parents (functions/src/entry/rollupTotal.ts), is per
 // instance, as on Cloud Run. The copies share this process's dependencies (firebase-admin and its Firestore
 // client, firebase-functions) and its CPU, which Cloud Run instances would not.
 import { createRequire } from "node:module";

@@ -1,6 +1,6 @@
 // Workload 10's midnight commit, run directly: N windowed counters with a window not at 0 (one increment
 // each, rolled up by the product's rollup), then the product's commitMidnight against them with its day
-// clock a day ahead (RollupDeps.dayClockMs, only ever ahead of the real clock: model/windows.ts), as the
+// clock a day ahead (RollupDeps.dayClockMs, only ever ahead of the real clock: functions/src/model/windows.ts), as the
 // scheduled rollupWindows runs it after a UTC midnight; then once more, which must find nothing. They live
 // on a project of their own (MIDNIGHT_PROJECT), so the commit's query finds exactly them.
 //

@@ -1,6 +1,6 @@
 // A measured phase, and the two ways its events reach the rollups (a Delivery): the emulators' own
 // triggers here (watch the parents, write, wait for the rollup to settle, measure: recorder.ts), or the
-// benchmark's production-like delivery (delivery/productionLike.ts). Also: making sure the functions
+// benchmark's production-like delivery (delivery/direct.ts, productionLikeDelivery). Also: making sure the functions
 // emulator's queue is empty before a phase starts, so a phase never pays for the events of the one before.
 import { createBenchCounter, incrementShard, readParent, type Counter, type ParentState, type Rollup, type ShardWriteRecord } from "../counters";
 import { callableRead } from "../callable";

@@ -167,7 +167,7 @@ async function run(app: App, counterId: string, kind: ResetKind, rate: number, s
 }
 
 /**
- * The reset this product shipped before (counters/store.ts's reset before the snapshot reset; now counters/reset.ts), kept as the baseline: one transaction
+ * The reset this product shipped before (the transaction reset that came before the snapshot reset of functions/src/counters/reset.ts), kept as the baseline: one transaction
  * that reads the parent and every shard (locking them until it commits), sets every shard to 0, and
  * covers up to the latest update time it read.
  */

@@ -1,0 +1,45 @@
+import { type z } from "zod";
+import { createCounterInput, describeIssue, incrementCounterInput, reshardCounterInput } from "../src/model/schema";
+
+const limits = { maxShards: 200, maxGrownShards: 1000, maxDelta: 1000 };
+
+function message(schema: z.ZodType, data: unknown): string {
+  const result = schema.safeParse(data);
+  if (result.success) throw new Error("expected a validation error");
+  return describeIssue(result.error);
+}
+
+describe("describeIssue", () => {
+  it("names an unknown field, truncating a long name", () => {
+    expect(message(incrementCounterInput(limits), { counterId: "a", ["x".repeat(100)]: 1 })).toBe(
+      `unknown field "${"x".repeat(32)}": not part of this request`,
+    );
+  });
+
+  it("never echoes the bad value", () => {
+    const secret = "s3cr3t-value-that-must-not-leak";
+    expect(message(incrementCounterInput(limits), { counterId: secret + "!" })).not.toContain(secret);
+    expect(message(incrementCounterInput(limits), { counterId: "a", delta: secret })).not.toContain(secret);
+  });
+
+  it("reads a non-object as 'data must be an object'", () => {
+    expect(message(createCounterInput(limits), null)).toBe("data must be an object");
+    expect(message(createCounterInput(limits), [1])).toBe("data must be an object");
+  });
+
+  it("uses the deployed bounds in the message", () => {
+    expect(message(createCounterInput({ maxShards: 50, maxGrownShards: 1000, maxDelta: 5 }), { numShards: 51 })).toBe(
+      "numShards must be an integer from 1 to 50",
+    );
+    expect(message(incrementCounterInput({ maxShards: 50, maxGrownShards: 1000, maxDelta: 5 }), { counterId: "a", delta: 6 })).toBe(
+      "delta must be a non-zero integer from -5 to 5",
+    );
+  });
+
+  it("lets reshardCounter go up to MAX_GROWN_SHARDS, where createCounter stops at MAX_SHARDS", () => {
+    const bounds = { maxShards: 50, maxGrownShards: 1000, maxDelta: 5 };
+    expect(reshardCounterInput(bounds).safeParse({ counterId: "a", numShards: 1000 }).success).toBe(true);
+    expect(message(reshardCounterInput(bounds), { counterId: "a", numShards: 1001 })).toBe("numShards must be an integer from 1 to 1000");
+    expect(message(createCounterInput(bounds), { numShards: 51 })).toBe("numShards must be an integer from 1 to 50");
+  });
+});
