@@ -4,7 +4,8 @@
 import { deleteApp, initializeApp, type FirebaseApp } from "firebase/app";
 import { getFirestore } from "firebase/firestore";
 import { FunctionsError, getFunctions } from "firebase/functions";
-import { createCounterClient, IncrementError, randomRequestId, SetMemberError, type IncrementRequest, type SetMemberRequest } from "../src";
+import { createCounterClient, IncrementError, SetMemberError, type IncrementRequest, type SetMemberRequest } from "../src";
+import { randomRequestId } from "../src/increments";
 
 let app: FirebaseApp;
 
