@@ -160,7 +160,7 @@ describe("windows next to the coverage rule", () => {
       for (let i = 0; i < 5; i++) writes.push(await increment(counterId, (i % 3) + 1, clock.now));
       clock.set(clock.now() + 86_400_000 * (step + 1));
     }
-    // The clock started 2 s before a midnight and has moved whole days since: put it at noon of its day, so
+    // The clock started before a midnight and has moved whole days since: put it at noon of its day, so
     // that however long the deliveries take on a busy machine, the commits and the assertion share a day.
     clock.set(dayStartMs(dayOf(clock.now())) + 43_200_000);
     // Every event, newest first, each twice.

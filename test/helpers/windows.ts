@@ -14,15 +14,22 @@ const TTL_MS = 3_600_000;
 export interface DayClock {
   now: () => number;
   set: (ms: number) => void;
-  /** The UTC midnight the clock starts 2 s before. */
+  /** The UTC midnight the clock starts BEFORE_MIDNIGHT_MS before. */
   midnight: number;
 }
 
-/** A day clock ahead of the real one, which tests move forward; starts 2 s before a UTC midnight. */
+/**
+ * How long before its midnight a day clock starts: the day a test's first writes happen in, however slowly
+ * a loaded machine makes them (at 2 s, a busy run once carried a test's "yesterday" across midnight).
+ * Tests cross midnight only with `set`.
+ */
+const BEFORE_MIDNIGHT_MS = 600_000;
+
+/** A day clock ahead of the real one, which tests move forward; starts BEFORE_MIDNIGHT_MS before a UTC midnight. */
 export function dayClock(): DayClock {
   const real = Date.now();
-  const midnight = nextMidnightMs(real + 60_000); // at least a minute ahead, whatever the hour
-  let ahead = midnight - 2_000 - real;
+  const midnight = nextMidnightMs(real + BEFORE_MIDNIGHT_MS + 60_000); // at least a minute ahead, whatever the hour
+  let ahead = midnight - BEFORE_MIDNIGHT_MS - real;
   return {
     now: () => Date.now() + ahead,
     set: (ms) => {
