@@ -14,6 +14,7 @@ export { TRANSIENT_CODES } from "./retry.js";
 export { CounterNotFoundError } from "./missing.js";
 export {
   SetMemberError,
+  SignInRequiredError,
   type MemberView,
   type WatchMemberOptions,
   type SetMemberOutcome,
