@@ -60,7 +60,7 @@ module.exports = {
       moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
     }),
     tier("app", "<rootDir>/client/test/packed/**/*.test.ts", {
-      testMatch: ["<rootDir>/client/test/packed/**/*.test.ts", "<rootDir>/scripts/test/packed/*.test.ts", "<rootDir>/examples/web/test/**/*.test.ts"],
+      testMatch: ["<rootDir>/client/test/packed/**/*.test.ts", "<rootDir>/scripts/test/packed/*.test.ts", "<rootDir>/examples/web/test/**/*.test.ts", "<rootDir>/examples/react/test/**/*.test.ts"],
       setupFiles: ["<rootDir>/functions/test/helpers/setup-env.ts"],
     }),
   ],
