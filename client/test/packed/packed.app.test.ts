@@ -8,7 +8,7 @@
 // newest release of every other major its peer range claims (the range claims nothing this does not
 // run); and docs/app.md's main snippet runs as written in the fresh app.
 import { spawn } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
@@ -21,6 +21,7 @@ import { serveStatic } from "../../../scripts/lib/static-server";
 import { npm, packedTarballs } from "../../../scripts/test/helpers/packed";
 import { run } from "../../../scripts/test/helpers/run";
 import { E2E_PROJECT, signedInClient, type Client } from "../../../functions/test/helpers/client";
+import { installFreshApp } from "./fresh-app";
 
 // npm pack and an install of firebase (from npm's cache, which `npm ci` filled) take a minute or two here.
 jest.setTimeout(300_000);
@@ -73,14 +74,8 @@ beforeAll(async () => {
 });
 
 /** A fresh "type": "module" app in work/<name> with the packed client and `firebase@<firebase>` installed. */
-async function freshApp(name: string, firebase: string): Promise<string> {
-  const dir = join(work, name);
-  cpSync(join(__dirname, "app"), dir, { recursive: true });
-  const manifest: Record<string, unknown> = { name: "fresh-esm-app", private: true, type: "module" };
-  writeFileSync(join(dir, "package.json"), JSON.stringify(manifest, null, 2));
-  const installed = await npm(["install", "--prefer-offline", "--no-audit", "--no-fund", tarball, `firebase@${firebase}`], dir);
-  if (installed.code !== 0) throw new Error(`npm install of the client with firebase@${firebase} in a fresh app failed:\n${installed.stderr}`);
-  return dir;
+function freshApp(name: string, firebase: string): Promise<string> {
+  return installFreshApp(join(work, name), join(__dirname, "app"), [tarball, `firebase@${firebase}`]);
 }
 
 afterAll(async () => {
@@ -93,6 +88,18 @@ describe("the packed client in a fresh app", () => {
     const lock = JSON.parse(readFileSync(join(appDir, "package-lock.json"), "utf8")) as { packages: Record<string, { version?: string }> };
     const firebases = Object.entries(lock.packages).filter(([path]) => path.endsWith("node_modules/firebase"));
     expect(firebases).toEqual([["node_modules/firebase", expect.objectContaining({ version: FIREBASE_VERSION })]]);
+  });
+
+  it("imports the main entry, ESM and CommonJS, in an app without React (an optional peer: not installed); only /react needs it", async () => {
+    const lock = JSON.parse(readFileSync(join(appDir, "package-lock.json"), "utf8")) as { packages: Record<string, unknown> };
+    expect(Object.keys(lock.packages).filter((path) => /node_modules\/(react|react-dom)$/.test(path))).toEqual([]);
+    const esm = await run(process.execPath, ["--input-type=module", "-e", 'const c = await import("@firestore-exact-counter/client"); console.log(typeof c.createCounterClient)'], { cwd: appDir });
+    expect(esm).toEqual({ code: 0, stdout: "function\n", stderr: "" });
+    const cjs = await run(process.execPath, ["-e", 'console.log(typeof require("@firestore-exact-counter/client").createCounterClient)'], { cwd: appDir });
+    expect(cjs).toEqual({ code: 0, stdout: "function\n", stderr: "" });
+    const hooks = await run(process.execPath, ["--input-type=module", "-e", 'await import("@firestore-exact-counter/client/react")'], { cwd: appDir });
+    expect(hooks.code).not.toBe(0);
+    expect(hooks.stderr).toContain("Cannot find package 'react'");
   });
 
   it("has types for import and for require (TypeScript, module nodenext)", async () => {
