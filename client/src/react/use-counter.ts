@@ -31,15 +31,15 @@ const OPTIONS = ["window", "autoCreated", "client"];
 export function useCounter(counterId: string, options?: UseCounterOptions): UseCounterResult {
   const client = useClient(`useCounter(${counterId})`, options?.client);
   const problem = optionsProblem(`useCounter(${counterId})`, options, OPTIONS);
-  const window = options?.window;
+  const windowName = options?.window;
   const autoCreated = options?.autoCreated;
   const store = useMemo(
     () =>
       watchStore<{ value: number }>((show, fail) => {
         if (problem !== undefined) throw new TypeError(problem);
-        return client.watch(counterId, (value) => show(value === null ? null : { value }), fail, watchOptions(window, autoCreated));
+        return client.watch(counterId, (value) => show(value === null ? null : { value }), fail, watchOptions(windowName, autoCreated));
       }),
-    [client, counterId, window, autoCreated, problem],
+    [client, counterId, windowName, autoCreated, problem],
   );
   const state = useSyncExternalStore(store.subscribe, store.getSnapshot, store.getServerSnapshot);
   const increment = useCallback((delta?: number) => client.increment(counterId, delta), [client, counterId]);
@@ -47,6 +47,6 @@ export function useCounter(counterId: string, options?: UseCounterOptions): UseC
 }
 
 /** The options given, and only those: the client checks their values (and names a bad one). */
-function watchOptions(window: WindowName | undefined, autoCreated: boolean | undefined): WatchOptions {
-  return { ...(window !== undefined ? { window } : {}), ...(autoCreated !== undefined ? { autoCreated } : {}) };
+function watchOptions(windowName: WindowName | undefined, autoCreated: boolean | undefined): WatchOptions {
+  return { ...(windowName !== undefined ? { window: windowName } : {}), ...(autoCreated !== undefined ? { autoCreated } : {}) };
 }
