@@ -41,7 +41,7 @@ export function useLike(counterId: string, options?: UseLikeOptions): UseLikeRes
   const client = useClient(hook, options?.client);
   const problem = optionsProblem(hook, options, OPTIONS);
   const autoCreated = options?.autoCreated;
-  const users = useMemo(() => userStore(appOf(hook, client)), [hook, client]);
+  const users = useMemo(() => userStore(appOf(client)), [client]);
   const uid = useSyncExternalStore(users.subscribe, users.getSnapshot, users.getServerSnapshot);
   const store = useMemo((): Store<Like> => {
     if (uid === undefined) return pendingStore;
@@ -58,9 +58,9 @@ export function useLike(counterId: string, options?: UseLikeOptions): UseLikeRes
 }
 
 /** The Firebase app of the client (its Firestore's): whose signed-in user likes. */
-function appOf(hook: string, client: CounterClient) {
+function appOf(client: CounterClient) {
   const internals = internalsOf(client);
-  if (internals === undefined) throw new TypeError(`${hook}: the client must be one that createCounterClient made`);
+  if (internals === undefined) throw new TypeError("useLike: the client must be one that createCounterClient made");
   return internals.firestore.app;
 }
 
