@@ -28,7 +28,10 @@ jest.setTimeout(300_000);
 
 const FIREBASE_VERSION = (JSON.parse(readFileSync(require.resolve("firebase/package.json", { paths: [REPO_ROOT] }), "utf8")) as { version: string }).version;
 const INCREMENTS = 4;
-const CLIENT_PACKAGE = JSON.parse(readFileSync(join(REPO_ROOT, "client", "package.json"), "utf8")) as { peerDependencies: { firebase: string } };
+const CLIENT_PACKAGE = JSON.parse(readFileSync(join(REPO_ROOT, "client", "package.json"), "utf8")) as {
+  peerDependencies: { firebase: string; react: string };
+  peerDependenciesMeta: { react: unknown };
+};
 
 /** The majors of a ">=A.0.0 <B.0.0" peer range: A … B-1 (the only form the client's range takes). */
 function claimedMajors(range: string): number[] {
@@ -162,8 +165,12 @@ describe("the packed client in a fresh app", () => {
     expect(files).toEqual(
       expect.arrayContaining(["README.md", "package.json", "lib/esm/index.js", "lib/esm/index.d.ts", "lib/cjs/index.js", "lib/cjs/index.d.ts", "lib/esm/package.json", "lib/cjs/package.json"]),
     );
+    // The React entry: both builds with their types, and react/ for tools that do not read exports.
+    expect(files).toEqual(expect.arrayContaining(["lib/esm/react/index.js", "lib/esm/react/index.d.ts", "lib/cjs/react/index.js", "lib/cjs/react/index.d.ts", "react/package.json"]));
     expect(files.filter((f) => f.includes("test"))).toEqual([]);
     expect(CLIENT_PACKAGE.peerDependencies.firebase).toBe(">=10.0.0 <14.0.0");
+    expect(CLIENT_PACKAGE.peerDependencies.react).toBe("^18.0.0 || ^19.0.0");
+    expect(CLIENT_PACKAGE.peerDependenciesMeta.react).toEqual({ optional: true });
   });
 
   it("runs docs/app.md's main snippet as written in the fresh app", async () => {
