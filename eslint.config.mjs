@@ -8,7 +8,7 @@ import tseslint from "typescript-eslint";
 const ROOT = import.meta.dirname;
 
 /** What an app imports of ours: the packages' entries. Anything else of the product is the model's to offer. */
-const PUBLIC_ENTRIES = ["@firestore-exact-counter/functions", "@firestore-exact-counter/functions/admin", "@firestore-exact-counter/client"];
+const PUBLIC_ENTRIES = ["@firestore-exact-counter/functions", "@firestore-exact-counter/functions/admin", "@firestore-exact-counter/client", "@firestore-exact-counter/client/react"];
 
 /**
  * Imports of the functions beyond functions/src/model/ that a tool still makes: importer -> modules (paths
@@ -85,7 +85,7 @@ const house = {
 };
 
 export default tseslint.config(
-  { ignores: ["**/node_modules/**", "functions/lib/**", "client/lib/**", "examples/web/dist/**", ".cache/**", "bench-results/**", "test/fixtures/**", "cli/lib/**", "cli/bin/**", "**/*.cjs", "**/*.mjs"] },
+  { ignores: ["**/node_modules/**", "functions/lib/**", "client/lib/**", "examples/web/dist/**", "examples/react/dist/**", ".cache/**", "bench-results/**", "test/fixtures/**", "cli/lib/**", "cli/bin/**", "**/*.cjs", "**/*.mjs"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -99,6 +99,6 @@ export default tseslint.config(
       "no-console": "off",
     },
   },
-  { files: ["cli/src/**/*.ts", "scripts/**/*.ts", "examples/**/*.ts"], ignores: ["scripts/test/**", "examples/*/test/**"], rules: { "house/tools-import-the-model": "error" } },
+  { files: ["cli/src/**/*.ts", "scripts/**/*.ts", "examples/**/*.ts", "examples/**/*.tsx"], ignores: ["scripts/test/**", "examples/*/test/**"], rules: { "house/tools-import-the-model": "error" } },
   { files: ["**/*.ts"], ignores: ["**/test/**"], rules: { "house/no-test-helpers-outside-tests": "error" } },
 );

@@ -4,6 +4,7 @@
 import { resolve } from "node:path";
 import { integerValue, lastValue, readArgv, runCli, UsageError } from "../cli/src/lib/cli";
 import { configuredHosts } from "./lib/emulator-hosts";
+import { buildReactExample, feedConfig, REACT_EXAMPLE_OUT_DIR } from "./lib/example-react";
 import { buildExample, EXAMPLE_COUNTER, EXAMPLE_OUT_DIR, exampleConfig, functionsRegion } from "./lib/example-web";
 import { DEFAULT_PROJECT, EMULATORS, emulatorEnv, runFirebase, shellQuote } from "./lib/firebase-cli";
 import { isDebugLogLine, isReadyLine, nextSteps } from "./lib/start-output";
@@ -11,15 +12,18 @@ import { serveStatic, type RunningServer } from "./lib/static-server";
 
 /** Where `npm start` serves the example web app (--web-port changes it). */
 const DEFAULT_WEB_PORT = 5050;
+/** Where it serves the React example, the feed (--react-port changes it). */
+const DEFAULT_REACT_PORT = 5051;
 
 const HELP = `Usage:
-  tsx scripts/emulators.ts start [--project <id>] [--config <firebase.json>] [--web-port <n>] [--debug]
+  tsx scripts/emulators.ts start [--project <id>] [--config <firebase.json>] [--web-port <n>] [--react-port <n>] [--debug]
   tsx scripts/emulators.ts exec [--project <id>] [--config <firebase.json>] -- <command> [args...]
 
 Runs the pinned firebase-tools with the ${EMULATORS} emulators. Uses the Firestore emulator installed
 by the Debian package google-cloud-cli-firestore-emulator when present (docs/development.md).
-start also builds the example web app (examples/web) and serves it on 127.0.0.1:<web-port> (default
-${DEFAULT_WEB_PORT}) once the emulators are ready, then prints the next steps. The functions' debug logs
+start also builds the example web app (examples/web) and the React example (examples/react) and serves
+them on 127.0.0.1:<web-port> (default ${DEFAULT_WEB_PORT}) and 127.0.0.1:<react-port> (default ${DEFAULT_REACT_PORT})
+once the emulators are ready, then prints the next steps. The functions' debug logs
 (one line per rollup and per call) are hidden unless --debug.
 Environment: EMULATOR_LOG_VERBOSITY (exec only: DEBUG, INFO, QUIET (default), SILENT),
 FIRESTORE_EMULATOR_BINARY_PATH (use this emulator binary), FUNCTIONS_EMULATOR_PARALLEL
@@ -32,6 +36,7 @@ interface Options {
   project: string;
   configFile: string | undefined;
   webPort: number;
+  reactPort: number;
   debug: boolean;
   command: string[];
 }
@@ -45,39 +50,48 @@ function parse(argv: string[]): Options | "help" {
     values: {
       "--project": "a project id (demo-* for the emulators alone)",
       "--config": "a firebase.json file",
-      ...(mode === "start" ? { "--web-port": "a port from 1 to 65535" } : {}),
+      ...(mode === "start" ? { "--web-port": "a port from 1 to 65535", "--react-port": "a port from 1 to 65535" } : {}),
     },
     passThrough: mode === "exec",
   });
   if (read === "help") return read;
   if (mode === "exec" && read.rest.length === 0) throw new UsageError("exec needs a command after --");
   const webPort = lastValue(read, "--web-port");
+  const reactPort = lastValue(read, "--react-port");
   return {
     mode,
     project: lastValue(read, "--project") ?? DEFAULT_PROJECT,
     configFile: lastValue(read, "--config"),
     webPort: webPort === undefined ? DEFAULT_WEB_PORT : integerValue("--web-port", webPort, { min: 1, max: 65_535 }),
+    reactPort: reactPort === undefined ? DEFAULT_REACT_PORT : integerValue("--react-port", reactPort, { min: 1, max: 65_535 }),
     debug: read.flags.has("--debug"),
     command: read.rest,
   };
 }
 
-/** emulators:start with the example served next to it, the next steps once ready, debug logs filtered. */
-async function start({ project, configFile, webPort, debug }: Options): Promise<number> {
-  await buildExample();
+/** emulators:start with the examples served next to it, the next steps once ready, debug logs filtered. */
+async function start({ project, configFile, webPort, reactPort, debug }: Options): Promise<number> {
+  await Promise.all([buildExample(), buildReactExample()]);
   const hosts = configuredHosts(configFile);
-  let server: RunningServer | undefined;
+  const servers: RunningServer[] = [];
   let stopped = false;
-  const onReady = async () => {
-    let example: { url: string } | { error: string };
+  /** Serves one example: its URL, or why not. */
+  const serve = async (root: string, config: unknown, port: number, flag: string): Promise<{ url: string } | { error: string }> => {
     try {
-      server = await serveStatic(EXAMPLE_OUT_DIR, exampleConfig(project, hosts), webPort);
-      example = { url: server.url };
+      const server = await serveStatic(root, config, port);
+      servers.push(server);
       if (stopped) await server.close();
+      return { url: server.url };
     } catch (error) {
-      example = { error: `${String(error)} (choose another port: npm start -- --web-port <n>)` };
+      return { error: `${String(error)} (choose another port: npm start -- ${flag} <n>)` };
     }
-    console.log(nextSteps({ project, region: functionsRegion(), hosts, example, counterId: EXAMPLE_COUNTER, debug }));
+  };
+  const onReady = async () => {
+    const [example, reactExample] = await Promise.all([
+      serve(EXAMPLE_OUT_DIR, exampleConfig(project, hosts), webPort, "--web-port"),
+      serve(REACT_EXAMPLE_OUT_DIR, feedConfig(project, hosts), reactPort, "--react-port"),
+    ]);
+    console.log(nextSteps({ project, region: functionsRegion(), hosts, example, reactExample, counterId: EXAMPLE_COUNTER, debug }));
   };
   // QUIET drops the two lines per function invocation ("Beginning execution", "Finished"); --debug keeps them.
   const verbosity = ["--log-verbosity", debug ? "INFO" : "QUIET"];
@@ -93,7 +107,7 @@ async function start({ project, configFile, webPort, debug }: Options): Promise<
     },
   });
   stopped = true;
-  await server?.close();
+  await Promise.all(servers.map((server) => server.close()));
   return code;
 }
 

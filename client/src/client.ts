@@ -6,6 +6,7 @@ import type { Firestore } from "firebase/firestore";
 import { counterIdProblem } from "./failure.js";
 import { createIncrements, randomRequestId, type CounterView, type IncrementOutcome, type IncrementRequest, type WatchOptions } from "./increments.js";
 import { createMembership, SetMemberError, type MemberView, type SetMemberOutcome, type SetMemberRequest, type WatchMemberOptions } from "./membership.js";
+import { attachInternals } from "./internals.js";
 import { retryPolicy } from "./retry.js";
 import { isWindowName } from "./windows.js";
 
@@ -128,7 +129,12 @@ export function createCounterClient(options: CounterClientOptions): CounterClien
     membership.dispose();
   }
 
-  return { increment: increments.increment, watch, setMember, watchMember, dispose };
+  const client: CounterClient = { increment: increments.increment, watch, setMember, watchMember, dispose };
+  return attachInternals(client, {
+    firestore: options.firestore,
+    functions: options.functions,
+    listening: () => ({ watch: increments.listening(), watchMember: membership.listening() }),
+  });
 }
 
 /** A watch with a bad argument is a programming error, thrown at once (nothing is listened to). */

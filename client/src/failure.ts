@@ -64,3 +64,25 @@ export class SetMemberError extends Error {
     this.name = "SetMemberError";
   }
 }
+
+/**
+ * A like that needs a signed-in user and has none: `watchMember` of a user who is not the one signed in
+ * to the client's Firebase app (signed out, or another user: Firestore's rules let a user read only their
+ * own like), and the React hook `useLike`'s `like`, `unlike` and `toggle` while nobody is signed in. The
+ * message names the call and says to sign in, instead of Firestore's "Missing or insufficient permissions".
+ */
+export class SignInRequiredError extends Error {
+  /** As the callables answer a call without a signed-in user. */
+  readonly code = "unauthenticated";
+  constructor(
+    readonly counterId: string,
+    /** The call that needs the user, as the message names it: `watchMember(post-42-likes, <uid>)`. */
+    call: string,
+    /** What was refused, and why. */
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${call}: sign in first: ${reason}`, { cause: options?.cause });
+    this.name = "SignInRequiredError";
+  }
+}

@@ -9,7 +9,7 @@ import { asTime, type Time } from "./coverage.js";
 import { counterIdProblem, IncrementError } from "./failure.js";
 import { freshCounterState, settleOwn, shownTo, takeSnapshot, type CounterState, type CounterView, type CounterWatcher } from "./increments-state.js";
 import { tellMissing } from "./missing.js";
-import { createRegistry, tell } from "./registry.js";
+import { createRegistry, tell, type Listening } from "./registry.js";
 import { retrying, type RetryPolicy } from "./retry.js";
 import { msUntilNextUtcMidnight, type WindowName } from "./windows.js";
 
@@ -65,6 +65,8 @@ export interface Increments {
     options?: WatchOptions,
   ) => () => void;
   dispose: () => void;
+  /** The registry's count of open listeners and their watchers. */
+  listening: () => Listening;
 }
 
 export function createIncrements(deps: IncrementsDeps): Increments {
@@ -161,7 +163,7 @@ export function createIncrements(deps: IncrementsDeps): Increments {
     return unwatch;
   };
 
-  return { increment, watch, dispose: registry.dispose };
+  return { increment, watch, dispose: registry.dispose, listening: registry.listening };
 }
 
 /** delta as increment() can show it and the server accepts it, or why not (the server's words). */

@@ -7,13 +7,13 @@
 import { doc, onSnapshot, onSnapshotsInSync, type Firestore } from "firebase/firestore";
 import { asTime, type Time } from "./coverage.js";
 import { readMembershipRecord, type PendingCall } from "./member-coverage.js";
-import { SetMemberError } from "./failure.js";
+import { SetMemberError, SignInRequiredError } from "./failure.js";
 import { forgetDelivered, freshMemberState, memberShownTo, settleChange, takeCut, type MemberState, type MemberView, type MemberWatcher } from "./membership-state.js";
 import { tellMissing } from "./missing.js";
-import { createRegistry, tell } from "./registry.js";
+import { createRegistry, tell, type Listening } from "./registry.js";
 import { retrying, type RetryPolicy } from "./retry.js";
 
-export { SetMemberError } from "./failure.js";
+export { SetMemberError, SignInRequiredError } from "./failure.js";
 export type { MemberView } from "./membership-state.js";
 
 /** The data `setMember` receives. */
@@ -59,6 +59,8 @@ export interface Membership {
     options?: WatchMemberOptions,
   ) => () => void;
   dispose: () => void;
+  /** The registry's count of open listeners and their watchers. */
+  listening: () => Listening;
 }
 
 export function createMembership(deps: MembershipDeps): Membership {
@@ -121,6 +123,19 @@ export function createMembership(deps: MembershipDeps): Membership {
   /** The listeners of a counter for the user of its first watcher (watchMember keeps the others to that user). */
   function listen(counterId: string, state: MemberState, { uid }: MemberWatcher): () => void {
     const fail = (error: Error) => registry.fail(state, error);
+    // The user's own documents, refused: the rules let only that user, signed in, read them. Told once (as
+    // the client's SignInRequiredError, not Firestore's "Missing or insufficient permissions"), though both
+    // listeners are refused.
+    let refusalTold = false;
+    const failOwn = (error: Error) => {
+      if ((error as { code?: unknown }).code !== "permission-denied") return fail(error);
+      if (refusalTold) return;
+      refusalTold = true;
+      const reason =
+        `Firestore lets only the user ${uid}, signed in to the client's Firebase app, read their like, and refused it ` +
+        "(permission-denied): no user is signed in, or another one is";
+      fail(new SignInRequiredError(counterId, `watchMember(${counterId}, ${uid})`, reason, { cause: error }));
+    };
     // With metadata changes: a snapshot that stops coming from the cache (the server brought the target
     // up to date again) changes no data, and without them the cut would wait for the next change.
     const options = { includeMetadataChanges: true };
@@ -143,7 +158,7 @@ export function createMembership(deps: MembershipDeps): Membership {
           if (record === undefined) fail(new Error(`counters/${counterId}/memberships/${snap.id} is malformed`));
           else state.record = { value: record, fromCache: snap.metadata.fromCache };
         },
-        fail,
+        failOwn,
       ),
       onSnapshot(
         doc(counter, "members", uid),
@@ -151,7 +166,7 @@ export function createMembership(deps: MembershipDeps): Membership {
         (snap) => {
           state.memberDoc = { value: snap.exists(), fromCache: snap.metadata.fromCache };
         },
-        fail,
+        failOwn,
       ),
       // Fires once every listener affected by a change has fired: the documents are then from the same
       // server snapshot, so a change the total covers is also in the record.
@@ -174,7 +189,7 @@ export function createMembership(deps: MembershipDeps): Membership {
     return registry.watch(counterId, { uid, onValue, onError, last: undefined, autoCreated: options?.autoCreated === true, toldMissing: false });
   }
 
-  return { setMember, watchMember, dispose: registry.dispose };
+  return { setMember, watchMember, dispose: registry.dispose, listening: registry.listening };
 }
 
 /** The fields of a setMember answer the client needs, or null if it does not have them. */

@@ -52,6 +52,14 @@ export interface Registry<S, W> {
   readCounter: (counterId: string, state: S, snap: { exists(): boolean; get(field: string): unknown }) => CounterSnapshotState | undefined;
   /** Stops every watch. */
   dispose: () => void;
+  /** How many counters have their listeners open now, and how many watchers share them. */
+  listening: () => Listening;
+}
+
+/** The registry's own count of what is open: counters listened to, and the watchers sharing them. */
+export interface Listening {
+  counters: number;
+  watchers: number;
 }
 
 export function createRegistry<W extends { onError: ((error: Error) => void) | undefined }, S extends Watched<W>>(
@@ -116,7 +124,17 @@ export function createRegistry<W extends { onError: ((error: Error) => void) | u
     }
   }
 
-  return { stateOf, forgetIfIdle, watch, fail, readCounter, dispose };
+  function listening(): Listening {
+    let counters = 0;
+    let watchers = 0;
+    for (const state of states.values()) {
+      if (state.unsubscribe !== undefined) counters++;
+      watchers += state.watchers.size;
+    }
+    return { counters, watchers };
+  }
+
+  return { stateOf, forgetIfIdle, watch, fail, readCounter, dispose, listening };
 }
 
 /** Tells a watcher the value and view to show, unless it was told exactly these last. */

@@ -8,7 +8,7 @@
 // newest release of every other major its peer range claims (the range claims nothing this does not
 // run); and docs/app.md's main snippet runs as written in the fresh app.
 import { spawn } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
@@ -21,13 +21,17 @@ import { serveStatic } from "../../scripts/lib/static-server";
 import { npm, packedTarballs } from "../../test/helpers/packed";
 import { run } from "../../test/helpers/run";
 import { E2E_PROJECT, signedInClient, type Client } from "../../test/helpers/client";
+import { installFreshApp } from "../../test/helpers/client-app";
 
 // npm pack and an install of firebase (from npm's cache, which `npm ci` filled) take a minute or two here.
 jest.setTimeout(300_000);
 
 const FIREBASE_VERSION = (JSON.parse(readFileSync(require.resolve("firebase/package.json", { paths: [REPO_ROOT] }), "utf8")) as { version: string }).version;
 const INCREMENTS = 4;
-const CLIENT_PACKAGE = JSON.parse(readFileSync(join(REPO_ROOT, "client", "package.json"), "utf8")) as { peerDependencies: { firebase: string } };
+const CLIENT_PACKAGE = JSON.parse(readFileSync(join(REPO_ROOT, "client", "package.json"), "utf8")) as {
+  peerDependencies: { firebase: string; react: string };
+  peerDependenciesMeta: { react: unknown };
+};
 
 /** The majors of a ">=A.0.0 <B.0.0" peer range: A … B-1 (the only form the client's range takes). */
 function claimedMajors(range: string): number[] {
@@ -73,14 +77,8 @@ beforeAll(async () => {
 });
 
 /** A fresh "type": "module" app in work/<name> with the packed client and `firebase@<firebase>` installed. */
-async function freshApp(name: string, firebase: string): Promise<string> {
-  const dir = join(work, name);
-  cpSync(join(__dirname, "..", "..", "test", "fixtures", "client-app"), dir, { recursive: true });
-  const manifest: Record<string, unknown> = { name: "fresh-esm-app", private: true, type: "module" };
-  writeFileSync(join(dir, "package.json"), JSON.stringify(manifest, null, 2));
-  const installed = await npm(["install", "--prefer-offline", "--no-audit", "--no-fund", tarball, `firebase@${firebase}`], dir);
-  if (installed.code !== 0) throw new Error(`npm install of the client with firebase@${firebase} in a fresh app failed:\n${installed.stderr}`);
-  return dir;
+function freshApp(name: string, firebase: string): Promise<string> {
+  return installFreshApp(join(work, name), join(REPO_ROOT, "test", "fixtures", "client-app"), [tarball, `firebase@${firebase}`]);
 }
 
 afterAll(async () => {
@@ -93,6 +91,18 @@ describe("the packed client in a fresh app", () => {
     const lock = JSON.parse(readFileSync(join(appDir, "package-lock.json"), "utf8")) as { packages: Record<string, { version?: string }> };
     const firebases = Object.entries(lock.packages).filter(([path]) => path.endsWith("node_modules/firebase"));
     expect(firebases).toEqual([["node_modules/firebase", expect.objectContaining({ version: FIREBASE_VERSION })]]);
+  });
+
+  it("imports the main entry, ESM and CommonJS, in an app without React (an optional peer: not installed); only /react needs it", async () => {
+    const lock = JSON.parse(readFileSync(join(appDir, "package-lock.json"), "utf8")) as { packages: Record<string, unknown> };
+    expect(Object.keys(lock.packages).filter((path) => /node_modules\/(react|react-dom)$/.test(path))).toEqual([]);
+    const esm = await run(process.execPath, ["--input-type=module", "-e", 'const c = await import("@firestore-exact-counter/client"); console.log(typeof c.createCounterClient)'], { cwd: appDir });
+    expect(esm).toEqual({ code: 0, stdout: "function\n", stderr: "" });
+    const cjs = await run(process.execPath, ["-e", 'console.log(typeof require("@firestore-exact-counter/client").createCounterClient)'], { cwd: appDir });
+    expect(cjs).toEqual({ code: 0, stdout: "function\n", stderr: "" });
+    const hooks = await run(process.execPath, ["--input-type=module", "-e", 'await import("@firestore-exact-counter/client/react")'], { cwd: appDir });
+    expect(hooks.code).not.toBe(0);
+    expect(hooks.stderr).toContain("Cannot find package 'react'");
   });
 
   it("has types for import and for require (TypeScript, module nodenext)", async () => {
@@ -155,8 +165,12 @@ describe("the packed client in a fresh app", () => {
     expect(files).toEqual(
       expect.arrayContaining(["README.md", "package.json", "lib/esm/index.js", "lib/esm/index.d.ts", "lib/cjs/index.js", "lib/cjs/index.d.ts", "lib/esm/package.json", "lib/cjs/package.json"]),
     );
+    // The React entry: both builds with their types, and react/ for tools that do not read exports.
+    expect(files).toEqual(expect.arrayContaining(["lib/esm/react/index.js", "lib/esm/react/index.d.ts", "lib/cjs/react/index.js", "lib/cjs/react/index.d.ts", "react/package.json"]));
     expect(files.filter((f) => f.includes("test"))).toEqual([]);
     expect(CLIENT_PACKAGE.peerDependencies.firebase).toBe(">=10.0.0 <14.0.0");
+    expect(CLIENT_PACKAGE.peerDependencies.react).toBe("^18.0.0 || ^19.0.0");
+    expect(CLIENT_PACKAGE.peerDependenciesMeta.react).toEqual({ optional: true });
   });
 
   it("runs docs/app.md's main snippet as written in the fresh app", async () => {

@@ -34,6 +34,8 @@ export interface NextSteps {
   hosts: EmulatorHosts;
   /** The example's URL, or why it is not served. */
   example: { url: string } | { error: string };
+  /** The React example's (the feed's) URL, or why it is not served. */
+  reactExample: { url: string } | { error: string };
   counterId: string;
   debug: boolean;
 }
@@ -53,12 +55,14 @@ export function appLines(counterId: string): string[] {
 }
 
 /** The block printed once the emulators are ready. */
-export function nextSteps({ project, region, hosts, example, counterId, debug }: NextSteps): string {
+export function nextSteps({ project, region, hosts, example, reactExample, counterId, debug }: NextSteps): string {
   const open = "url" in example ? `Open ${example.url} and tap like` : `The example is not served: ${example.error}`;
+  const feed = "url" in reactExample ? `Open ${reactExample.url} for the React feed` : `The React example is not served: ${reactExample.error}`;
   return [
     "",
     "  firestore-exact-counter is running. Next:",
     `    ${open}   (unique counter ${counterId}: one like per user; another: ?counter=<id>)`,
+    `    ${feed}   (useLike and useCounter: a like button and views today on each post)`,
     "    npm run seed                            demo counters with some increments",
     "    npm run make-admin -- you@example.com   try the admin callables as that user (or the uid the page shows)",
     `  From your own app (docs/app.md), with functions = getFunctions(app, "${region}"), firestore = getFirestore(app) and the signed-in user's uid:`,

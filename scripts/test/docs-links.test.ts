@@ -1,6 +1,6 @@
 // The README is an entrance and the details live in docs/: every relative link between them (and to the
 // code they cite) must resolve, down to the heading a #fragment names.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { anchorsOf, brokenLinks, headingSlug, linksIn } from "../lib/doc-links";
@@ -9,6 +9,13 @@ import { REPO_ROOT } from "../lib/firebase-cli";
 describe("the repository's Markdown links", () => {
   it("all resolve: files exist and every #fragment names a heading of its file", () => {
     expect(brokenLinks(REPO_ROOT)).toEqual([]);
+  });
+});
+
+describe("the entrances", () => {
+  it("stay short: README.md and docs/app.md are at most 400 lines each (details live in pages of their own)", () => {
+    const lines = (path: string) => readFileSync(join(REPO_ROOT, path), "utf8").split("\n").length - 1;
+    expect({ readme: lines("README.md") <= 400, app: lines("docs/app.md") <= 400 }).toEqual({ readme: true, app: true });
   });
 });
 

@@ -67,6 +67,7 @@ describe("bad arguments", () => {
     ["emulators", ["begin"], /unknown mode "begin": start or exec/],
     ["emulators", ["exec"], /exec needs a command after --/],
     ["emulators", ["start", "--web-port", "70000"], /--web-port takes a whole number from 1 to 65535, not "70000"/],
+    ["emulators", ["start", "--react-port", "0"], /--react-port takes a whole number from 1 to 65535, not "0"/],
   ])("%s %j: exit 2, one line naming the mistake and --help, no stack trace", async (name, args, message) => {
     const run = await script(name, args);
     expectUsageError(run, name === "bench/main" ? "bench" : name, message);

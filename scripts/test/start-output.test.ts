@@ -23,8 +23,17 @@ describe("npm start's output", () => {
   });
 
   it("then prints the example's URL, seed, make-admin, the lines for an app (one statement each), and how to see debug logs", () => {
-    const text = nextSteps({ project: "demo-counter", region: "us-central1", hosts, example: { url: "http://127.0.0.1:5050/" }, counterId: "demo-post-likes", debug: false });
+    const text = nextSteps({
+      project: "demo-counter",
+      region: "us-central1",
+      hosts,
+      example: { url: "http://127.0.0.1:5050/" },
+      reactExample: { url: "http://127.0.0.1:5051/" },
+      counterId: "demo-post-likes",
+      debug: false,
+    });
     expect(text).toContain("Open http://127.0.0.1:5050/ and tap like");
+    expect(text).toContain("Open http://127.0.0.1:5051/ for the React feed");
     expect(text).toContain("npm run seed");
     expect(text).toContain("npm run make-admin -- you@example.com");
     expect(text).toContain('with functions = getFunctions(app, "us-central1"), firestore = getFirestore(app) and the signed-in user\'s uid:');
@@ -36,9 +45,18 @@ describe("npm start's output", () => {
     expect(text).toContain("npm start -- --debug shows them");
   });
 
-  it("says why the example is not served when its port is taken", () => {
-    const text = nextSteps({ project: "demo-counter", region: "us-central1", hosts, example: { error: "EADDRINUSE 127.0.0.1:5050" }, counterId: "demo-post-likes", debug: true });
+  it("says why an example is not served when its port is taken", () => {
+    const text = nextSteps({
+      project: "demo-counter",
+      region: "us-central1",
+      hosts,
+      example: { error: "EADDRINUSE 127.0.0.1:5050" },
+      reactExample: { error: "EADDRINUSE 127.0.0.1:5051" },
+      counterId: "demo-post-likes",
+      debug: true,
+    });
     expect(text).toContain("The example is not served: EADDRINUSE 127.0.0.1:5050");
+    expect(text).toContain("The React example is not served: EADDRINUSE 127.0.0.1:5051");
     expect(text).not.toContain("--debug shows them");
   });
 });
