@@ -8,8 +8,8 @@
 import { getAuth, signOut } from "firebase/auth";
 import { createCounterClient, SignInRequiredError, type CounterClient } from "../src";
 import { internalsOf } from "../src/internals";
-import { signedInClient, type Client } from "../../functions/test/helpers/client";
-import { pause, until } from "./emulator-helpers";
+import { signedInClient, type Client } from "../../test/helpers/client";
+import { pause, until } from "../../test/helpers/client-users";
 
 jest.setTimeout(120_000);
 

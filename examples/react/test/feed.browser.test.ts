@@ -19,9 +19,9 @@ import { launchChromium, type Chromium } from "../../../scripts/lib/chromium";
 import { emulatorHosts } from "../../../scripts/lib/emulator-hosts";
 import { buildReactExample, feedConfig } from "../../../scripts/lib/example-react";
 import { serveStatic, type RunningServer } from "../../../scripts/lib/static-server";
-import { e2eAdminDb, waitFor } from "../../../functions/test/helpers/admin";
-import { E2E_PROJECT, signedInClient } from "../../../functions/test/helpers/client";
-import { requireEmulators, requireFunctionsEmulator } from "../../../functions/test/helpers/emulators";
+import { e2eAdminDb, waitFor } from "../../../test/helpers/admin";
+import { E2E_PROJECT, signedInClient } from "../../../test/helpers/client";
+import { requireEmulators, requireFunctionsEmulator } from "../../../test/helpers/emulators";
 
 jest.setTimeout(300_000);
 
