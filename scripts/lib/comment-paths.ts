@@ -1,12 +1,10 @@
-// File paths that comments name (`config/read.ts`, `functions/src/model/params.ts`, `docs/app.md`): every
-// one must exist, so a reader who follows a comment finds the file it means, and a move that forgets a
-// comment fails a test (scripts/test/comment-paths.test.ts). A path is a word of the comment with a `/` and
-// a file extension of the repository's (or a folder written with a trailing `/` after a known top folder);
-// it names a file relative to the repository's root, to the commenting file's folder or to any folder above
-// it (so `config/read.ts` in functions/src/entry/ names functions/src/config/read.ts); a test's comment may
-// also name its package's sources from their src/ folder (`model/kinds.ts` in functions/test/), and a
-// firebase-tools module from that package's lib/ (`deploy/lifecycleHooks.js`). A path after a `:` is in another
-// repository (`firestore-counter:functions/src/worker.ts`). Pure parsing plus file reads.
+// File paths that comments name: every one must exist, so a reader who follows a comment finds the file it
+// means, and a move that forgets a comment fails a test (scripts/test/comment-paths.test.ts, which shows
+// examples of each rule). A path is a word of a comment with a `/` and a file extension of the repository's.
+// It names a file relative to the repository's root, to the commenting file's folder or to any folder above
+// that; a test's comment may also name its package's sources from their src/ folder, and any comment a
+// firebase-tools module from that package's lib/. A path after a `:` is in another repository. Pure
+// parsing plus file reads.
 import { existsSync, readFileSync } from "node:fs";
 import { join, posix } from "node:path";
 

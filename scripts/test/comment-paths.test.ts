@@ -38,5 +38,9 @@ describe("file paths in comments", () => {
     expect(resolves(REPO_ROOT, "functions/src/entry/createCounter.ts", "docs/app.md")).toBe(true);
     expect(resolves(REPO_ROOT, "functions/src/entry/createCounter.ts", "config/env.ts")).toBe(false);
     expect(resolves(REPO_ROOT, "scripts/bench/run.ts", "functions/lib/index.js")).toBe(true);
+    // A test names its package's sources from src/; any comment a firebase-tools module from its lib/.
+    expect(resolves(REPO_ROOT, "functions/test/kinds.test.ts", "model/kinds.ts")).toBe(true);
+    expect(resolves(REPO_ROOT, "cli/src/commands/init.ts", "deploy/lifecycleHooks.js")).toBe(true);
+    expect(pathsIn("// see firestore-counter:functions/src/worker.ts", "test/helpers/x.ts")).toEqual([]);
   });
 });
