@@ -56,11 +56,12 @@ export const LEASE_ID = "lease";
 export const CLEANUP = "exactCounterCleanup";
 export const PENDING_ID = "pending";
 /**
- * What a counter took over from the firestore-counter extension: counters/{id}/exactCounterExtension/{key},
- * one per document and field whose count moved to it (extension/fold.ts). It records that the field's value
- * was taken, once: a later migration, the fold trigger and a mirror writing the total back into that field
- * never add it again. Written only in a batch with a shard write, as idempotency records are, so a deleted
- * counter's cleanup removes them for good (deletion.ts).
+ * What a counter id took over from the firestore-counter extension: counters/{id}/exactCounterExtension/{key},
+ * one per document and field whose count moves to it (extension/record.ts). It records that the field was
+ * settled, once (model/extension-field.ts): a later migration, the fold trigger, a mirror writing the total
+ * back into that field and a counter created again with the id never add it again. It outlives a delete of
+ * the counter (counters/deletion.ts leaves it): a document that no parent stands above, which no listing
+ * of counters returns.
  */
 export const EXTENSION_RECORDS = "exactCounterExtension";
 
