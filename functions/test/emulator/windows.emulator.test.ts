@@ -160,7 +160,7 @@ describe("windows next to the coverage rule", () => {
       for (let i = 0; i < 5; i++) writes.push(await increment(counterId, (i % 3) + 1, clock.now));
       clock.set(clock.now() + 86_400_000 * (step + 1));
     }
-    // The clock started 2 s before a midnight and has moved whole days since: put it at noon of its day, so
+    // The clock started a minute before a midnight and has moved whole days since: put it at noon of its day, so
     // that however long the deliveries take on a busy machine, the commits and the assertion share a day.
     clock.set(dayStartMs(dayOf(clock.now())) + 43_200_000);
     // Every event, newest first, each twice.
@@ -228,7 +228,7 @@ describe("trending: a window mirrored onto the app's posts", () => {
 describe("reconcile of a windowed counter", () => {
   it("finds windows that differ from the shards' days and repairs them with --fix", async () => {
     const clock = dayClock();
-    // 01:00: the day cannot change under the test however slow the machine (the clock starts 2 s before midnight).
+    // 01:00: the day cannot change under the test however slow the machine (the clock starts before a midnight).
     clock.set(clock.midnight + 3_600_000);
     const counterId = uniqueId("win-rec");
     await createCounter(db, counterId, 2, { windowed: true, now: clock.now });

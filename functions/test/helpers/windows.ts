@@ -14,15 +14,19 @@ const TTL_MS = 3_600_000;
 export interface DayClock {
   now: () => number;
   set: (ms: number) => void;
-  /** The UTC midnight the clock starts 2 s before. */
+  /** The UTC midnight the clock starts a minute before. */
   midnight: number;
 }
 
-/** A day clock ahead of the real one, which tests move forward; starts 2 s before a UTC midnight. */
+/**
+ * A day clock ahead of the real one, which tests move forward; starts a minute before a UTC midnight: what a
+ * test does "before midnight" stays on that day however slow a shared machine is (2 s were not enough under
+ * load: the day changed under a test before it moved the clock).
+ */
 export function dayClock(): DayClock {
   const real = Date.now();
-  const midnight = nextMidnightMs(real + 60_000); // at least a minute ahead, whatever the hour
-  let ahead = midnight - 2_000 - real;
+  const midnight = nextMidnightMs(real + 120_000); // at least two minutes ahead, whatever the hour
+  let ahead = midnight - 60_000 - real;
   return {
     now: () => Date.now() + ahead,
     set: (ms) => {
