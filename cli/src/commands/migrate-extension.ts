@@ -13,7 +13,7 @@ import { extensionRule } from "../../../functions/src/model/extension-rules";
 import { paramProblem } from "../../../functions/src/model/param-rules";
 import { EXIT, integerValue, lastValue, readArgv, UsageError, type Command } from "../lib/cli";
 import { answers } from "../lib/firestore-emulator";
-import { configuredFirestoreHost, countersSourceDir, deployParams, firebasercProject, ProjectError, readFirebaseJson } from "../lib/project";
+import { configuredFirestoreHost, countersSourceDir, firebasercProject, ProjectError, readFirebaseJson, runningParams } from "../lib/project";
 
 const HELP = `Usage: firestore-exact-counter migrate-extension --document <pattern> --field <field> --counter <id-pattern>
          [--dry-run] [--project <id>] [--database <id>] [--dir <folder>] [--concurrency <n>] [--quiet]
@@ -27,7 +27,7 @@ with tabs). Each amount leaves its shard document in the same atomic write that 
 field; other fields stay), so nothing is lost or counted twice while old app versions keep writing.
 A counter that does not exist is created, also for a document whose field is 0 (the shape
 createCounter gives its id: DEFAULT_SHARDS or COUNTER_KINDS, WINDOWED_COUNTERS; read from the counters
-codebase's .env and .env.<project>). The counter records that it
+codebase's .env and .env.<project>, and .env.local against the emulator). The counter records that it
 took the field: a second run, the foldExtensionShards trigger, a mirror writing the total back into the
 field and a counter created again after a delete never add it again. A counter that existed without
 that record (made before EXTENSION_COUNTERS named it) never takes the field, which may hold its own
@@ -128,7 +128,8 @@ function parse(argv: string[], env: NodeJS.ProcessEnv = process.env, cwd = proce
 
 /**
  * The params a migrated counter is created by: the counters codebase's for the project (.env, then
- * .env.<project>, as a deploy reads them); the params' defaults where the folder has no counters codebase.
+ * .env.<project>, as a deploy reads them; against the emulator .env.local too, as the functions emulator
+ * reads them); the params' defaults where the folder has no counters codebase.
  * Checked here, so that a bad one is a usage error before anything is read.
  */
 function checkedParams(dir: string | undefined, project: string): Record<string, string> {
@@ -139,7 +140,7 @@ function checkedParams(dir: string | undefined, project: string): Record<string,
     if (!(error instanceof ProjectError)) throw error;
   }
   try {
-    const params = source === undefined ? {} : deployParams(source, project);
+    const params = source === undefined ? {} : runningParams(source, project);
     newCounterRuleOf(params);
     return params;
   } catch (error) {

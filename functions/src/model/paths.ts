@@ -1,6 +1,7 @@
 // Where every counter document lives. Shared by the functions, the tests and the scripts, so that a
 // path is spelled once.
 import type { CollectionReference, DocumentReference, Firestore } from "firebase-admin/firestore";
+import { PARAMS_COLLECTION, PARAMS_DOCUMENT_ID, PARAMS_PARENT_ID } from "./deployed-params";
 
 export const COUNTERS = "counters";
 export const SHARDS = "shards";
@@ -128,4 +129,13 @@ export function cleanupRef(db: Firestore, counterId: string): DocumentReference 
 /** The record of what `counterId` took over from `documentPath`'s `field` (the key escapes the path's slashes). */
 export function extensionRecordRef(db: Firestore, counterId: string, documentPath: string, field: string): DocumentReference {
   return counterRef(db, counterId).collection(EXTENSION_RECORDS).doc(encodeURIComponent(`${documentPath}:${field}`));
+}
+
+/**
+ * Where the counters codebase publishes the params the admin entry must share with it (model/deployed-params.ts):
+ * counters/~exactCounter/exactCounterParams/deployed, below an id no counter can have and whose parent
+ * document never exists.
+ */
+export function deployedParamsRef(db: Firestore): DocumentReference {
+  return db.collection(COUNTERS).doc(PARAMS_PARENT_ID).collection(PARAMS_COLLECTION).doc(PARAMS_DOCUMENT_ID);
 }
