@@ -8,6 +8,7 @@ import type { DocumentSnapshot } from "firebase-admin/firestore";
 import { logger } from "../helpers/logger";
 import { fft } from "../helpers/wrapped";
 import { foldExtensionShards } from "../../src/entry/foldExtensionShards";
+import { MEMO_MAX } from "../../src/rollup/commit";
 import { cleanupRef, extensionRecordRef } from "../../src/model/paths";
 import { dayOf } from "../../src/model/windows";
 import { requireEmulators } from "../helpers/emulators";
@@ -103,6 +104,17 @@ describe("foldExtensionShards", () => {
     await deliver(write);
     expect(await shardDocuments(db, `${C}/hello world`)).toEqual({ u1: { visits: 3 } });
     expect(logs.filter((l) => l.level === "warn" && l.line.includes("cannot be part of a counter id"))).toHaveLength(1);
+  });
+
+  it("remembers at most MEMO_MAX documents it warned about, so attacker-chosen ids cannot fill an instance", async () => {
+    const write = await increment(`${C}/bad id`, "visits", "u1", 1);
+    const near = (n: number) => deliver({ ...write, document: `bad id ${n}` });
+    for (let n = 0; n <= MEMO_MAX; n++) await near(n);
+    await near(MEMO_MAX); // remembered: no second warning
+    await near(0); // forgotten when the memo was full: warned again
+    const warned = logs.filter((l) => l.level === "warn" && l.line.includes("cannot be part of a counter id"));
+    expect(warned).toHaveLength(MEMO_MAX + 2);
+    expect(await documentsUnder(`${C}-bad id 0-visits`)).toEqual([]);
   });
 
   it("moves two counted fields of one shard write to their own counters", async () => {
