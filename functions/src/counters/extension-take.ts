@@ -6,14 +6,23 @@
 // migrate-extension or the fold trigger ran starts at the extension's value, and its mirror writing the
 // total back into that field is never taken as the extension's history. A unique counter takes nothing (it
 // counts members; the fold moves nothing into it either).
-import type { DocumentReference, DocumentSnapshot, Firestore, Transaction } from "firebase-admin/firestore";
+import { FieldValue, type DocumentReference, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { CounterError } from "../model/errors";
 import { fieldDecision } from "../model/extension-field";
 import type { ExtensionSource } from "../model/extension-rules";
 import type { MirrorTarget } from "../model/mirror-rules";
 import { extensionRecordRef } from "../model/paths";
-import { fieldAmount } from "../extension/amounts";
-import { extensionRecord } from "../extension/record";
+import { fieldAmount } from "../model/extension-data";
+
+/**
+ * The record of what a counter id took of an extension's field (model/paths.ts, extensionRecordRef;
+ * model/extension-field.ts says when it is written and why once): the source, what was taken (0: left, or
+ * nothing there) and when. Written with create(), here and by a fold (extension/fold.ts), in the write that
+ * adds what it says was taken; it outlives deleteCounter (counters/deletion.ts).
+ */
+export function extensionRecord(source: ExtensionSource, taken: number): Record<string, unknown> {
+  return { document: source.document, field: source.field, taken, takenAt: FieldValue.serverTimestamp() };
+}
 
 /** Each source's document and record as the creating transaction read them (extensionRefs' order). */
 export type ExtensionReads = readonly (DocumentSnapshot | undefined)[];

@@ -13,7 +13,7 @@ import { dayField, readCount, shardIds } from "../model/shards";
 import { type DayCounts, dayCountsOf, dayOf, shardDaysOf, windowsMoveAtMs, windowsOf } from "../model/windows";
 import { erasedDays, resetPlan, type ResetMarks, type ResetParent, type ResetRead } from "../model/reset-plan";
 import { microsFloor } from "../model/time";
-import { moveAtTimestamp } from "../rollup/firestore-parent";
+import { moveAtTimestamp } from "./times";
 
 /** Attempts of a reset whose read went stale before its write (another reset, a reshard, a delete between them). */
 const RESET_ATTEMPTS = 20;

@@ -30,14 +30,15 @@
 import { FieldPath, FieldValue, type DocumentReference, type DocumentSnapshot, type Firestore, type WriteBatch } from "firebase-admin/firestore";
 import { backoffMs, pause } from "../model/backoff";
 import { newCounterDocument } from "../counters/create";
+import { extensionRecord } from "../counters/extension-take";
 import { GRPC, grpcCode } from "../model/errors";
 import { cleanupRef, counterRef, extensionRecordRef, shardRef } from "../model/paths";
 import { readState, type Read } from "./snapshot";
-import { extensionRecord } from "./record";
 import { shapeIn } from "../counters/shape";
 import { NEW_SHARD, shardIncrement } from "../counters/shard-writes";
 import { pickShard, type Random } from "../model/shards";
-import { fieldAmount, fieldSegments, shardAmount, valueAt, type Removal } from "./amounts";
+import { shardAmount, type Removal } from "./amounts";
+import { fieldAmount, fieldSegments, valueAt } from "../model/extension-data";
 import type { NewCounterRule } from "../model/new-counter";
 import { EXTENSION_SHARDS, type ExtensionSource } from "../model/extension-rules";
 import { foldPlan, type Folder } from "../model/extension-field";

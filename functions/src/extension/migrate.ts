@@ -8,7 +8,7 @@
 // the shards received since.
 import { FieldPath, type DocumentSnapshot, type Firestore, type Query } from "firebase-admin/firestore";
 import { foldSource, type FoldReport } from "./fold";
-import { fieldSegments } from "./amounts";
+import { fieldSegments } from "../model/extension-data";
 import type { NewCounterRule } from "../model/new-counter";
 import { collectionIdOf, collectionOf, EXTENSION_SHARDS, nearMiss, sourceFor, type ExtensionRule } from "../model/extension-rules";
 

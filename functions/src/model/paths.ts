@@ -58,11 +58,11 @@ export const CLEANUP = "exactCounterCleanup";
 export const PENDING_ID = "pending";
 /**
  * What a counter id took over from the firestore-counter extension: counters/{id}/exactCounterExtension/{key},
- * one per document and field whose count moves to it (extension/record.ts). It records that the field was
- * settled, once (model/extension-field.ts): a later migration, the fold trigger, a mirror writing the total
- * back into that field and a counter created again with the id never add it again. It outlives a delete of
- * the counter (counters/deletion.ts leaves it): a document that no parent stands above, which no listing
- * of counters returns.
+ * one per document and field whose count moves to it (counters/extension-take.ts, extensionRecord). It
+ * records that the field was settled, once (model/extension-field.ts): a later migration, the fold trigger,
+ * a mirror writing the total back into that field and a counter created again with the id never add it
+ * again. It outlives a delete of the counter (counters/deletion.ts leaves it): a document that no parent
+ * stands above, which no listing of counters returns.
  */
 export const EXTENSION_RECORDS = "exactCounterExtension";
 

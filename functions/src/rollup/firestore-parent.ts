@@ -12,7 +12,7 @@ import { MAX_INTERVAL_MS } from "../model/param-rules";
 import { counterRef, shardRef, WINDOWS_MOVE_AT } from "../model/paths";
 import { microsFloor } from "../model/time";
 import { dayCountsOf, type DaysRead, everyDayOpen, type WindowsState } from "../model/windows";
-import { storedMoveAtUs } from "../model/midnight-order";
+import { moveAtTimestamp, timestampOfMicros } from "../counters/times";
 import type { Load } from "./growth";
 import { commitMirrored, type MirroredCommit, type MirrorPort } from "./mirrored";
 import type { CommitFields, CommitResult, MoveResult, ParentRead } from "./store";
@@ -254,14 +254,6 @@ export function windowsFields(counterId: string, windows: WindowsState): Record<
   };
 }
 
-/**
- * `rollup.windowsMoveAt` as stored: the midnight plus the counter's spread (model/midnight-order.ts, why: the
- * midnight commit's order over the key space), null when the windows do not move.
- */
-export function moveAtTimestamp(counterId: string, moveAtMs: number | null): Timestamp | null {
-  return moveAtMs === null ? null : timestampOfMicros(storedMoveAtUs(counterId, moveAtMs));
-}
-
 /** A version token: the exact update time, so a precondition built from it matches to the nanosecond. */
 export function versionOf(time: Timestamp): string {
   return `${time.seconds}.${String(time.nanoseconds).padStart(9, "0")}`;
@@ -270,9 +262,4 @@ export function versionOf(time: Timestamp): string {
 export function timestampOf(version: string): Timestamp {
   const [seconds, nanos] = version.split(".");
   return new Timestamp(Number(seconds), Number(nanos));
-}
-
-export function timestampOfMicros(us: number): Timestamp {
-  const seconds = Math.floor(us / 1_000_000);
-  return new Timestamp(seconds, (us - seconds * 1_000_000) * 1000);
 }

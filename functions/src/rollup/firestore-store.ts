@@ -12,7 +12,8 @@ import type { DayCounts } from "../model/windows";
 import { midnightBoundUs } from "../model/midnight-order";
 import { microsFloor } from "../model/time";
 import type { ClaimData, CommitResult, FoundClaim, LeaseRead, MidnightPage, MoveResult, RollupStore, StaleClaims, SumRead } from "./store";
-import { commitParent, moveWindows, parentReadOf, timestampOf, timestampOfMicros, versionOf, type MirrorStep } from "./firestore-parent";
+import { commitParent, moveWindows, parentReadOf, timestampOf, versionOf, type MirrorStep } from "./firestore-parent";
+import { timestampOfMicros } from "../counters/times";
 import { sumShards } from "./sum";
 
 // The steps of a mirrored commit, which the store's options take (onMirrorStep).

@@ -6,7 +6,7 @@
 // counter, its shards and the page's field at the extension's value plus every later visit, once. And no
 // counter from nowhere: an old client's write under a page that does not exist creates nothing. Against
 // the Firestore emulator, the callables and triggers wrapped (params from process.env, as deployed).
-import { logger } from "../helpers/logger";
+import { captureLogs } from "../helpers/logger";
 import * as admin from "../../src/admin";
 import { extensionRecordRef } from "../../src/model/paths";
 import { requireEmulators } from "../helpers/emulators";
@@ -25,16 +25,7 @@ withParam("EXTENSION_COUNTERS", `${C}/{id}:visits=${C}-{id}-visits`);
 withParam("MIRRORS", MIRRORS);
 withParam("AUTO_CREATE", `${C}-{id}-visits=${C}/{id}`);
 
-const logs: { level: string; line: string }[] = [];
-beforeEach(() => {
-  logs.length = 0;
-  for (const level of ["debug", "info", "warn", "error"] as const) {
-    jest.spyOn(logger, level).mockImplementation((...args: unknown[]) => {
-      logs.push({ level, line: JSON.stringify(args) });
-    });
-  }
-});
-afterEach(() => jest.restoreAllMocks());
+const logs = captureLogs();
 
 let serial = 0;
 /** A page id no other test of this file uses. */
