@@ -204,6 +204,18 @@ describe("no order of steps counts the field twice", () => {
   });
 });
 
+describe("a field the extension could not have kept", () => {
+  it("refuses createCounter (failed-precondition, naming the document and the field) and writes nothing", async () => {
+    const id = newPage("bad");
+    await db.doc(pageOf(id)).set({ visits: 1.5 });
+    const error = await httpsErrorOf(call(functions.createCounter, { counterId: counterOf(id) }));
+    expect(error.code).toBe("failed-precondition");
+    expect(error.message).toContain(`takes over ${pageOf(id)}'s visits (EXTENSION_COUNTERS), which holds 1.5, not an integer a counter can hold`);
+    expect(await documentsUnder(counterOf(id))).toEqual([]);
+    expect((await db.doc(pageOf(id)).get()).get("visits")).toBe(1.5);
+  });
+});
+
 describe("no counter from nowhere", () => {
   it("an old client's write under a page that does not exist creates nothing: the amount stays, for migrate-extension", async () => {
     const id = newPage("ghost");
