@@ -1,17 +1,28 @@
-// The move from the firestore-counter extension, end to end (docs/from-the-extension.md): an app with 200
-// extension counters laid out as the extension leaves them (test/helpers/extension.ts), the functions emulator
-// serving EXTENSION_COUNTERS and MIRRORS onto the same field (functions/.env.local and a reload), old app
-// versions writing their shards all along, `npm run migrate-extension` run while they write, and more
-// writes after it. Every counter ends exactly at the extension's value plus every later write, nothing
-// counted twice, the field on every page showing it, no amount left in a shard, and the shards' other
-// fields as they were. Randomized: the seed is printed (EXTENSION_TEST_SEED=<seed> replays it).
+// The move from the firestore-counter extension, end to end, following docs/from-the-extension.md step by
+// step on an app with 200 extension counters laid out as the extension leaves them (test/helpers/extension.ts),
+// pages whose extension count is 0 among them, while old app versions write their shards all along (only
+// under pages that exist: what the shipped rules let them do):
+// - step 2, the numbers taken before the fold trigger is deployed: `migrate-extension --dry-run` while old
+//   clients write, each page's line between its extension value before the run and after it;
+// - steps 1 and 3 (one reload here: the extension's workers, which step 1 keeps from fighting the mirror,
+//   are not simulated): the functions emulator serving EXTENSION_COUNTERS, MIRRORS onto the same field and
+//   AUTO_CREATE (functions/.env.local and a reload), `npm run migrate-extension` run while old clients write;
+// - step 4, new pages after the move, while old and new app versions (signed-in users of the JS SDK calling
+//   incrementCounter) write to old and new pages alike: half of their counters made by the app's own code
+//   (the admin entry's createCounter, some after an old client's visit made them already), half by
+//   AUTO_CREATE on their first new visit.
+// Every counter ends exactly at what was written (the extension's value plus every later visit, old and new),
+// nothing counted twice, the field on every page showing it, no amount left in a shard, the shards' other
+// fields as they were; a second run moves nothing; and an old client's write under a page that does not
+// exist creates nothing. Randomized: the seed is printed (EXTENSION_TEST_SEED=<seed> replays it).
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { pathToFileURL } from "node:url";
 import { FieldPath } from "firebase-admin/firestore";
+import { FunctionsError } from "firebase/functions";
 import { REPO_ROOT } from "../../scripts/lib/firebase-cli";
 import { runNode } from "../../test/helpers/run";
-import { E2E_PROJECT, withConcurrency } from "../../test/helpers/client";
+import { E2E_PROJECT, isTransportFailure, signedInClient, withConcurrency, type Client } from "../../test/helpers/client";
 import { e2eAdminDb } from "../../test/helpers/admin";
 import { requireEmulators, requireFunctionsEmulator } from "../../test/helpers/emulators";
 import { shardSumIn } from "../../test/helpers/documents";
@@ -19,21 +30,32 @@ import { localParams, type LocalParams } from "../../test/helpers/local-params";
 import { appCollection, incrementFields, SHARDS, withSeed, workerPartial } from "../../test/helpers/extension";
 import { createCounter } from "../../functions/src/counters/create";
 import { incrementCounter } from "../../functions/src/counters/increment";
+import * as adminEntry from "@firestore-exact-counter/functions/admin";
 
 jest.setTimeout(600_000);
 
 const db = e2eAdminDb();
 const C = appCollection("xapp");
 const PAGES = 200;
+/** Pages whose extension count is 0 (the field at 0, no shard), and pages created after the move. */
+const ZERO_PAGES = 10;
+const NEW_PAGES = 20;
 const FIELD = "stats.visits";
 const RELOAD_MS = 120_000;
 const SETTLE_MS = 180_000;
+/** The counters codebase's params in this test (functions/.env.local), which the app's own code (the admin entry here) shares. */
+const PARAMS = {
+  EXTENSION_COUNTERS: `${C}/{id}:${FIELD}=${C}-{id}-visits`,
+  MIRRORS: `${C}-{id}-visits=${C}/{id}:${FIELD}`,
+  AUTO_CREATE: `${C}-{id}-visits=${C}/{id}`,
+};
 let params: LocalParams;
+const savedEnv = Object.fromEntries(Object.keys(PARAMS).map((name) => [name, process.env[name]]));
 
 beforeAll(async () => {
   await requireEmulators();
   await requireFunctionsEmulator();
-  params = localParams(["EXTENSION_COUNTERS", "MIRRORS"]);
+  params = localParams(Object.keys(PARAMS));
 });
 
 afterAll(async () => {
@@ -41,6 +63,10 @@ afterAll(async () => {
   // then boot a worker that fails: let the queue of this test's writes drain first (at most SETTLE_MS).
   await untilDrained();
   params.restore();
+  for (const [name, value] of Object.entries(savedEnv)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
   await untilMirrorsOff();
 });
 
@@ -60,6 +86,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function untilFolding(): Promise<number> {
   const started = Date.now();
   let written = 0;
+  await db.doc(`${C}/probe`).set({ title: "probe" }); // the fold makes counters only for pages that exist
   while (!(await db.doc(`counters/${C}-probe-visits`).get()).exists) {
     if (Date.now() - started > RELOAD_MS) throw new Error("the functions did not reload with EXTENSION_COUNTERS");
     await incrementFields(db, `${C}/probe`, "probe-device", { [FIELD]: 1 });
@@ -87,6 +114,8 @@ async function untilMirrorsOff(): Promise<void> {
 /** One page of the extension app: what the extension left, and the value it stands for. */
 interface Page {
   id: string;
+  /** The page's document exists: old clients write only under such pages (the shipped rules), and its field mirrors the count. */
+  exists: boolean;
   devices: string[];
   /** The field as the workers left it on the page (undefined: none). */
   field?: number;
@@ -94,6 +123,8 @@ interface Page {
   visits: number;
   /** stats.shares in the shards and partials: counted by no rule, so never touched. */
   shares: number;
+  /** A page created after the move whose counter the app's own code made (createCounter). */
+  made?: boolean;
 }
 
 async function extensionApp(random: () => number): Promise<Page[]> {
@@ -101,7 +132,7 @@ async function extensionApp(random: () => number): Promise<Page[]> {
   const pages: Page[] = [];
   const writes: (() => Promise<unknown>)[] = [];
   for (let i = 0; i < PAGES; i++) {
-    const page: Page = { id: `p${i}`, devices: [], visits: 0, shares: 0 };
+    const page: Page = { id: `p${i}`, exists: false, devices: [], visits: 0, shares: 0 };
     const doc = `${C}/${page.id}`;
     pages.push(page);
     const shape = random();
@@ -111,6 +142,7 @@ async function extensionApp(random: () => number): Promise<Page[]> {
       const field = random() < 0.9 ? int(0, 5000) : undefined;
       page.visits += field ?? 0;
       page.field = field;
+      page.exists = true;
       writes.push(() => db.doc(doc).set({ title: page.id, stats: field === undefined ? { shares: 0 } : { visits: field, shares: 0 } }));
     }
     for (let s = int(0, 3); s > 0; s--) {
@@ -137,17 +169,27 @@ async function extensionApp(random: () => number): Promise<Page[]> {
       writes.push(() => workerPartial(db, doc, prefix, entries));
     }
   }
+  for (let i = 0; i < ZERO_PAGES; i++) {
+    // A page whose extension count is 0: the workers set the field to 0, and no shard is left.
+    const page: Page = { id: `z${i}`, exists: true, devices: [], field: 0, visits: 0, shares: 0 };
+    pages.push(page);
+    writes.push(() => db.doc(`${C}/${page.id}`).set({ title: page.id, stats: { visits: 0, shares: 0 } }));
+  }
   await withConcurrency(16, writes);
   return pages;
 }
 
-/** Old app versions: `clients` devices writing their shards until stopped, each write recorded on its page. */
+/**
+ * Old app versions: `clients` devices writing their shards until stopped, each write recorded on its page,
+ * only under pages that exist (what examples/rules/extension-pages.rules lets them do). `pages` may grow.
+ */
 function oldClients(pages: Page[], random: () => number, clients: number): { stop: () => Promise<number> } {
   let stopped = false;
   let count = 0;
   const loops = Array.from({ length: clients }, async () => {
     while (!stopped) {
-      const page = pages[Math.floor(random() * pages.length)]!;
+      const open = pages.filter((p) => p.exists);
+      const page = open[Math.floor(random() * open.length)]!;
       const device = page.devices.length > 0 && random() < 0.7 ? page.devices[Math.floor(random() * page.devices.length)]! : randomUUID();
       if (!page.devices.includes(device)) page.devices.push(device);
       const n = 1 + Math.floor(random() * 3);
@@ -169,9 +211,9 @@ function oldClients(pages: Page[], random: () => number, clients: number): { sto
   };
 }
 
-function migrateExtension(): Promise<{ code: number; stdout: string; stderr: string }> {
+function migrateExtension(extra: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
   const tsx = pathToFileURL(join(REPO_ROOT, "node_modules", "tsx", "dist", "loader.mjs")).href;
-  const args = ["--document", `${C}/{id}`, "--field", FIELD, "--counter", `${C}-{id}-visits`, "--project", E2E_PROJECT, "--concurrency", "8"];
+  const args = ["--document", `${C}/{id}`, "--field", FIELD, "--counter", `${C}-{id}-visits`, "--project", E2E_PROJECT, "--concurrency", "8", ...extra];
   return runNode(["--import", tsx, join(REPO_ROOT, "cli", "src", "main.ts"), "migrate-extension", ...args]);
 }
 
@@ -199,20 +241,73 @@ async function state(page: Page): Promise<{ id: string; sum: number | null; tota
 }
 
 /** What `state` must show once every write is folded and rolled up. */
-function settled(page: Page, exists: boolean): ReturnType<typeof state> extends Promise<infer S> ? S : never {
-  // Every amount is positive, so a page has a counter exactly when it has a count.
-  const counted = page.visits !== 0;
+function settled(page: Page): ReturnType<typeof state> extends Promise<infer S> ? S : never {
+  // A page has a counter when it had a count (its field, even 0, or an amount) or was visited since.
+  const counted = page.field !== undefined || page.visits !== 0 || page.made === true;
   return {
     id: page.id,
     sum: counted ? page.visits : null,
     total: counted ? page.visits : undefined,
-    field: exists ? (counted ? page.visits : page.field) : "no document",
+    field: page.exists ? (counted ? page.visits : page.field) : "no document",
     left: 0,
     shares: page.shares,
   };
 }
 
-it(`moves ${PAGES} extension counters exactly while old app versions keep writing, during the migration and after it`, async () => {
+/**
+ * New app versions: `users` signed-in users calling incrementCounter on pages that exist until stopped, each
+ * call with a key of its own, retried with it when the answer was lost, so each is counted once on its page.
+ * A page without a counter yet gets one from AUTO_CREATE on its first visit. `pages` may grow.
+ */
+function newClients(pages: Page[], users: Client[], random: () => number): { stop: () => Promise<number> } {
+  let stopped = false;
+  let count = 0;
+  const loops = users.map(async (user) => {
+    while (!stopped) {
+      const open = pages.filter((p) => p.exists);
+      const page = open[Math.floor(random() * open.length)]!;
+      await visit(user, page, 1 + Math.floor(random() * 3));
+      count++;
+      await sleep(200 + Math.floor(random() * 300));
+    }
+  });
+  return {
+    stop: async () => {
+      stopped = true;
+      await Promise.all(loops);
+      return count;
+    },
+  };
+}
+
+/**
+ * One new client's visits (incrementCounter with a requestId), counted once on the page: a call whose answer
+ * never came (no HTTP answer, or the SDK's deadline on a machine whose emulator queues events for a minute)
+ * may have been applied, so it is sent again with the same key, which applies it at most once.
+ */
+async function visit(user: Client, page: Page, n: number): Promise<void> {
+  const requestId = randomUUID();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await user.call("incrementCounter", { counterId: `${C}-${page.id}-visits`, delta: n, requestId });
+      page.visits += n;
+      return;
+    } catch (error) {
+      const unanswered = isTransportFailure(error) || (error instanceof FunctionsError && error.code === "functions/deadline-exceeded");
+      if (!unanswered || attempt >= 10) throw error;
+      await sleep(200 * attempt);
+    }
+  }
+}
+
+/** `migrate-extension --dry-run`'s amount per document ("would move +N"), by page id. */
+function dryRunAmounts(stdout: string): Map<string, number> {
+  const amounts = new Map<string, number>();
+  for (const match of stdout.matchAll(new RegExp(`^${C}/(\\S+) -> \\S+  would move ([+-]\\d+) `, "gm"))) amounts.set(match[1]!, Number(match[2]));
+  return amounts;
+}
+
+it(`moves ${PAGES} extension counters exactly as the guide says, while old and new app versions write and pages are created after the move`, async () => {
   await withSeed("the extension app's migration", async (random) => {
     const phases: string[] = [];
     let phaseStart = Date.now();
@@ -221,29 +316,89 @@ it(`moves ${PAGES} extension counters exactly while old app versions keep writin
       phaseStart = Date.now();
     };
     const pages = await extensionApp(random);
-    const exists = new Map(await Promise.all(pages.map(async (p) => [p.id, (await db.doc(`${C}/${p.id}`).get()).exists] as const)));
-
-    // The extension is uninstalled; the counters are deployed with EXTENSION_COUNTERS and MIRRORS onto the field.
-    params.set({ EXTENSION_COUNTERS: `${C}/{id}:${FIELD}=${C}-{id}-visits`, MIRRORS: `${C}-{id}-visits=${C}/{id}:${FIELD}` });
     phase("the extension app written");
-    const probe: Page = { id: "probe", devices: ["probe-device"], visits: await untilFolding(), shares: 0 };
+
+    // Step 2: the extension is uninstalled; old clients wait in their shards; the numbers are taken now,
+    // before the fold trigger is deployed. Each page's dry-run value lies between its extension value
+    // before the run and after it (old clients only add).
+    const before = new Map(pages.map((p) => [p.id, p.visits]));
+    const writing = oldClients(pages, random, 2);
+    const dry = await migrateExtension(["--dry-run"]);
+    await writing.stop();
+    expect({ code: dry.code, stderr: dry.stderr }).toEqual({ code: 0, stderr: expect.not.stringContaining("Error") as string });
+    const amounts = dryRunAmounts(dry.stdout);
+    const outside = pages.filter((p) => {
+      const amount = amounts.get(p.id);
+      // A page without a count when the run started may have had its first visit before its turn or after.
+      if (amount === undefined) return p.field !== undefined || before.get(p.id)! !== 0;
+      return amount < before.get(p.id)! || amount > p.visits;
+    });
+    expect(outside.map((p) => ({ id: p.id, before: before.get(p.id), dryRun: amounts.get(p.id) ?? "no line", after: p.visits }))).toEqual([]);
+    // The pages whose extension count is 0 are among them: their counters will be created.
+    expect(pages.filter((p) => p.field === 0 && before.get(p.id) === 0).every((p) => amounts.has(p.id))).toBe(true);
+    phase("the numbers taken");
+
+    // Steps 1 and 3: MIRRORS onto the field, EXTENSION_COUNTERS and AUTO_CREATE deployed; the app's own code
+    // (the admin entry, in this process) has the same values.
+    params.set(PARAMS);
+    Object.assign(process.env, PARAMS);
+    const probe: Page = { id: "probe", exists: true, devices: ["probe-device"], visits: await untilFolding(), shares: 0 };
     phase("reload");
 
     const during = oldClients(pages, random, 2);
     const run = await migrateExtension();
-    const after = await during.stop();
+    let oldWrites = await during.stop();
     phase("migration");
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: expect.not.stringContaining("Error") as string });
     expect(run.stdout).toMatch(/; 0 not moved\n$/);
 
+    // Step 4: new clients count in counters; pages are created after the move, their counters made by the
+    // app's own code or by AUTO_CREATE, while old and new app versions visit old pages and new ones.
     const later = oldClients(pages, random, 2);
-    await sleep(5_000);
-    const writes = after + (await later.stop());
-    phase("writes after it");
-    expect(writes).toBeGreaterThan(40);
+    let visiting: ReturnType<typeof newClients> | undefined;
+    let newWrites = 0;
+    try {
+      const users = await Promise.all([signedInClient(), signedInClient()]);
+      // A callable of the reloaded functions answers first: they published the params they run with, which
+      // the app's own code (the admin entry) is compared with before it writes.
+      await visit(users[0], pages.find((p) => p.id === "z0")!, 1);
+      visiting = newClients(pages, users, random);
+      for (let i = 0; i < NEW_PAGES; i++) {
+        const page: Page = { id: `n${i}`, exists: true, devices: [], visits: 0, shares: 0 };
+        await db.doc(`${C}/${page.id}`).set({ title: page.id });
+        pages.push(page);
+        if (i % 2 === 1) {
+          // No code makes its counter: its first new visit does (AUTO_CREATE).
+          await visit(users[1], page, 1);
+          continue;
+        }
+        if (i % 4 === 2) {
+          // An old client visits it first: the fold makes its counter, and the app's createCounter finds it.
+          const device = randomUUID();
+          page.devices.push(device);
+          await incrementFields(db, `${C}/${page.id}`, device, { [FIELD]: 1 });
+          page.visits += 1;
+          oldWrites++;
+          await untilCounter(page);
+        }
+        // The app's own function makes the page's counter when it creates the page (a new visit may have made it first).
+        await adminEntry.createCounter(`${C}-${page.id}-visits`).catch((error: unknown) => {
+          if (!(error instanceof adminEntry.CounterError && error.code === "already-exists")) throw error;
+        });
+        page.made = true;
+      }
+      await sleep(5_000);
+    } finally {
+      // Stopped on a failure too: no write may outlive the test.
+      oldWrites += await later.stop();
+      newWrites = (await visiting?.stop()) ?? 0;
+    }
+    phase("new pages and visits after it");
+    expect(oldWrites).toBeGreaterThan(40);
+    expect(newWrites).toBeGreaterThan(10);
 
     const all = [...pages, probe];
-    const want = all.map((p) => settled(p, p === probe ? false : exists.get(p.id)!));
+    const want = all.map(settled);
     const started = Date.now();
     let now = await Promise.all(all.map(state));
     while (JSON.stringify(now) !== JSON.stringify(want) && Date.now() - started < SETTLE_MS) {
@@ -258,6 +413,22 @@ it(`moves ${PAGES} extension counters exactly while old app versions keep writin
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/: moved \+0 in 0; fields taken 0 \(\d+ before\)/);
     phase("second run");
-    console.log(`${writes} old-client writes while migrating and after; ${phases.join(", ")}`);
+
+    // No counter from nowhere: an old client's write under a page that does not exist (which the rules
+    // refuse; here written with admin rights) stays in its shard, and no counter appears.
+    await incrementFields(db, `${C}/ghost-after`, "ghost-device", { [FIELD]: 1 });
+    await untilDrained();
+    expect((await db.doc(`counters/${C}-ghost-after-visits`).get()).exists).toBe(false);
+    expect((await db.doc(`${C}/ghost-after/${SHARDS}/ghost-device`).get()).get(FIELD)).toBe(1);
+    console.log(`${oldWrites} old-client writes while migrating and after, ${newWrites} new-client calls; ${phases.join(", ")}`);
   });
 });
+
+/** Waits until an old client's visit to a new page made its counter (the fold trigger). */
+async function untilCounter(page: Page): Promise<void> {
+  const started = Date.now();
+  while (!(await db.doc(`counters/${C}-${page.id}-visits`).get()).exists) {
+    if (Date.now() - started > SETTLE_MS) throw new Error(`no counter for ${page.id}: the fold did not make it`);
+    await sleep(250);
+  }
+}

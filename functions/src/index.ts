@@ -8,6 +8,7 @@
 // options.ts) and no admin app until a function first runs (entry/deps.ts).
 import { extensionCountersAtLoad } from "./config/params";
 import * as extension from "./entry/foldExtensionShards";
+import { markCountersCodebase } from "./runs-here";
 
 export { createCounter } from "./entry/createCounter";
 export { incrementCounter } from "./entry/incrementCounter";
@@ -27,4 +28,6 @@ export { cleanupDeletedCounter } from "./entry/cleanupDeletedCounter";
 // re-exports it by name from the default import (docs/from-the-extension.md), which is undefined, and
 // deploys nothing, while the param is empty.
 const FOLD_EXPORT: string = "foldExtensionShards";
+// The admin entry, if the app uses it in this codebase too, shares these functions' environment (runs-here.ts).
+markCountersCodebase();
 if (extensionCountersAtLoad()) (exports as Record<string, unknown>)[FOLD_EXPORT] = extension.foldExtensionShards;

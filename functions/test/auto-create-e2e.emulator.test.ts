@@ -3,8 +3,9 @@
 // liking and viewing posts nobody created counters for, through the real callables, the real rollup and
 // its mirrors; the app's screens read the posts' mirrored fields (a feed, and "trending" by this week's
 // views) and watch a post with the client package ({ autoCreated: true }). Also what happens when the
-// admin entry's environment lacks a param the counters codebase sets (the preflight's "admin settings"
-// refuses such a deploy).
+// admin entry's environment lacks a param the counters codebase sets: refused before it writes, since the
+// counters codebase published the params it runs with (the preflight's "admin settings" refuses such a
+// deploy too).
 import { getApps } from "firebase-admin/app";
 import { FunctionsError } from "firebase/functions";
 import { createCounterClient, type CounterClient } from "../../client/src";
@@ -142,15 +143,28 @@ describe("posts whose users never created counters", () => {
 });
 
 describe("the admin entry in a process whose environment lacks UNIQUE_COUNTERS", () => {
-  it("creates a post's likes counter plain, which setMember then refuses naming UNIQUE_COUNTERS and the fix", async () => {
-    // This test process loaded functions/.env (UNIQUE_COUNTERS empty), not the functions' .env.local.
+  it("is refused before it writes, naming UNIQUE_COUNTERS and where each value comes from: no likes counter made plain", async () => {
+    // This test process loaded functions/.env (UNIQUE_COUNTERS empty), not the functions' .env.local; the
+    // functions emulator's callables published the values they run with (the tests above called them).
     expect(process.env.UNIQUE_COUNTERS ?? "").toBe("");
     const app = getApps().find((x) => x.name === "e2e-admin")!;
     const id = postId();
     await post(id);
-    await expect(adminEntry.createCounter(`e2ea-${id}-likes`, { app })).resolves.toMatchObject({ unique: false });
-    const error = await users[0]!.call("setMember", { counterId: `e2ea-${id}-likes`, member: true }).catch((e: unknown) => e);
-    expect((error as FunctionsError).code).toBe("functions/failed-precondition");
-    expect((error as FunctionsError).message).toContain("add their pattern to UNIQUE_COUNTERS (in the counters codebase's .env), then delete this counter and create it again");
+    const error = await adminEntry.createCounter(`e2ea-${id}-likes`, { app }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(adminEntry.CounterError);
+    expect((error as adminEntry.CounterError).code).toBe("failed-precondition");
+    expect((error as adminEntry.CounterError).message).toContain(`UNIQUE_COUNTERS is "" in this process's environment but "${PARAMS.UNIQUE_COUNTERS}" in the counters codebase as deployed`);
+    expect(await pathsUnderIn(db, `e2ea-${id}-likes`)).toEqual([]);
+    // With the counters codebase's values, the same call creates the likes counter unique.
+    const saved = Object.fromEntries(Object.keys(PARAMS).map((name) => [name, process.env[name]]));
+    Object.assign(process.env, PARAMS);
+    try {
+      await expect(adminEntry.createCounter(`e2ea-${id}-likes`, { app })).resolves.toMatchObject({ unique: true });
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
   });
 });

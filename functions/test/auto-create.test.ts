@@ -1,7 +1,7 @@
 // AUTO_CREATE's rules (model/auto-create-rules.ts), and the two readers of the counters' params
 // (model/settings.ts): the callables' (declared params) and the admin entry's (an environment), which
 // must read the same values the same way.
-import { autoCreateDocument, parseAutoCreateRules } from "../src/model/auto-create-rules";
+import { autoCreateDocument, autoCreateTarget, parseAutoCreateRules } from "../src/model/auto-create-rules";
 import { newCounter } from "../src/model/settings";
 import { envSettings } from "../src/model/env-settings";
 import { paramSettings } from "../src/config/read";
@@ -29,6 +29,38 @@ describe("parseAutoCreateRules", () => {
     ["post/{id}=posts/{id}", 'has a counter-id pattern "post/{id}" that has "/"'],
     ["a-{id}=posts/{id},a-{id}-likes=posts/{id}", 'rule 2 "a-{id}-likes=posts/{id}" can never apply: rule 1 (a-{id}=posts/{id}) matches every id it matches'],
     ["a=posts/1,,b=posts/2", 'AUTO_CREATE: rule 2 "" is empty'],
+  ])("refuses %j, naming the rule", (value, message) => {
+    expect(() => parseAutoCreateRules("AUTO_CREATE", value)).toThrow(message);
+  });
+});
+
+describe("AUTO_CREATE's conditions on the document", () => {
+  it("parses [FIELD==VALUE] after the document pattern, in the syntax of DOCUMENT_COUNTERS (model/conditions.ts)", () => {
+    const [rule] = parseAutoCreateRules("AUTO_CREATE", "post-{id}-likes=posts/{id}[published==true][meta.kind=='post']");
+    expect(rule!.document.source).toBe("posts/{id}");
+    expect(rule!.conditions).toEqual([
+      { source: "[published==true]", field: "published", value: true },
+      { source: "[meta.kind=='post']", field: "meta.kind", value: "post" },
+    ]);
+    expect(parseAutoCreateRules("AUTO_CREATE", "post-{id}-views=posts/{id}")[0]!.conditions).toEqual([]);
+  });
+
+  it("fills the document and keeps the conditions for the id", () => {
+    const rules = parseAutoCreateRules("AUTO_CREATE", "post-{id}-likes=posts/{id}[published==true],post-{id}-views=posts/{id}");
+    expect(autoCreateTarget(rules, "post-7-likes")).toEqual({ document: "posts/7", conditions: [{ source: "[published==true]", field: "published", value: true }] });
+    expect(autoCreateTarget(rules, "post-7-views")).toEqual({ document: "posts/7", conditions: [] });
+    expect(autoCreateTarget(rules, "post-7-shares")).toBeUndefined();
+    expect(autoCreateDocument(rules, "post-7-likes")).toBe("posts/7");
+  });
+
+  it.each([
+    ["post-{id}-likes=posts/{id}[published]", 'AUTO_CREATE: rule 1 "post-{id}-likes=posts/{id}[published]" has a condition "[published]" without "==": write [FIELD==VALUE]'],
+    ["post-{id}-likes=posts/{id}[published==true", 'rule 1 "post-{id}-likes=posts/{id}[published==true" has a "[" that is never closed'],
+    ["post-{id}-likes=posts/{id}[published==true]:likes", 'rule 1 "post-{id}-likes=posts/{id}[published==true]:likes" has ":likes" after its conditions'],
+    ["post-{id}-likes=posts/{id}[a..b==1]", 'rule 1 "post-{id}-likes=posts/{id}[a..b==1]" has a condition "[a..b==1]" that'],
+    ["post-{id}-likes=posts/{id}[published==]", "with no value"],
+    ["post-{id}-likes=posts/{id}=x", 'has more than one "="'],
+    ["post-{id}-likes[a==1]=posts/{id}", 'has a counter-id pattern "post-{id}-likes[a==1]"'],
   ])("refuses %j, naming the rule", (value, message) => {
     expect(() => parseAutoCreateRules("AUTO_CREATE", value)).toThrow(message);
   });

@@ -156,28 +156,46 @@ describe("migrate-extension's core", () => {
     expect(await extensionValue(db, `${c}/u`, "likes")).toBe(6);
   });
 
-  it("creates a counter with the shape the params give its id, and folds into an existing one like an increment", async () => {
+  it("creates a counter with the shape the params give its id, and folds into an existing one like an increment, leaving its field", async () => {
     const c = appCollection();
     await mainField(db, `${c}/k`, "views", 8);
     await mainField(db, `${c}/e`, "views", 1);
     await oldClient(db, `${c}/e`, "views").incrementBy(2);
+    // Made while no EXTENSION_COUNTERS named it: it has no record, so its field may hold its own mirrored total.
     await call(functions.createCounter, { counterId: `${c}-e`, numShards: 4 });
     await call(functions.incrementCounter, { counterId: `${c}-e`, delta: 10 });
-    await migrateAll(db, { document: `${c}/{id}`, field: "views", counter: `${c}-{id}` }, { params: { COUNTER_KINDS: `${c}-k=shards:3` } });
+    const items = await migrateAll(db, { document: `${c}/{id}`, field: "views", counter: `${c}-{id}` }, { params: { COUNTER_KINDS: `${c}-k=shards:3` } });
+    expect(reports(items).get(`${c}/e`)).toMatchObject({ amount: 2, fieldValue: 1, fieldTaken: "left", shards: 1 });
     expect(await readCounter(`${c}-k`)).toMatchObject({ numShards: 3 });
     expect(await shardSum(`${c}-k`)).toBe(8);
     const shards = (await db.collection(`counters/${c}-e/shards`).get()).docs.map((d) => d.data());
-    expect(shards.reduce((n, s) => n + (s.count as number), 0)).toBe(13);
+    expect(shards.reduce((n, s) => n + (s.count as number), 0)).toBe(12);
     // One more applied write, as an increment adds: growth measures it.
     expect(shards.reduce((n, s) => n + (s.writes as number), 0)).toBe(2);
+    expect((await extensionRecordRef(db, `${c}-e`, `${c}/e`, "views").get()).get("taken")).toBe(0);
   });
 
-  it("goes with the counter when it is deleted: its record of the field too", async () => {
+  it("gives a page whose extension count is 0 its counter, and none to a page without the field", async () => {
+    const c = appCollection();
+    await mainField(db, `${c}/zero`, "visits", 0);
+    await db.doc(`${c}/none`).set({ title: "never counted" });
+    const items = reports(await migrateAll(db, { document: `${c}/{id}`, field: "visits", counter: `${c}-{id}` }));
+    expect(items.get(`${c}/zero`)).toMatchObject({ amount: 0, fieldTaken: "taken", created: true });
+    expect(items.has(`${c}/none`)).toBe(false);
+    expect(await readCounter(`${c}-zero`)).toMatchObject({ exists: true, total: 0 });
+    expect(await documentsUnder(`${c}-none`)).toEqual([]);
+  });
+
+  it("goes with the counter when it is deleted, all but its record of the field, which a counter made again finds", async () => {
     const c = appCollection();
     await mainField(db, `${c}/d`, "visits", 6);
     await migrateAll(db, { document: `${c}/{id}`, field: "visits", counter: `${c}-{id}` });
-    expect((await documentsUnder(`${c}-d`)).some((p) => p.includes("/exactCounterExtension/"))).toBe(true);
+    const record = `counters/${c}-d/exactCounterExtension/${encodeURIComponent(`${c}/d:visits`)}`;
+    expect(await documentsUnder(`${c}-d`)).toContain(record);
     await call(functions.deleteCounter, { counterId: `${c}-d` }, ADMIN);
-    expect(await documentsUnder(`${c}-d`)).toEqual([]);
+    expect(await documentsUnder(`${c}-d`)).toEqual([record]);
+    // The field still holds 6 (no mirror removed it): a second migration makes no counter of it again.
+    expect(reports(await migrateAll(db, { document: `${c}/{id}`, field: "visits", counter: `${c}-{id}` })).size).toBe(1);
+    expect(await readCounter(`${c}-d`)).toEqual({ exists: false });
   });
 });

@@ -4,68 +4,32 @@
 // before and after snapshots, delivered to the wrapped handler as the platform delivers events: at least
 // once, in any order, concurrently, again after a failure. Exact whatever the delivery; nothing written for
 // documents no rule names. Against the Firestore emulator.
-import type { DocumentSnapshot } from "firebase-admin/firestore";
-import { logger } from "../../test/helpers/logger";
-import { fft } from "../../test/helpers/wrapped";
-import { foldExtensionShards } from "../src/entry/foldExtensionShards";
+import { captureLogs } from "../../test/helpers/logger";
+import { MEMO_MAX } from "../src/rollup/commit";
 import { cleanupRef, extensionRecordRef } from "../src/model/paths";
 import { dayOf } from "../src/model/windows";
 import { requireEmulators } from "../../test/helpers/emulators";
 import { db, documentsUnder, shardSum, withParam } from "../../test/helpers/functions";
 import { withConcurrency } from "../../test/helpers/client";
-import { appCollection, extensionValue, incrementFields, mainField, oldClient, SHARDS, shardDocuments, shuffle, withSeed } from "../../test/helpers/extension";
+import { appCollection, extensionValue, incrementFields, mainField, SHARDS, shardDocuments, shuffle, withSeed } from "../../test/helpers/extension";
+import { deliverFold, oldWrite, recordedShardWrite, type RecordedShardWrite } from "../../test/helpers/extension-events";
 
 beforeAll(requireEmulators);
 
 const C = appCollection("xtrig");
 withParam("EXTENSION_COUNTERS", `${C}/{id}:visits=${C}-{id}-visits, ${C}/{id}:stats.likes=${C}-{id}-likes`);
 
-const logs: { level: string; line: string }[] = [];
-beforeEach(() => {
-  logs.length = 0;
-  for (const level of ["debug", "info", "warn", "error"] as const) {
-    jest.spyOn(logger, level).mockImplementation((...args: unknown[]) => {
-      logs.push({ level, line: JSON.stringify(args) });
-    });
-  }
-});
-afterEach(() => jest.restoreAllMocks());
+const logs = captureLogs();
 
-/** One recorded write of a shard document: the event the platform would deliver for it. */
-interface Recorded {
-  collection: string;
-  document: string;
-  shardId: string;
-  before: DocumentSnapshot;
-  after: DocumentSnapshot;
-  eventId: string;
-}
+type Recorded = RecordedShardWrite;
 
-let serial = 0;
-
-/** Writes a shard document with `write` and records the event of that write. */
-async function recorded(document: string, shardId: string, write: () => Promise<unknown>): Promise<Recorded> {
-  const ref = db.doc(document).collection(SHARDS).doc(shardId);
-  const before = await ref.get();
-  await write();
-  const after = await ref.get();
-  const [collection, id] = document.split("/") as [string, string];
-  return { collection, document: id, shardId, before, after, eventId: `evt-${serial++}` };
-}
+/** Writes a shard document with `write` and records the event of that write (test/helpers/extension-events.ts). */
+const recorded = (document: string, shardId: string, write: () => Promise<unknown>): Promise<Recorded> => recordedShardWrite(db, document, shardId, write);
 
 /** An old client's incrementBy of `field`, recorded. */
-function increment(document: string, field: string, shardId: string, n: number): Promise<Recorded> {
-  return recorded(document, shardId, () => oldClient(db, document, field, shardId).incrementBy(n));
-}
+const increment = (document: string, field: string, shardId: string, n: number): Promise<Recorded> => oldWrite(db, document, field, n, shardId);
 
-function deliver(event: Recorded): Promise<unknown> {
-  const wrapped = fft.wrap(foldExtensionShards) as unknown as (event: Record<string, unknown>) => Promise<unknown>;
-  return wrapped({
-    data: fft.makeChange(event.before, event.after),
-    params: { collection: event.collection, document: event.document, shardId: event.shardId },
-    id: event.eventId,
-  });
-}
+const deliver = (event: Recorded): Promise<unknown> => deliverFold(event);
 
 describe("foldExtensionShards", () => {
   it("folds an old client's write: the field once, the shard's amount in the write that removes it", async () => {
@@ -105,6 +69,17 @@ describe("foldExtensionShards", () => {
     expect(logs.filter((l) => l.level === "warn" && l.line.includes("cannot be part of a counter id"))).toHaveLength(1);
   });
 
+  it("remembers at most MEMO_MAX documents it warned about, so attacker-chosen ids cannot fill an instance", async () => {
+    const write = await increment(`${C}/bad id`, "visits", "u1", 1);
+    const near = (n: number) => deliver({ ...write, document: `bad id ${n}` });
+    for (let n = 0; n <= MEMO_MAX; n++) await near(n);
+    await near(MEMO_MAX); // remembered: no second warning
+    await near(0); // forgotten when the memo was full: warned again
+    const warned = logs.filter((l) => l.level === "warn" && l.line.includes("cannot be part of a counter id"));
+    expect(warned).toHaveLength(MEMO_MAX + 2);
+    expect(await documentsUnder(`${C}-bad id 0-visits`)).toEqual([]);
+  });
+
   it("moves two counted fields of one shard write to their own counters", async () => {
     await db.doc(`${C}/both`).set({ visits: 10, stats: { likes: 20, shares: 1 } });
     const write = await recorded(`${C}/both`, "u1", () => incrementFields(db, `${C}/both`, "u1", { visits: 1, "stats.likes": 2, "stats.shares": 3 }));
@@ -117,7 +92,7 @@ describe("foldExtensionShards", () => {
 
   it("is exact under duplicated, reordered and retried events delivered concurrently, while old clients keep writing", async () => {
     await withSeed("foldExtensionShards under hostile delivery", async (random) => {
-      const documents = ["r1", "r2", "r3", "r4"].map((id) => `${C}/${id}-${serial}`);
+      const documents = ["r1", "r2", "r3", "r4"].map((id) => `${C}/${id}-hostile`);
       const written = new Map<string, number>();
       for (const [i, document] of documents.entries()) await mainField(db, document, "visits", 100 * (i + 1));
       const expected = new Map(await Promise.all(documents.map(async (d) => [d, await extensionValue(db, d, "visits")] as const)));

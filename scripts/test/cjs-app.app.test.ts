@@ -1,6 +1,7 @@
 // A CommonJS app re-exports the packed functions (fixtures/cjs-app): its codebase initializes its admin
-// app and calls setGlobalOptions({ maxInstances: 7, region: "europe-west1" }) before it requires the
-// package, and defines its own callable after. The shared steps and checks: reexport.ts.
+// app and calls setGlobalOptions({ maxInstances: 7, region: "europe-west1", minInstances: 1 }) before it
+// requires the package (so its minInstances reaches ours), and defines its own callable after. The shared
+// steps and checks: reexport.ts.
 import { reexportTests } from "../../test/helpers/reexport";
 
 jest.setTimeout(600_000);
@@ -15,5 +16,5 @@ console.log(JSON.stringify({ exports: Object.keys(loaded).sort(), before, after:
 `;
 
 describe("a CommonJS app that re-exports the packed functions after its own initializeApp() and setGlobalOptions()", () => {
-  reexportTests({ fixture: "cjs-app", project: "demo-cjs-app", importer: { file: "importer.cjs", source: IMPORTER } });
+  reexportTests({ fixture: "cjs-app", project: "demo-cjs-app", importer: { file: "importer.cjs", source: IMPORTER }, globalOptionsReachOurs: true });
 });

@@ -25,5 +25,7 @@ describe("a TypeScript ES module app that re-exports the packed functions, then 
     // The app's own build (tsc, its devDependency): the package's types must resolve under nodenext.
     build: (functionsDir) => npm(["run", "build"], functionsDir),
     importer: { file: "importer.mjs", source: IMPORTER },
+    // ES imports run first: the app's setGlobalOptions() comes after ours were defined.
+    globalOptionsReachOurs: false,
   });
 });

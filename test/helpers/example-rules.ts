@@ -11,9 +11,12 @@ import { firestoreHost, requireEmulators } from "./emulators";
 
 const ROOT = join(__dirname, "..", "..");
 
-/** examples/rules/<file>, in a test environment of its own set up around the test file; `env()` is it. */
-export function exampleRules(file: string): { rules: string; env: () => RulesTestEnvironment } {
-  const rules = readFileSync(join(ROOT, "examples", "rules", file), "utf8");
+/**
+ * examples/rules/<file>, in a test environment of its own set up around the test file; `env()` is it.
+ * `variant` turns the file's text into a variant the docs describe (the same rules with one line changed).
+ */
+export function exampleRules(file: string, variant: (rules: string) => string = (rules) => rules): { rules: string; env: () => RulesTestEnvironment } {
+  const rules = variant(readFileSync(join(ROOT, "examples", "rules", file), "utf8"));
   let env: RulesTestEnvironment | undefined;
   beforeAll(async () => {
     await requireEmulators();

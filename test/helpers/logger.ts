@@ -7,3 +7,27 @@ import type * as Logger from "firebase-functions/logger";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the module object itself, see above
 export const logger = require("firebase-functions/logger") as typeof Logger;
+
+/** One line the functions logged: its level and its arguments as JSON. */
+export interface LoggedLine {
+  level: string;
+  line: string;
+}
+
+/**
+ * What the functions log during each test of the calling file, captured instead of printed: the returned
+ * list is emptied before each test, and the logger is restored after it.
+ */
+export function captureLogs(): LoggedLine[] {
+  const logs: LoggedLine[] = [];
+  beforeEach(() => {
+    logs.length = 0;
+    for (const level of ["debug", "info", "warn", "error"] as const) {
+      jest.spyOn(logger, level).mockImplementation((...args: unknown[]) => {
+        logs.push({ level, line: JSON.stringify(args) });
+      });
+    }
+  });
+  afterEach(() => jest.restoreAllMocks());
+  return logs;
+}

@@ -17,6 +17,8 @@ import { runNode, stopAll, type Run } from "./run";
 const PACKAGE = "@firestore-exact-counter/functions";
 /** The app's global options (setGlobalOptions) and its own callable's name. */
 const APP_OPTIONS = { maxInstances: 7, region: "europe-west1" };
+/** A global option the app sets (with APP_OPTIONS) that our functions do not set themselves, except rollupTotal (ROLLUP_MIN_INSTANCES, 0). */
+const APP_MIN_INSTANCES = 1;
 const APP_CALLABLE = "sayHello";
 /** Ours, from the shipped defaults (params.env): MAX_INSTANCES, REGION. */
 const OUR_OPTIONS = { maxInstances: 100, region: "us-central1" };
@@ -28,6 +30,11 @@ export interface AppShape {
   build?: (functionsDir: string) => Promise<Run>;
   /** A one-off program run in the codebase folder that imports the package and prints the exports it sees. */
   importer: { file: string; source: string };
+  /**
+   * Whether the app's setGlobalOptions() reaches our functions where they set nothing themselves: in
+   * CommonJS when called before the require, never in an ES module (its imports run first).
+   */
+  globalOptionsReachOurs: boolean;
 }
 
 /** Defines the shape's tests (in a describe of the calling test file). */
@@ -84,6 +91,14 @@ export function reexportTests(shape: AppShape): void {
     expect(options).toEqual({
       [APP_CALLABLE]: APP_OPTIONS,
       ...Object.fromEntries(DEPLOYED_FUNCTIONS.map((name) => [name, OUR_OPTIONS])),
+    });
+    // What docs/existing-app.md says of the module formats: an option ours do not set comes from the app's
+    // global options in CommonJS (set before the require), never in an ES module.
+    const minInstances = Object.fromEntries(endpoints.map((e) => [e.id, e.minInstances ?? 0]));
+    const reached = shape.globalOptionsReachOurs ? APP_MIN_INSTANCES : 0;
+    expect(minInstances).toEqual({
+      [APP_CALLABLE]: APP_MIN_INSTANCES,
+      ...Object.fromEntries(DEPLOYED_FUNCTIONS.map((name) => [name, name === "rollupTotal" ? 0 : reached])),
     });
   });
 

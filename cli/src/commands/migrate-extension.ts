@@ -13,7 +13,7 @@ import { extensionRule } from "../../../functions/src/model/extension-rules";
 import { paramProblem } from "../../../functions/src/model/param-rules";
 import { EXIT, integerValue, lastValue, readArgv, UsageError, type Command } from "../lib/cli";
 import { answers } from "../lib/firestore-emulator";
-import { configuredFirestoreHost, countersSourceDir, deployParams, firebasercProject, ProjectError, readFirebaseJson } from "../lib/project";
+import { configuredFirestoreHost, countersSourceDir, firebasercProject, ProjectError, readFirebaseJson, runningParams } from "../lib/project";
 
 const HELP = `Usage: firestore-exact-counter migrate-extension --document <pattern> --field <field> --counter <id-pattern>
          [--dry-run] [--project <id>] [--database <id>] [--dir <folder>] [--concurrency <n>] [--quiet]
@@ -25,10 +25,13 @@ extension's value: the document's --field (a dotted path: stats.visits) once, an
 field in the document's _counter_shards_ (clients' shards and the workers' partials, whose ids begin
 with tabs). Each amount leaves its shard document in the same atomic write that adds it (only that
 field; other fields stay), so nothing is lost or counted twice while old app versions keep writing.
-A counter that does not exist is created (the shape createCounter gives its id: DEFAULT_SHARDS or
-COUNTER_KINDS, WINDOWED_COUNTERS; read from the counters codebase's .env and .env.<project>). The counter records that
-it took the field: a second run, the foldExtensionShards trigger and a mirror writing the total back
-into the field never add it again. Run it again whenever you like: it moves what shards received since.
+A counter that does not exist is created, also for a document whose field is 0 (the shape
+createCounter gives its id: DEFAULT_SHARDS or COUNTER_KINDS, WINDOWED_COUNTERS; read from the counters
+codebase's .env and .env.<project>, and .env.local against the emulator). The counter records that it
+took the field: a second run, the foldExtensionShards trigger, a mirror writing the total back into the
+field and a counter created again after a delete never add it again. A counter that existed without
+that record (made before EXTENSION_COUNTERS named it) never takes the field, which may hold its own
+mirrored total ("field N left"). Run it again whenever you like: it moves what shards received since.
 Run it after uninstalling the extension (its workers move amounts into the field): see
 docs/from-the-extension.md.
 
@@ -125,7 +128,8 @@ function parse(argv: string[], env: NodeJS.ProcessEnv = process.env, cwd = proce
 
 /**
  * The params a migrated counter is created by: the counters codebase's for the project (.env, then
- * .env.<project>, as a deploy reads them); the params' defaults where the folder has no counters codebase.
+ * .env.<project>, as a deploy reads them; against the emulator .env.local too, as the functions emulator
+ * reads them); the params' defaults where the folder has no counters codebase.
  * Checked here, so that a bad one is a usage error before anything is read.
  */
 function checkedParams(dir: string | undefined, project: string): Record<string, string> {
@@ -136,7 +140,7 @@ function checkedParams(dir: string | undefined, project: string): Record<string,
     if (!(error instanceof ProjectError)) throw error;
   }
   try {
-    const params = source === undefined ? {} : deployParams(source, project);
+    const params = source === undefined ? {} : runningParams(source, project);
     newCounterRuleOf(params);
     return params;
   } catch (error) {
@@ -166,7 +170,14 @@ function line(item: MigrationItem): string {
     return `${r.document} -> ${r.counterId}  NOT MOVED: ${r.problems.join("; ")}`;
   }
   const verb = r.dryRun ? "would move" : "moved";
-  const field = r.fieldTaken === "taken" ? `field ${r.fieldValue}` : r.fieldTaken === "before" ? "field taken before" : `field ${r.fieldValue} not taken`;
+  const field =
+    r.fieldTaken === "taken"
+      ? `field ${r.fieldValue}`
+      : r.fieldTaken === "before"
+        ? "field taken before"
+        : r.fieldTaken === "left"
+          ? `field ${r.fieldValue} left: the counter existed first`
+          : `field ${r.fieldValue} not taken`;
   const parts = [`${r.document} -> ${r.counterId}`, `${verb} ${signed(r.amount)}`, `(${field}, ${r.shards} shard${r.shards === 1 ? "" : "s"}, ${r.partials} partial${r.partials === 1 ? "" : "s"})`];
   if (r.created) parts.push(r.dryRun ? "counter would be created" : "counter created");
   if (!r.documentExists) parts.push("no such document: nothing to mirror into");
@@ -184,6 +195,8 @@ interface Totals {
   amount: number;
   fieldsTaken: number;
   fieldsBefore: number;
+  /** Fields of counters that existed without a record: not taken (they may hold the counter's mirrored total). */
+  fieldsLeft: number;
   shards: number;
   partials: number;
   created: number;
@@ -194,7 +207,7 @@ function summary(t: Totals, scan: MigrationScan, dryRun: boolean): string {
   const verb = dryRun ? "would move" : "moved";
   return (
     `${t.documents} document${t.documents === 1 ? "" : "s"} with a count (${scan.documents} listed, ${scan.shardDocuments} _counter_shards_ documents): ` +
-    `${verb} ${signed(t.amount)} in ${t.moved}; fields taken ${t.fieldsTaken} (${t.fieldsBefore} before), ${t.shards} shard and ${t.partials} partial documents, ` +
+    `${verb} ${signed(t.amount)} in ${t.moved}; fields taken ${t.fieldsTaken} (${t.fieldsBefore} before${t.fieldsLeft > 0 ? `, ${t.fieldsLeft} left` : ""}), ${t.shards} shard and ${t.partials} partial documents, ` +
     `${t.created} counter${t.created === 1 ? "" : "s"} ${dryRun ? "to create" : "created"}; ${t.notMoved} not moved${dryRun ? " (dry run: nothing written)" : ""}`
   );
 }
@@ -211,6 +224,7 @@ function add(t: Totals, item: MigrationItem): void {
   t.amount += r.amount;
   if (r.fieldTaken === "taken") t.fieldsTaken++;
   if (r.fieldTaken === "before") t.fieldsBefore++;
+  if (r.fieldTaken === "left") t.fieldsLeft++;
   t.shards += r.shards;
   t.partials += r.partials;
   if (r.created) t.created++;
@@ -231,7 +245,7 @@ async function run(args: Args): Promise<number> {
   const app = initializeApp({ projectId: args.project }, `migrate-extension-${Date.now()}`);
   const env = { ...args.params, DATABASE_ID: args.database };
 
-  const totals: Totals = { documents: 0, moved: 0, amount: 0, fieldsTaken: 0, fieldsBefore: 0, shards: 0, partials: 0, created: 0, notMoved: 0 };
+  const totals: Totals = { documents: 0, moved: 0, amount: 0, fieldsTaken: 0, fieldsBefore: 0, fieldsLeft: 0, shards: 0, partials: 0, created: 0, notMoved: 0 };
   const scan: MigrationScan = { documents: 0, shardDocuments: 0 };
   const started = Date.now();
   let lastProgress = started;

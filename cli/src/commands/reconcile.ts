@@ -9,7 +9,7 @@ import { countCounters, reconcile, STUCK_INTERVALS, STUCK_MARGIN_MS, stuckAfterM
 import { EXIT, integerValue, lastValue, readArgv, UsageError, type Command } from "../lib/cli";
 import { parseMirrorRules } from "../../../functions/src/model/mirror-rules";
 import { answers } from "../lib/firestore-emulator";
-import { configuredFirestoreHost, countersSourceDir, deployParams, firebasercProject, projectDir, ProjectError, readFirebaseJson } from "../lib/project";
+import { configuredFirestoreHost, countersSourceDir, firebasercProject, projectDir, ProjectError, readFirebaseJson, runningParams } from "../lib/project";
 import { progressLine } from "../lib/progress";
 
 /** A progress line on stderr at most this often (a run over 100,000 counters takes minutes). */
@@ -200,14 +200,15 @@ async function run(args: Args): Promise<number> {
 }
 
 /**
- * The counters codebase's params for the project, as a deploy reads them (.env, then .env.<projectId>): the
+ * The counters codebase's params for the project, as a deploy reads them (.env, then .env.<projectId>; against
+ * the emulator .env.local too, as the functions emulator reads them): the
  * reconcile reads the counters' database (DATABASE_ID) and MIRRORS from them (--fix writes a repaired total
  * to its mirrors in the same atomic write, as the rollup does, so a repair never leaves a mirrored field
  * behind its total). A MIRRORS that does not parse, or no counters codebase: the message naming the cause.
  */
 function checkedParams(dir: string, project: string): Record<string, string> | string {
   try {
-    const env = deployParams(countersSourceDir(dir), project);
+    const env = runningParams(countersSourceDir(dir), project);
     parseMirrorRules("MIRRORS", env.MIRRORS ?? "");
     return env;
   } catch (error) {

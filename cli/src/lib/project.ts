@@ -87,7 +87,13 @@ export function configuredFirestoreHost(firebaseJson: Record<string, unknown>): 
   return `${firestore?.host ?? "127.0.0.1"}:${firestore?.port ?? 8080}`;
 }
 
-/** The params of the codebase in `source` for a deploy to `projectId`, as the deploy reads them (.env, then .env.<projectId>). */
-export function deployParams(source: string, projectId: string): Record<string, string> {
-  return functionsParams([".env", `.env.${projectId}`], source);
+/**
+ * The params the codebase in `source` runs with for `projectId`: as a deploy reads them (.env, then
+ * .env.<projectId>), or, in the emulator (a demo-* project, or FIRESTORE_EMULATOR_HOST set), as the
+ * functions emulator reads them (.env.local on top). So a command against the emulator compares and
+ * creates with the values its functions run with.
+ */
+export function runningParams(source: string, projectId: string, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const emulator = env.FIRESTORE_EMULATOR_HOST !== undefined || projectId.startsWith("demo-");
+  return functionsParams(emulator ? [".env", `.env.${projectId}`, ".env.local"] : [".env", `.env.${projectId}`], source);
 }

@@ -1,7 +1,7 @@
 // The params that hold patterns and rules (UNIQUE_COUNTERS, WINDOWED_COUNTERS, MIRRORS, COUNTER_KINDS, AUTO_CREATE,
 // EXTENSION_COUNTERS), parsed by the functions' own parsers from the values a deploy would use: a bad one fails
 // here, naming it. How they fit together (a window mirrored of ids that are not windowed, typos) is id-patterns.ts.
-import { parseAutoCreateRules } from "../../../functions/src/model/auto-create-rules";
+import { describeAutoCreateRule, parseAutoCreateRules } from "../../../functions/src/model/auto-create-rules";
 import { describeKind, parseCounterKinds, type KindLimits } from "../../../functions/src/model/kinds";
 import { mirrorTargets, parseMirrorRules, type MirrorRule } from "../../../functions/src/model/mirror-rules";
 import { fillTemplate, matchesAny, parseCounterIdPatterns, type Template } from "../../../functions/src/model/patterns";
@@ -127,7 +127,7 @@ export function checkAutoCreate(ctx: Context): CheckResult {
   return checkPatternParam(ctx, "auto create", "AUTO_CREATE", (value) => {
     const rules = parseAutoCreateRules("AUTO_CREATE", value);
     if (rules.length === 0) return "AUTO_CREATE is empty: an increment or setMember on a counter that does not exist is not-found";
-    return `AUTO_CREATE: the first call on a missing counter creates it while its document exists: ${rules.map((r) => `${r.counter.source} <- ${r.document.source}`).join(", ")}`;
+    return `AUTO_CREATE: the first call on a missing counter creates it while its document exists: ${rules.map(describeAutoCreateRule).join(", ")}`;
   });
 }
 

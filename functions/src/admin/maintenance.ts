@@ -2,7 +2,8 @@
 // (every counter's total against its shards, repaired through the rollup's own commit: reconcile/) and
 // migrateExtension (the firestore-counter extension's counts moved exactly: extension/). Their settings are
 // the params' values as text, from the options (a codebase's .env, as the command line reads it) or from
-// this process's environment.
+// this process's environment; a run that writes compares them with the counters codebase's as deployed
+// first (params-check.ts).
 import { getFirestore, type Firestore } from "firebase-admin/firestore";
 import { envSettings, type EnvSettings } from "../model/env-settings";
 import { CounterError } from "../model/errors";
@@ -12,6 +13,7 @@ import { migrate, type MigrationItem, type MigrationScan } from "../extension/mi
 import type { CounterReport } from "../reconcile/counter";
 import { countCounters as countAll, reconcile as reconcileAll, type ReconcileOptions } from "../reconcile/run";
 import { appOf, checkedOptions, type AdminOptions } from "./options";
+import { checkDeployedParams } from "./params-check";
 
 /**
  * The maintenance runs' options: an app, and the params' values as text (NAME -> value, as a codebase's .env
@@ -26,7 +28,8 @@ export interface ToolOptions extends AdminOptions {
  * order (docs/operations.md, "Reconcile"). A fix writes the total to the counter's MIRRORS targets too.
  */
 export async function* reconcile(options: ToolOptions & Omit<ReconcileOptions, "mirrors"> = {}): AsyncGenerator<CounterReport> {
-  const { db, settings, rest } = tool(options, ["fix", "counterIds", "pageSize", "concurrency", "startAfter", "stuckAfterMs", "nowMs"]);
+  const { db, settings, rest, check } = tool(options, ["fix", "counterIds", "pageSize", "concurrency", "startAfter", "stuckAfterMs", "nowMs"]);
+  if (rest.fix === true) await check();
   yield* reconcileAll(db, { ...(rest as ReconcileOptions), mirrors: (counterId) => settings.mirrorsFor(counterId) });
 }
 
@@ -45,7 +48,7 @@ export async function* migrateExtension(
   rule: { document: string; field: string; counter: string },
   options: ToolOptions & { dryRun?: boolean; concurrency?: number; scan?: MigrationScan } = {},
 ): AsyncGenerator<MigrationItem> {
-  const { db, settings, rest } = tool(options, ["dryRun", "concurrency", "scan"]);
+  const { db, settings, rest, check } = tool(options, ["dryRun", "concurrency", "scan"]);
   let parsed: ExtensionRule;
   try {
     parsed = extensionRule(rule.document, rule.field, rule.counter);
@@ -54,13 +57,21 @@ export async function* migrateExtension(
   }
   const { dryRun, concurrency, scan } = rest as { dryRun?: boolean; concurrency?: number; scan?: MigrationScan };
   const newCounter = newCounterRule(settings);
+  if (dryRun !== true) await check();
   yield* migrate(db, parsed, { dryRun: dryRun === true, newCounter, ...(concurrency === undefined ? {} : { concurrency }) }, scan);
 }
 
-/** A maintenance run's database and settings, and its own options once `app` and `env` are taken out. */
-function tool(options: unknown, keys: readonly string[]): { db: Firestore; settings: EnvSettings; rest: Record<string, unknown> } {
+/**
+ * A maintenance run's database and settings, its own options once `app` and `env` are taken out, and the
+ * comparison of its params with the deployed ones (a run that writes makes it first).
+ */
+function tool(options: unknown, keys: readonly string[]): { db: Firestore; settings: EnvSettings; rest: Record<string, unknown>; check: () => Promise<void> } {
   const { app, env, ...rest } = checkedOptions(options, ["env", ...keys]);
   if (env !== undefined && (typeof env !== "object" || env === null)) throw new CounterError("invalid-argument", "options.env must be an object of param values");
-  const settings = envSettings((env ?? process.env) as NodeJS.ProcessEnv);
-  return { db: getFirestore(appOf(app), settings.databaseId()), settings, rest };
+  const values = (env ?? process.env) as NodeJS.ProcessEnv;
+  const settings = envSettings(values);
+  const on = appOf(app);
+  const databaseId = settings.databaseId();
+  const here = env === undefined ? "this process's environment" : "the params given (options.env)";
+  return { db: getFirestore(on, databaseId), settings, rest, check: () => checkDeployedParams(on, databaseId, values, here) };
 }

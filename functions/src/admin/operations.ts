@@ -1,6 +1,7 @@
 // The six counter operations of the admin entry: the callables' validation (their own zod schemas, the
 // same messages naming the field), param rules (read from this process's environment:
-// model/env-settings.ts), answers and error codes, with admin rights and no callable round trip.
+// model/env-settings.ts, compared with the counters codebase's as deployed before anything is written:
+// params-check.ts), answers and error codes, with admin rights and no callable round trip.
 import { getFirestore, type Firestore } from "firebase-admin/firestore";
 import type { z } from "zod";
 import { envSettings, type EnvSettings } from "../model/env-settings";
@@ -11,6 +12,7 @@ import type { CreateResult } from "../counters/create";
 import type { IncrementResult } from "../counters/increment";
 import type { SetMemberResult } from "../counters/members";
 import { appOf, checkedOptions, type AdminOptions } from "./options";
+import { checkDeployedParams } from "./params-check";
 
 export function createCounter(
   counterId?: string,
@@ -52,7 +54,7 @@ interface Context {
 /**
  * One call: the options checked (`app`, and the operation's own `keys`, which join the arguments), the
  * settings read now, the arguments validated by the callable's own schema (the same messages, naming the
- * field), then the operation. Refusals are CounterErrors; anything else is thrown as it is.
+ * field), the settings compared with the deployed ones (params-check.ts), then the operation. Refusals are CounterErrors; anything else is thrown as it is.
  */
 async function run<S extends z.ZodType, R>(
   options: unknown,
@@ -65,6 +67,8 @@ async function run<S extends z.ZodType, R>(
   const settings = envSettings();
   const parsed = schema(settings.limits()).safeParse({ ...args, ...rest });
   if (!parsed.success) throw new CounterError("invalid-argument", describeIssue(parsed.error));
-  const db = getFirestore(appOf(app), settings.databaseId());
-  return operation({ db, settings }, parsed.data);
+  const on = appOf(app);
+  const databaseId = settings.databaseId();
+  await checkDeployedParams(on, databaseId, process.env, "this process's environment");
+  return operation({ db: getFirestore(on, databaseId), settings }, parsed.data);
 }

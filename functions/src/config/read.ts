@@ -3,10 +3,10 @@
 // functions' fallback). Each function reads only the params it uses: a bad callable setting must not
 // stop the rollup, and a bad rollup setting must not stop the callables.
 import * as logger from "firebase-functions/logger";
-import { autoCreateDocument, parseAutoCreateRules } from "../model/auto-create-rules";
+import { autoCreateTarget, parseAutoCreateRules, type AutoCreateTarget } from "../model/auto-create-rules";
 import { kindFor, parseCounterKindRules, type CounterKind, type KindLimits } from "../model/kinds";
 import { newCounterRule, type NewCounterRule } from "../model/new-counter";
-import { parseExtensionRules, type ExtensionRule } from "../model/extension-rules";
+import { parseExtensionRules, sourcesOfCounter, type ExtensionRule, type ExtensionSource } from "../model/extension-rules";
 import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "../model/mirror-rules";
 import { parseCounterIdPatterns, type Template } from "../model/patterns";
 import type { RateLimit } from "../model/ratelimit";
@@ -206,12 +206,22 @@ export function foldNewCounterRule(): NewCounterRule {
 }
 
 /**
- * The AUTO_CREATE document for `counterId` (parsed once per value), if a rule matches. Asked only once a
- * call found its counter missing, so a bad value stops nothing else: such calls fail loudly (logged,
- * `internal`), naming the rule, instead of answering not-found as if the param were empty.
+ * The AUTO_CREATE document (and its conditions) for `counterId` (parsed once per value), if a rule matches.
+ * Asked only once a call found its counter missing, so a bad value stops nothing else: such calls fail
+ * loudly (logged, `internal`), naming the rule, instead of answering not-found as if the param were empty.
  */
-export function autoCreateFor(counterId: string): string | undefined {
-  return autoCreateDocument(parseAutoCreateRules("AUTO_CREATE", autoCreate.value()), counterId);
+export function autoCreateFor(counterId: string): AutoCreateTarget | undefined {
+  return autoCreateTarget(parseAutoCreateRules("AUTO_CREATE", autoCreate.value()), counterId);
+}
+
+/**
+ * The extension sources whose count moves to `counterId` (EXTENSION_COUNTERS, parsed once per value), read
+ * by the creations of counters (createCounter, AUTO_CREATE), which take over their fields. A bad value
+ * throws, naming the rule, so a creation fails loudly (logged, `internal`) instead of creating a counter
+ * that a mirror could later make count the field twice; the fold trigger reads it with extensionRules().
+ */
+export function extensionSourcesFor(counterId: string): ExtensionSource[] {
+  return sourcesOfCounter(parseExtensionRules("EXTENSION_COUNTERS", extensionCounters.value()), counterId);
 }
 
 /** The counter operations' view of the params, for the callables (model/settings.ts). */
@@ -225,4 +235,5 @@ export const paramSettings: CounterSettings = {
   kindFor: counterKindFor,
   mirrorsFor: mirrorTargetsFor,
   autoCreateFor,
+  extensionSourcesFor,
 };

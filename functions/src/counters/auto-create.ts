@@ -1,7 +1,9 @@
 // AUTO_CREATE at run time (auto-create-rules.ts says which ids, and which app document vouches for each):
 // the first incrementCounter or setMember on a missing counter creates it, as createCounter would, and
 // then applies the call as usual. The app's document is the authority, not CREATE_POLICY: a counter is
-// created if and only if that document exists at the creation's commit.
+// created if and only if that document exists at the creation's commit and every condition the rule puts on
+// it holds there (`posts/{id}[published==true]`: model/conditions.ts). A document that does not exist and
+// one whose conditions do not hold get the same answer, so a caller learns no more than "not creatable".
 //
 // Why it is exact under concurrent first calls: the creation is one transaction that reads the parent,
 // the deletion marker and the app's document, and creates the parent with `create()`. Two first calls
@@ -17,9 +19,12 @@
 // counter was found missing). The first call pays one read of the app's document, then the creation's
 // transaction (the parent, the marker, the document and the mirror targets read; what createCounter
 // writes). A call for an id whose document does not exist stops after that one read.
-import type { Firestore } from "firebase-admin/firestore";
+import type { DocumentSnapshot, Firestore } from "firebase-admin/firestore";
 import { writeNewCounter } from "./create";
 import { CounterError } from "../model/errors";
+import { allHold, conditionsText, type Condition } from "../model/conditions";
+import type { ExtensionSource } from "../model/extension-rules";
+import { extensionRefs } from "./extension-take";
 import { mirrorRefs } from "./mirror-writes";
 import { cleanupRef, counterRef } from "../model/paths";
 import type { NewCounter } from "../model/settings";
@@ -29,8 +34,10 @@ import { ADMIN_TRANSACTION_ATTEMPTS, rememberShape, shapeIn, shapeOf, type Count
 export interface AutoCreate {
   /** The app's document that must exist (AUTO_CREATE, filled for this id). */
   document: string;
-  /** What the counter is created as (the params' shape for its id). */
-  counter: () => NewCounter;
+  /** What must hold on the document's data besides (none: its existence is enough). */
+  conditions?: readonly Condition[];
+  /** What the counter is created as (the params' shape for its id, and the extension's fields it takes over). */
+  counter: () => NewCounter & { extension?: readonly ExtensionSource[] };
   /** Tests: runs after the document was found and before the creation's transaction (to delete it there). */
   beforeCreate?: () => void | Promise<void>;
 }
@@ -77,7 +84,7 @@ export async function createOnFirstCall(
   if (refusal !== undefined) throw refusal;
   const document = db.doc(auto.document);
   // The common refusal (an id whose document does not exist, a typo or a hostile caller) costs this one read.
-  if (!(await document.get()).exists) throw noDocument(counterId, auto.document);
+  if (!vouches(await document.get(), auto)) throw noDocument(counterId, auto);
   await auto.beforeCreate?.();
   const parent = counterRef(db, counterId);
   const shape = await db.runTransaction(
@@ -85,9 +92,11 @@ export async function createOnFirstCall(
       const [existing, marker, app] = await tx.getAll(parent, cleanupRef(db, counterId), document);
       if (existing!.exists) return shapeIn(counterId, existing!);
       if (marker!.exists) throw new CounterError("not-found", `counter "${counterId}" does not exist: it is still being deleted, and is not created again until that ends`);
-      if (!app!.exists) throw noDocument(counterId, auto.document);
-      const targets = counter.mirrors.length > 0 ? await tx.getAll(...mirrorRefs(db, counter.mirrors)) : [];
-      writeNewCounter(tx, db, counterId, counter, targets, Date.now);
+      if (!vouches(app!, auto)) throw noDocument(counterId, auto);
+      const mirrors = mirrorRefs(db, counter.mirrors);
+      const more = [...mirrors, ...extensionRefs(db, counter)];
+      const reads = more.length > 0 ? await tx.getAll(...more) : [];
+      writeNewCounter(tx, db, counterId, counter, reads.slice(0, mirrors.length), Date.now, reads.slice(mirrors.length));
       return { numShards: counter.numShards, unique: counter.unique, windowed: counter.windowed };
     },
     { maxAttempts: ADMIN_TRANSACTION_ATTEMPTS },
@@ -96,6 +105,14 @@ export async function createOnFirstCall(
   return shape;
 }
 
-function noDocument(counterId: string, document: string): CounterError {
-  return new CounterError("not-found", `counter "${counterId}" does not exist, and AUTO_CREATE creates it only while ${document} exists`);
+/** Whether the app's document, as read, lets the counter create itself: it exists and every condition holds. */
+function vouches(snap: DocumentSnapshot, auto: AutoCreate): boolean {
+  return snap.exists && allHold(auto.conditions ?? [], snap.data());
+}
+
+/** The refusal, the same whether the document is missing or a condition does not hold (nothing more is revealed). */
+function noDocument(counterId: string, auto: AutoCreate): CounterError {
+  const conditions = auto.conditions ?? [];
+  const holding = conditions.length > 0 ? ` with ${conditionsText(conditions)}` : "";
+  return new CounterError("not-found", `counter "${counterId}" does not exist, and AUTO_CREATE creates it only while ${auto.document} exists${holding}`);
 }

@@ -1,5 +1,7 @@
 // createCounter's write: the parent and all its shards, in one transaction that refuses an id still
-// being deleted (deletion.ts), with the new total (0) on the counter's mirror targets (mirror-writes.ts).
+// being deleted (deletion.ts), with the new total (0) on the counter's mirror targets (mirror-writes.ts);
+// for an id that EXTENSION_COUNTERS names, what the extension's field holds, taken once with its record
+// (model/extension-field.ts).
 import { FieldValue, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { dayOf, windowsOf } from "../model/windows";
 import { CounterError, GRPC, grpcCode } from "../model/errors";
@@ -9,6 +11,8 @@ import { cleanupRef, COUNTERS, counterRef, shardRef } from "../model/paths";
 import { ADMIN_TRANSACTION_ATTEMPTS, rememberShape } from "./shape";
 import { NEW_SHARD } from "./shard-writes";
 import { shardIds } from "../model/shards";
+import type { ExtensionSource } from "../model/extension-rules";
+import { extensionRefs, settleExtension, type ExtensionReads } from "./extension-take";
 
 export interface CreateResult {
   counterId: string;
@@ -54,20 +58,22 @@ export async function createCounter(
   db: Firestore,
   counterId: string,
   numShards: number,
-  options: { unique?: boolean; windowed?: boolean; mirrors?: readonly MirrorTarget[]; now?: () => number } = {},
+  options: { unique?: boolean; windowed?: boolean; mirrors?: readonly MirrorTarget[]; extension?: readonly ExtensionSource[]; now?: () => number } = {},
 ): Promise<CreateResult> {
-  const counter = { numShards, unique: options.unique ?? false, windowed: options.windowed ?? false, mirrors: options.mirrors ?? [] };
+  const counter = { numShards, unique: options.unique ?? false, windowed: options.windowed ?? false, mirrors: options.mirrors ?? [], extension: options.extension ?? [] };
   const id = counterId;
   const parent = counterRef(db, id);
   try {
     await db.runTransaction(
       async (tx) => {
-        const [existing, marker, ...targets] = await tx.getAll(parent, cleanupRef(db, id), ...mirrorRefs(db, counter.mirrors));
+        const mirrors = mirrorRefs(db, counter.mirrors);
+        const sources = extensionRefs(db, counter);
+        const [existing, marker, ...rest] = await tx.getAll(parent, cleanupRef(db, id), ...mirrors, ...sources);
         if (existing!.exists) throw new CounterError("already-exists", `counter "${id}" already exists`);
         if (marker!.exists) {
           throw new CounterError("failed-precondition", `counter "${id}" is still being deleted; try again shortly`);
         }
-        writeNewCounter(tx, db, id, counter, targets, options.now ?? Date.now);
+        writeNewCounter(tx, db, id, counter, rest.slice(0, mirrors.length), options.now ?? Date.now, rest.slice(mirrors.length));
       },
       { maxAttempts: ADMIN_TRANSACTION_ATTEMPTS },
     );
@@ -81,20 +87,35 @@ export async function createCounter(
 
 /**
  * The writes of a new counter, in a transaction that has read the parent (absent), the deletion marker
- * (absent) and `counter.mirrors`' targets (`targets`, in order): the parent at `total: 0`, every shard at 0,
- * and 0 on the mirror targets that exist. Shared by createCounter and AUTO_CREATE (auto-create.ts).
+ * (absent), `counter.mirrors`' targets (`targets`, in order) and, for an id EXTENSION_COUNTERS names, its
+ * sources' documents and records (`extension`: extension-take.ts, extensionRefs): the parent at `total: 0`,
+ * every shard at 0, and 0 on the mirror targets that exist; or, when the id takes an extension's field now,
+ * shard 0 holding what it takes, the records, and the field that holds it left as it is (the first rollup
+ * commits that total within about one interval: the shards' writes wake it). Shared by createCounter and
+ * AUTO_CREATE (auto-create.ts). Throws failed-precondition when a source's field is not an integer.
  */
 export function writeNewCounter(
   tx: Transaction,
   db: Firestore,
   counterId: string,
-  counter: { numShards: number; unique: boolean; windowed: boolean; mirrors: readonly MirrorTarget[] },
+  counter: { numShards: number; unique: boolean; windowed: boolean; mirrors: readonly MirrorTarget[]; extension?: readonly ExtensionSource[] },
   targets: readonly DocumentSnapshot[],
   now: () => number,
+  extension: ExtensionReads = [],
 ): void {
   const { numShards, unique, windowed } = counter;
+  const settled = settleExtension(tx, db, counterId, counter, extension);
   tx.create(counterRef(db, counterId), newCounterDocument(numShards, { unique, windowed, nowMs: now() }));
-  for (const shardId of shardIds(numShards)) tx.set(shardRef(db, counterId, shardId), NEW_SHARD);
-  // A counter created again after a delete starts its mirror at 0 too, not at the old total.
-  writeMirrors(tx, counterId, counter.mirrors, targets, 0, counter);
+  for (const shardId of shardIds(numShards)) tx.set(shardRef(db, counterId, shardId), shardId === "0" && settled.taken !== 0 ? { ...NEW_SHARD, count: settled.taken } : NEW_SHARD);
+  // A counter created again after a delete starts its mirror at 0 too, not at the old total; a field that
+  // holds what the counter takes of it keeps it.
+  const kept = counter.mirrors.map((target, i) => ({ target, snap: targets[i] })).filter(({ target }) => !settled.keeps(target));
+  writeMirrors(
+    tx,
+    counterId,
+    kept.map((k) => k.target),
+    kept.map((k) => k.snap),
+    0,
+    counter,
+  );
 }

@@ -1,5 +1,5 @@
 // The six counter operations with the params' rules applied (UNIQUE_COUNTERS, WINDOWED_COUNTERS,
-// COUNTER_KINDS, MIRRORS, AUTO_CREATE, the limits), on validated input: what a callable's handler runs
+// COUNTER_KINDS, MIRRORS, AUTO_CREATE, EXTENSION_COUNTERS, the limits), on validated input: what a callable's handler runs
 // (entry/) and what the admin entry runs (admin.ts), each with its own reader of the params
 // (settings.ts). So both give the same answers and the same refusals (CounterError codes) for the same
 // values. Who may call is the callers' business: the callables check auth, policy and rate limits first.
@@ -19,7 +19,7 @@ export async function createWith(db: Firestore, settings: CounterSettings, input
   // The id is chosen before the shape: the patterns and COUNTER_KINDS apply to auto ids too.
   const counterId = input.counterId ?? newCounterId(db);
   const counter = newCounter(counterId, input, settings, limits);
-  return createCounter(db, counterId, counter.numShards, counter);
+  return createCounter(db, counterId, counter.numShards, { ...counter, extension: settings.extensionSourcesFor(counterId) });
 }
 
 export async function incrementWith(
@@ -57,8 +57,11 @@ export function deleteWith(db: Firestore, settings: CounterSettings, counterId: 
 /** AUTO_CREATE for `counterId`, looked up (with the counter's shape) only once a call found it missing. */
 function autoCreateOf(settings: CounterSettings, counterId: string, known?: OperationLimits): AutoCreateLookup {
   return () => {
-    const document = settings.autoCreateFor(counterId);
-    if (document === undefined) return undefined;
-    return { document, counter: () => newCounter(counterId, {}, settings, known ?? settings.limits()) };
+    const target = settings.autoCreateFor(counterId);
+    if (target === undefined) return undefined;
+    return {
+      ...target,
+      counter: () => ({ ...newCounter(counterId, {}, settings, known ?? settings.limits()), extension: settings.extensionSourcesFor(counterId) }),
+    };
   };
 }

@@ -13,6 +13,7 @@ import { dayField, readCount, shardIds } from "../model/shards";
 import { type DayCounts, dayCountsOf, dayOf, shardDaysOf, windowsMoveAtMs, windowsOf } from "../model/windows";
 import { erasedDays, resetPlan, type ResetMarks, type ResetParent, type ResetRead } from "../model/reset-plan";
 import { microsFloor } from "../model/time";
+import { moveAtTimestamp } from "./times";
 
 /** Attempts of a reset whose read went stale before its write (another reset, a reshard, a delete between them). */
 const RESET_ATTEMPTS = 20;
@@ -174,7 +175,7 @@ async function writeReset(db: Firestore, counterId: string, write: ResetWrite): 
         if (plan.covers === "read") fields["rollup.readTime"] = write.readTime;
         if (plan.days !== null) {
           const moveAtMs = windowsMoveAtMs(plan.days, write.today);
-          Object.assign(fields, { windows, "rollup.days": plan.days, "rollup.windowsMoveAt": moveAtMs === null ? null : Timestamp.fromMillis(moveAtMs) });
+          Object.assign(fields, { windows, "rollup.days": plan.days, "rollup.windowsMoveAt": moveAtTimestamp(counterId, moveAtMs) });
         }
         tx.update(ref, fields);
         write.mirrors.forEach((target, i) => {

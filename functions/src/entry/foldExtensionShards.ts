@@ -4,6 +4,8 @@
 // removes it from the shard, so the rollup, growth and windows see it as an increment. Duplicated,
 // reordered and retried events move what the shard holds when they read it, never twice. A write to a
 // document no rule names is read from the event only: nothing is read from Firestore, nothing written.
+// No counter from nowhere: a counter is created only while its document exists (extension/fold.ts); a
+// write under a document that does not exist stays in its shard (warned once per instance and document).
 // Deployed only while EXTENSION_COUNTERS names something (index.ts; docs/from-the-extension.md).
 import { onDocumentWritten, type Change, type DocumentSnapshot, type FirestoreEvent } from "firebase-functions/v2/firestore";
 import * as logger from "firebase-functions/logger";
@@ -13,6 +15,7 @@ import { dayOf } from "../model/windows";
 import { isPermanentError } from "../model/errors";
 import { shardAmount } from "../extension/amounts";
 import { foldSource } from "../extension/fold";
+import { BoundedMemo } from "../rollup/commit";
 import { FOLD_TRIGGER_PATTERN, nearMiss, sourcesFor } from "../model/extension-rules";
 import { countersDb } from "./deps";
 import { EVERY_FUNCTION } from "./options";
@@ -24,8 +27,19 @@ export const foldExtensionShards = onDocumentWritten(
   onExtensionShardWritten,
 );
 
-/** Warned once per instance and document: its id cannot become a counter id. */
-const warnedNearMisses = new Set<string>();
+/**
+ * The documents this instance warned about (an id that cannot become a counter id, a document that does not
+ * exist): each warned once while remembered. Anyone can write shards under documents of any id, so the memo
+ * is bounded (BoundedMemo: the least recently warned forgotten first, and warned again if it comes back).
+ */
+const warned = new BoundedMemo<true>();
+
+/** Logs `message` for `documentPath` unless this instance warned about it lately. */
+function warnOnce(documentPath: string, message: string, fields: Record<string, unknown>): void {
+  if (warned.has(documentPath)) return;
+  warned.set(documentPath, true);
+  logger.warn(message, fields);
+}
 
 async function onExtensionShardWritten(event: ExtensionShardEvent): Promise<void> {
   const after = event.data?.after;
@@ -36,9 +50,8 @@ async function onExtensionShardWritten(event: ExtensionShardEvent): Promise<void
   const rules = extensionRules();
   const sources = sourcesFor(rules, documentPath);
   if (sources.length === 0) {
-    if (rules.some((rule) => nearMiss(rule, documentPath)) && !warnedNearMisses.has(documentPath)) {
-      warnedNearMisses.add(documentPath);
-      logger.warn("extension write not folded: the document's id cannot be part of a counter id (A-Z, a-z, 0-9, _ and -, at most 128 characters)", { document: documentPath, shardId });
+    if (rules.some((rule) => nearMiss(rule, documentPath))) {
+      warnOnce(documentPath, "extension write not folded: the document's id cannot be part of a counter id (A-Z, a-z, 0-9, _ and -, at most 128 characters)", { document: documentPath, shardId });
     }
     return;
   }
@@ -49,10 +62,11 @@ async function onExtensionShardWritten(event: ExtensionShardEvent): Promise<void
     try {
       // The shape params are read only when a counter is created: a bad one refuses that fold (logged below), no other.
       const newCounter = (counterId: string) => foldNewCounterRule()(counterId);
-      const report = await foldSource(countersDb(), source, { shardIds: [shardId], day: dayOf(Date.now()), newCounter });
+      const report = await foldSource(countersDb(), source, { by: "trigger", shardIds: [shardId], day: dayOf(Date.now()), newCounter });
       const fields = { document: documentPath, shardId, field: source.field, counterId: source.counterId, amount: report.amount, eventId: event.id };
       if (report.retryLater) throw new Error(`fold of ${documentPath} ${source.field} into ${source.counterId}: ${report.problems.join("; ")}`);
-      if (report.problems.length > 0) logger.error("extension amount not folded; it stays in the shard", { ...fields, problems: report.problems });
+      if (report.noDocument) warnOnce(documentPath, "extension write not folded: its document does not exist, so no counter is created for it; the amount stays in the shard (migrate-extension can move it)", fields);
+      else if (report.problems.length > 0) logger.error("extension amount not folded; it stays in the shard", { ...fields, problems: report.problems });
       else if (report.shards + report.partials > 0 || report.fieldTaken === "taken") {
         logger.info("extension amount folded", { ...fields, fieldTaken: report.fieldTaken === "taken" ? report.fieldValue : null, created: report.created });
       }

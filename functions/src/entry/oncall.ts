@@ -1,7 +1,8 @@
 // validatedOnCall: the one place a callable request is checked and the one place HttpsErrors are made.
 // Order: App Check (if enforced) → signed-in user (unless allowed anonymous) → admin claim (admin
 // callables) → the callable's policy (createCounter: CREATE_POLICY) → the caller's rate limit → zod
-// validation of `data` → handler. Known failures become their callable code; anything
+// validation of `data` → (an instance's first valid call: the params published for the admin entry,
+// publish-params.ts) → handler. Known failures become their callable code; anything
 // else is logged with context and surfaces as `internal`.
 import { HttpsError, onCall, type CallableFunction, type CallableRequest } from "firebase-functions/v2/https";
 import * as logger from "firebase-functions/logger";
@@ -14,6 +15,7 @@ import { CounterError } from "../model/errors";
 import { createLimiter, type Limiter } from "../model/ratelimit";
 import { describeIssue, type Limits } from "../model/schema";
 import { EVERY_FUNCTION } from "./options";
+import { publishParams } from "./publish-params";
 
 export interface CallContext {
   uid: string | null;
@@ -106,6 +108,7 @@ async function handleCall<S extends z.ZodType, R>(
   const parsed = spec.schema({ maxShards: settings.maxShards, maxGrownShards: settings.maxGrownShards, maxDelta: settings.maxDelta }).safeParse(request.data);
   if (!parsed.success) throw new HttpsError("invalid-argument", describeIssue(parsed.error));
 
+  await publishParams({ by: spec.name });
   try {
     return await spec.handler(parsed.data, { uid, config: settings });
   } catch (error) {

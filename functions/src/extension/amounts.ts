@@ -6,10 +6,9 @@
 //   `{_id_, _data_}`, each `_data_` holding numbers at the fields' paths (the worker adds entries with
 //   arrayUnion and subtracts by adding negative ones), so the amount is the sum over the entries.
 // The extension's value of a counter is the field on the document plus these amounts over every document
-// of the subcollection. Pure, no Firebase import: unit tests pin every shape.
-
-/** A shard document's data as the admin SDK reads it. */
-export type Data = Record<string, unknown>;
+// of the subcollection. Pure, no Firebase import: unit tests pin every shape. Reading a field's value is
+// model/extension-data.ts's (the creations of counters read the app's document with it too).
+import { fieldSegments, integerAmount, isMap, valueAt, type Data } from "../model/extension-data";
 
 /** How an amount leaves its document: the whole document, one field path (the highest map it empties), or the partial's new list. */
 export type Removal = { op: "delete" } | { op: "deleteField"; path: string[] } | { op: "setUpdates"; updates: unknown[] };
@@ -24,27 +23,6 @@ export type ShardAmount =
 /** The extension's partials have ids beginning with a tab (one to four of them: its planner pads to five characters). */
 export function isPartialId(id: string): boolean {
   return id.startsWith("\t");
-}
-
-/** A dotted field path's segments, as the extension's clients split it: `stats.visits` → stats, visits. */
-export function fieldSegments(field: string): string[] {
-  return field.split(".");
-}
-
-function isMap(value: unknown): value is Data {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
-/** The value at `path` in nested maps, or undefined when some part of the path is missing or not a map. */
-export function valueAt(data: Data | undefined, path: readonly string[]): unknown {
-  let here: unknown = data;
-  for (const segment of path) {
-    if (!isMap(here) || !Object.prototype.hasOwnProperty.call(here, segment)) return undefined;
-    here = here[segment];
-  }
-  return here;
 }
 
 /** `data` without the value at `path`, as a copy; the maps on the path keep their other keys. */
@@ -73,13 +51,6 @@ function emptiedPath(data: Data, path: readonly string[]): string[] {
   }
   // The top-level field that goes was the document's only one: the document goes.
   return emptied.length === 1 && Object.keys(data).length === 1 ? [] : emptied;
-}
-
-/** An amount as the extension's data holds it: a safe integer, or why it is not one. */
-function integerAmount(value: unknown, where: string): number | string {
-  if (typeof value === "number" && Number.isSafeInteger(value)) return value;
-  if (typeof value === "number") return `${where} holds ${String(value)}, not an integer a counter can hold`;
-  return `${where} holds a ${value === null ? "null" : Array.isArray(value) ? "list" : typeof value === "object" ? "map" : typeof value}, not a number`;
 }
 
 /** The amount a client's shard or a worker's partial holds for `field`, and how it leaves the document. */
@@ -121,10 +92,4 @@ function partialAmount(data: Data, path: string[], field: string): ShardAmount {
   const others = Object.keys(data).filter((key) => key !== "_updates_");
   const removal: Removal = kept.length === 0 && others.length === 0 ? { op: "delete" } : { op: "setUpdates", updates: kept };
   return { kind: "amount", amount, partial: true, removal };
-}
-
-/** The counted field's value on the app's document: 0 when absent (or no document), else an integer or why not. */
-export function fieldAmount(data: Data | undefined, field: string): number | string {
-  const value = valueAt(data, fieldSegments(field));
-  return value === undefined ? 0 : integerAmount(value, field);
 }

@@ -4,38 +4,48 @@
 // One fold of one source (a document, a field, the counter it moves to) reads, in one read-only
 // transaction (a consistent snapshot at one read time R, which takes no lock): the shard documents it
 // moves (the one an event names, or a page of `_counter_shards_`), the app's document, the counter's
-// parent, its record of the field (paths.ts, extensionRecordRef) and its deletion marker. Then ONE batch:
+// parent, its record of the field (paths.ts, extensionRecordRef) and its deletion marker. What that read
+// allows is decided by model/extension-field.ts (foldPlan: when the field is taken, when the counter is
+// created, why that takes the field at most once per counter id). Then ONE batch:
 // - removes each shard document's amount (only the counted field; the document when nothing else is
 //   left), each write conditioned on the document's update time as of R;
 // - adds the sum to one shard of the counter exactly like an increment (shard-writes.ts: `count` and
 //   `writes` together, a windowed counter's day), or creates the counter with it (create.ts's parent, the
 //   shards, and an assertion that no deletion of that id is cleaning up);
-// - when the record did not exist at R, creates it (create(): it fails if it exists) with the field's value
-//   as of R, which the same write adds to the counter.
+// - when the record did not exist at R, creates it (create(): it fails if it exists) with what the write
+//   takes of the field: its value as of R when the counter did not exist at R (the same write creates it),
+//   else 0 (a counter that exists without a record may have mirrored its total into the field).
 // Why that is exact. A shard amount reaches the counter in the very commit that removes it from its
 // document, and the precondition makes the removed amount the one read: an old client's write in between
-// fails the batch, which reads again. The field's value is added in the commit that creates the record, and
-// a record is created once, so the field is added once, whatever runs later: another fold, a second
-// migration, or a mirror that writes the counter's total back into that field (a fold that read no record
-// but finds one at commit fails, and reads again: then it leaves the field alone). Before the record
-// exists nothing of ours writes the field: every fold that adds anything to the counter creates the record
-// if it is missing, and a counter a fold creates is created in that same commit, so no rollup can mirror a
-// total into the field before it is taken (docs/from-the-extension.md says why nothing else may either).
+// fails the batch, which reads again. The field's value is added only in the commit that creates both the
+// counter and the record (create() on both), so once, whatever runs later: another fold, a second
+// migration, a createCounter (which finds the counter), or a mirror writing the total back into that field
+// (a fold that read no record but finds one, or a counter, at commit fails, and reads again).
 // Duplicated, reordered and retried runs move what is there when they read, and nothing twice.
+//
+// No counter from nowhere: the trigger (`by: "trigger"`) creates a counter only while the app's document
+// exists (at R); otherwise the amounts stay in their shard documents, where migrate-extension (an
+// operator's run, which creates counters for documents that exist only through their shards) can still
+// move them.
 import { FieldPath, FieldValue, type DocumentReference, type DocumentSnapshot, type Firestore, type WriteBatch } from "firebase-admin/firestore";
 import { backoffMs, pause } from "../model/backoff";
 import { newCounterDocument } from "../counters/create";
+import { extensionRecord } from "../counters/extension-take";
 import { GRPC, grpcCode } from "../model/errors";
 import { cleanupRef, counterRef, extensionRecordRef, shardRef } from "../model/paths";
 import { readState, type Read } from "./snapshot";
 import { shapeIn } from "../counters/shape";
 import { NEW_SHARD, shardIncrement } from "../counters/shard-writes";
 import { pickShard, type Random } from "../model/shards";
-import { fieldAmount, shardAmount, type Removal } from "./amounts";
+import { shardAmount, type Removal } from "./amounts";
+import { fieldAmount, fieldSegments, valueAt } from "../model/extension-data";
 import type { NewCounterRule } from "../model/new-counter";
-import type { ExtensionSource } from "../model/extension-rules";
+import { EXTENSION_SHARDS, type ExtensionSource } from "../model/extension-rules";
+import { foldPlan, type Folder } from "../model/extension-field";
 
 export interface FoldOptions {
+  /** Who folds: the trigger creates a counter only while its document exists, a migration always (model/extension-field.ts). */
+  by: Folder;
   /** Only these documents of `_counter_shards_` (the trigger: the one written); every one, page by page, when absent. */
   shardIds?: readonly string[];
   /**
@@ -58,8 +68,12 @@ export interface FoldReport extends ExtensionSource {
   documentExists: boolean;
   /** The field's value on the document when it was read. */
   fieldValue: number;
-  /** "taken": this fold added the field's value; "before": an earlier one had; "no": not taken (nothing to move yet, or a problem). */
-  fieldTaken: "taken" | "before" | "no";
+  /**
+   * "taken": this fold added the field's value; "before": an earlier write had settled it (a record);
+   * "left": the counter existed without a record, so its field is not taken (it may hold the counter's
+   * mirrored total) and this fold recorded that; "no": not settled (nothing to move yet, or a problem).
+   */
+  fieldTaken: "taken" | "before" | "left" | "no";
   /** Client shards and worker partials whose amount moved. */
   shards: number;
   partials: number;
@@ -69,6 +83,8 @@ export interface FoldReport extends ExtensionSource {
   created: boolean;
   /** What could not move, and why (left where it is). */
   problems: string[];
+  /** The counter does not exist and the trigger did not create it: the document does not exist. */
+  noDocument: boolean;
   /** A problem that goes away by itself (the counter's deletion is still cleaning up, or contention): fold again later. */
   retryLater: boolean;
   dryRun: boolean;
@@ -101,6 +117,7 @@ export async function foldSource(db: Firestore, source: ExtensionSource, options
     amount: 0,
     created: false,
     problems: [],
+    noDocument: false,
     retryLater: false,
     dryRun: options.dryRun === true,
   };
@@ -142,12 +159,14 @@ async function foldPage(
 }
 
 /**
- * Decides what this read allows and commits it in one batch (unless dry). Adds to the report only what
- * committed. True when the source cannot go on (a problem that stops every page).
+ * Decides what this read allows (model/extension-field.ts, foldPlan) and commits it in one batch (unless
+ * dry). Adds to the report only what committed. True when the source cannot go on (a problem that stops
+ * every page).
  */
 async function planAndCommit(db: Firestore, source: ExtensionSource, options: FoldOptions, report: FoldReport, read: Read, random: Random): Promise<boolean> {
   report.documentExists = read.document.exists;
-  const field = fieldAmount(read.document.data(), source.field);
+  const data = read.document.data();
+  const field = fieldAmount(data, source.field);
   if (typeof field === "string") {
     report.problems.push(`${source.document}: ${field}; nothing of it moved`);
     return true;
@@ -169,66 +188,73 @@ async function planAndCommit(db: Firestore, source: ExtensionSource, options: Fo
     moves.push({ ref: shard.ref, updateTime: shard.updateTime, amount: found.amount, partial: found.partial, removal: found.removal });
     sum += found.amount;
   }
-  const taken = recorded ? 0 : field;
-  const total = taken + sum;
+  const plan = foldPlan(
+    {
+      record: recorded,
+      // A dry run's earlier page would have created the counter.
+      parent: read.parent.exists || (report.dryRun && report.created),
+      deleting: read.marker.exists,
+      documentExists: read.document.exists,
+      fieldPresent: valueAt(data, fieldSegments(source.field)) !== undefined,
+      field,
+      moves: moves.length,
+      sum,
+    },
+    options.by,
+  );
+  if (plan.kind === "nothing") return false;
+  if (plan.kind === "no-document") {
+    report.problems.push(`${source.document} does not exist: no counter is created for it (its amounts stay in ${EXTENSION_SHARDS}, where migrate-extension can still move them)`);
+    report.noDocument = true;
+    return true;
+  }
+  if (plan.kind === "deleting") {
+    report.problems.push(`counter "${source.counterId}" is still being deleted; fold again shortly`);
+    report.retryLater = true;
+    return true;
+  }
+  const { total } = plan;
   if (!Number.isSafeInteger(total)) {
     report.problems.push(`${source.document}: the amounts add up beyond 2^53 - 1; nothing of them moved`);
     return true;
   }
-  // The record goes with the first commit that adds anything: from then on the field is never added again.
-  const createRecord = !recorded && (field !== 0 || sum !== 0);
-  const writeCounter = createRecord || total !== 0;
-  if (moves.length === 0 && !writeCounter) return false;
 
   let create: { numShards: number; windowed: boolean } | null = null;
   let existing: { numShards: number; windowed: boolean } | null = null;
-  if (writeCounter) {
-    if (read.parent.exists) {
-      const shape = shapeIn(source.counterId, read.parent);
-      if (shape.unique) {
-        report.problems.push(`counter "${source.counterId}" is a unique counter (it counts members): extension amounts cannot move into it`);
-        return true;
-      }
-      existing = shape;
-    } else if (read.marker.exists) {
-      report.problems.push(`counter "${source.counterId}" is still being deleted; fold again shortly`);
-      report.retryLater = true;
+  if (read.parent.exists) {
+    const shape = shapeIn(source.counterId, read.parent);
+    if (shape.unique) {
+      report.problems.push(`counter "${source.counterId}" is a unique counter (it counts members): extension amounts cannot move into it`);
       return true;
-    } else {
-      try {
-        create = options.newCounter(source.counterId);
-      } catch (error) {
-        report.problems.push(error instanceof Error ? error.message : String(error));
-        return true;
-      }
+    }
+    existing = shape;
+  } else if (plan.createCounter) {
+    try {
+      create = options.newCounter(source.counterId);
+    } catch (error) {
+      report.problems.push(error instanceof Error ? error.message : String(error));
+      return true;
     }
   }
 
   if (!report.dryRun) {
     const batch = db.batch();
     for (const move of moves) remove(batch, move);
-    const shape = existing ?? create;
-    if (shape !== null) {
-      const shard = pickShard(shape.numShards, random);
+    if (create !== null) {
+      const shard = pickShard(create.numShards, random);
       // The field's value is history: it counts in the total only, never in a day's window.
-      const day = shape.windowed ? options.day : null;
-      if (existing !== null) {
-        batch.update(shardRef(db, source.counterId, shard), shardIncrement(total, day, sum));
-      } else {
-        createCounterWith(batch, db, source.counterId, shape, shard, { total, day, dayAmount: sum, nowMs: (options.now ?? Date.now)() });
-      }
+      const day = create.windowed ? options.day : null;
+      createCounterWith(batch, db, source.counterId, create, shard, { total, day, dayAmount: sum, nowMs: (options.now ?? Date.now)() });
+    } else if (existing !== null && total !== 0) {
+      const day = existing.windowed ? options.day : null;
+      batch.update(shardRef(db, source.counterId, pickShard(existing.numShards, random)), shardIncrement(total, day, sum));
     }
-    if (createRecord) {
-      batch.create(extensionRecordRef(db, source.counterId, source.document, source.field), {
-        document: source.document,
-        field: source.field,
-        taken: field,
-        takenAt: FieldValue.serverTimestamp(),
-      });
+    if (plan.field.createRecord) {
+      batch.create(extensionRecordRef(db, source.counterId, source.document, source.field), extensionRecord(source, plan.field.taken));
     }
     await batch.commit();
   }
-  if (createRecord) report.fieldTaken = "taken";
+  if (plan.field.createRecord) report.fieldTaken = plan.field.settlement === "taken" ? "taken" : "left";
   if (create !== null) report.created = true;
   report.amount += total;
   for (const move of moves) {

@@ -1,5 +1,5 @@
 // A migration from the firestore-counter extension: every document one rule names that has a count (the
-// field, or documents in its `_counter_shards_`) is folded into its counter (fold.ts), one after the other
+// field, even at 0, or documents in its `_counter_shards_`) is folded into its counter (fold.ts), one after the other
 // with a few at once, the results in a stable order. Which documents: those of the rule's collection that
 // hold the field, and every parent of a `_counter_shards_` document that the rule names, including parents
 // that do not exist themselves (the extension's clients write shards under any document; its workers
@@ -8,7 +8,7 @@
 // the shards received since.
 import { FieldPath, type DocumentSnapshot, type Firestore, type Query } from "firebase-admin/firestore";
 import { foldSource, type FoldReport } from "./fold";
-import { fieldSegments } from "./amounts";
+import { fieldSegments } from "../model/extension-data";
 import type { NewCounterRule } from "../model/new-counter";
 import { collectionIdOf, collectionOf, EXTENSION_SHARDS, nearMiss, sourceFor, type ExtensionRule } from "../model/extension-rules";
 
@@ -80,7 +80,7 @@ export async function* migrate(db: Firestore, rule: ExtensionRule, options: Migr
 async function foldOne(db: Firestore, rule: ExtensionRule, document: string, options: MigrateOptions): Promise<MigrationItem> {
   const source = sourceFor(rule, document)!;
   try {
-    const report = await foldSource(db, source, { day: null, newCounter: options.newCounter, dryRun: options.dryRun, ...(options.pageSize ? { pageSize: options.pageSize } : {}) });
+    const report = await foldSource(db, source, { by: "migration", day: null, newCounter: options.newCounter, dryRun: options.dryRun, ...(options.pageSize ? { pageSize: options.pageSize } : {}) });
     return { kind: "folded", report };
   } catch (error) {
     return { kind: "failed", document, counterId: source.counterId, error: error instanceof Error ? error.message : String(error) };

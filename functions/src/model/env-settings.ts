@@ -4,7 +4,8 @@
 // the tools, which read a codebase's .env files. The same names, defaults (params.ts), ranges
 // (param-rules.ts) and parsers as the callables', read when an operation needs them, so a value means the
 // same thing on both sides; docs/app.md says where the values come from. Pure.
-import { autoCreateDocument, parseAutoCreateRules } from "./auto-create-rules";
+import { autoCreateTarget, parseAutoCreateRules } from "./auto-create-rules";
+import { parseExtensionRules, sourcesOfCounter } from "./extension-rules";
 import { kindFor, parseCounterKindRules } from "./kinds";
 import { mirrorTargets, parseMirrorRules } from "./mirror-rules";
 import { parseCounterIdPatterns } from "./patterns";
@@ -45,7 +46,8 @@ export function envSettings(env: NodeJS.ProcessEnv = process.env): EnvSettings {
     windowedPatterns: () => parseCounterIdPatterns("WINDOWED_COUNTERS", text("WINDOWED_COUNTERS")),
     kindFor: (counterId, limits) => kindFor(parseCounterKindRules("COUNTER_KINDS", text("COUNTER_KINDS"), limits), counterId),
     mirrorsFor: (counterId) => mirrorTargets(parseMirrorRules("MIRRORS", text("MIRRORS")), counterId),
-    autoCreateFor: (counterId) => autoCreateDocument(parseAutoCreateRules("AUTO_CREATE", text("AUTO_CREATE")), counterId),
+    autoCreateFor: (counterId) => autoCreateTarget(parseAutoCreateRules("AUTO_CREATE", text("AUTO_CREATE")), counterId),
+    extensionSourcesFor: (counterId) => sourcesOfCounter(parseExtensionRules("EXTENSION_COUNTERS", text("EXTENSION_COUNTERS")), counterId),
   };
 }
 

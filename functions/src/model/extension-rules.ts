@@ -126,6 +126,20 @@ export function sourcesFor(rules: readonly ExtensionRule[], documentPath: string
 }
 
 /**
+ * The other way round: every source whose count moves into `counterId` (one per rule whose counter-id
+ * pattern matches it, its document filled in with the same value). What createCounter, the admin entry and
+ * AUTO_CREATE settle when they create that counter (model/extension-field.ts).
+ */
+export function sourcesOfCounter(rules: readonly ExtensionRule[], counterId: string): ExtensionSource[] {
+  const sources: ExtensionSource[] = [];
+  for (const rule of rules) {
+    const binding = matchTemplate(rule.counter, counterId);
+    if (binding !== null) sources.push({ document: fillTemplate(rule.document, binding), field: rule.field, counterId });
+  }
+  return sources;
+}
+
+/**
  * Whether `documentPath` lies in the collection a rule's documents are listed from, without being one of
  * its documents (`pages/hello world` for `pages/{id}`): its count cannot move to a counter, which a
  * migration reports instead of passing over it in silence.

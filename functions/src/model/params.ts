@@ -20,6 +20,7 @@ export const COUNTER_PARAM_DEFAULTS = {
   COUNTER_KINDS: "",
   MIRRORS: "",
   AUTO_CREATE: "",
+  EXTENSION_COUNTERS: "",
 } as const;
 
 export type CounterParamName = keyof typeof COUNTER_PARAM_DEFAULTS;
@@ -118,7 +119,7 @@ export const PARAMS = {
   },
   EXTENSION_COUNTERS: {
     kind: "string",
-    default: "",
+    default: COUNTER_DEFAULTS.EXTENSION_COUNTERS,
     description:
       "Old app versions of the firestore-counter extension keep counting: rules DOCUMENT_PATTERN:FIELD=ID_PATTERN, " +
       "comma-separated, one optional {name} placeholder on both sides (e.g. pages/{id}:visits=page-{id}-visits), documents " +

@@ -1,6 +1,7 @@
 // Where every counter document lives. Shared by the functions, the tests and the scripts, so that a
 // path is spelled once.
 import type { CollectionReference, DocumentReference, Firestore } from "firebase-admin/firestore";
+import { PARAMS_COLLECTION, PARAMS_DOCUMENT_ID, PARAMS_PARENT_ID } from "./deployed-params";
 
 export const COUNTERS = "counters";
 export const SHARDS = "shards";
@@ -56,11 +57,12 @@ export const LEASE_ID = "lease";
 export const CLEANUP = "exactCounterCleanup";
 export const PENDING_ID = "pending";
 /**
- * What a counter took over from the firestore-counter extension: counters/{id}/exactCounterExtension/{key},
- * one per document and field whose count moved to it (extension/fold.ts). It records that the field's value
- * was taken, once: a later migration, the fold trigger and a mirror writing the total back into that field
- * never add it again. Written only in a batch with a shard write, as idempotency records are, so a deleted
- * counter's cleanup removes them for good (deletion.ts).
+ * What a counter id took over from the firestore-counter extension: counters/{id}/exactCounterExtension/{key},
+ * one per document and field whose count moves to it (counters/extension-take.ts, extensionRecord). It
+ * records that the field was settled, once (model/extension-field.ts): a later migration, the fold trigger,
+ * a mirror writing the total back into that field and a counter created again with the id never add it
+ * again. It outlives a delete of the counter (counters/deletion.ts leaves it): a document that no parent
+ * stands above, which no listing of counters returns.
  */
 export const EXTENSION_RECORDS = "exactCounterExtension";
 
@@ -127,4 +129,13 @@ export function cleanupRef(db: Firestore, counterId: string): DocumentReference 
 /** The record of what `counterId` took over from `documentPath`'s `field` (the key escapes the path's slashes). */
 export function extensionRecordRef(db: Firestore, counterId: string, documentPath: string, field: string): DocumentReference {
   return counterRef(db, counterId).collection(EXTENSION_RECORDS).doc(encodeURIComponent(`${documentPath}:${field}`));
+}
+
+/**
+ * Where the counters codebase publishes the params the admin entry must share with it (model/deployed-params.ts):
+ * counters/~exactCounter/exactCounterParams/deployed, below an id no counter can have and whose parent
+ * document never exists.
+ */
+export function deployedParamsRef(db: Firestore): DocumentReference {
+  return db.collection(COUNTERS).doc(PARAMS_PARENT_ID).collection(PARAMS_COLLECTION).doc(PARAMS_DOCUMENT_ID);
 }

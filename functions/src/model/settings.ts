@@ -3,6 +3,8 @@
 // entry's (functions/src/model/env-settings.ts: the same names from the environment of an app's own code). Every part is read
 // only when an operation needs it, so a bad value stops only the operations that use it. Also, pure, the
 // shape a new counter gets from them: createCounter, the admin entry and AUTO_CREATE all make it here.
+import type { AutoCreateTarget } from "./auto-create-rules";
+import type { ExtensionSource } from "./extension-rules";
 import { shardsFor, type CounterKind, type KindLimits } from "./kinds";
 import type { MirrorTarget } from "./mirror-rules";
 import { reservedFlag, type Template } from "./patterns";
@@ -45,8 +47,10 @@ export interface CounterSettings {
   kindFor(counterId: string, limits: KindLimits): CounterKind | undefined;
   /** Where MIRRORS writes `counterId`'s total and windows. */
   mirrorsFor(counterId: string): MirrorTarget[];
-  /** The app document that lets a missing `counterId` create itself on its first call (AUTO_CREATE), if a rule matches. */
-  autoCreateFor(counterId: string): string | undefined;
+  /** The app document (and the conditions on it) that lets a missing `counterId` create itself on its first call (AUTO_CREATE), if a rule matches. */
+  autoCreateFor(counterId: string): AutoCreateTarget | undefined;
+  /** The firestore-counter extension's fields whose count moves to `counterId` (EXTENSION_COUNTERS): what its creation takes over. */
+  extensionSourcesFor(counterId: string): ExtensionSource[];
 }
 
 /** What a counter is created as. */

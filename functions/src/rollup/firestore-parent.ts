@@ -12,6 +12,7 @@ import { MAX_INTERVAL_MS } from "../model/param-rules";
 import { counterRef, shardRef, WINDOWS_MOVE_AT } from "../model/paths";
 import { microsFloor } from "../model/time";
 import { dayCountsOf, type DaysRead, everyDayOpen, type WindowsState } from "../model/windows";
+import { moveAtTimestamp, timestampOfMicros } from "../counters/times";
 import type { Load } from "./growth";
 import { commitMirrored, type MirroredCommit, type MirrorPort } from "./mirrored";
 import type { CommitFields, CommitResult, MoveResult, ParentRead } from "./store";
@@ -107,7 +108,7 @@ export async function commitParent(
   const ref = counterRef(db, counterId);
   const readTime = timestampOfMicros(sum.readUs);
   const values = { total: sum.total, windows: fields.windows?.windows ?? null };
-  const commit = await commitTotalAt(ref, timestampOf(parent.version), values, readTime, commitExtras(fields), targets, onStep, fields.grow);
+  const commit = await commitTotalAt(ref, timestampOf(parent.version), values, readTime, commitExtras(counterId, fields), targets, onStep, fields.grow);
   if (commit.kind !== "committed") return { kind: commit.kind, mirrorReads: commit.reads };
   return {
     kind: "committed",
@@ -118,13 +119,13 @@ export async function commitParent(
   };
 }
 
-function commitExtras(fields: CommitFields): Record<string, unknown> {
+function commitExtras(counterId: string, fields: CommitFields): Record<string, unknown> {
   const extras: Record<string, unknown> = {};
   if (fields.intervalMs !== undefined) extras["rollup.intervalMs"] = fields.intervalMs;
   if (fields.reconciled === true) extras["rollup.reconciledAt"] = FieldValue.serverTimestamp();
   if (fields.load !== undefined) extras["rollup.load"] = storedLoad(fields.load);
   if (fields.grow !== undefined) extras.numShards = fields.grow.to;
-  return fields.windows === undefined ? extras : { ...extras, ...windowsFields(fields.windows) };
+  return fields.windows === undefined ? extras : { ...extras, ...windowsFields(counterId, fields.windows) };
 }
 
 /** `rollup.load` as stored: the measure's read time and writes, and the hot streak's and its last step's (null when none). */
@@ -202,7 +203,7 @@ export async function moveWindows(db: Firestore, counterId: string, parent: Pare
   const lastUpdateTime = timestampOf(parent.version);
   if (targets.length > 0) return await moveMirrored(ref, lastUpdateTime, moved, targets);
   try {
-    await ref.update(windowsFields(moved), { lastUpdateTime });
+    await ref.update(windowsFields(counterId, moved), { lastUpdateTime });
     return { kind: "committed", targetWrites: 0, reads: 0 };
   } catch (error) {
     const code = grpcCode(error);
@@ -239,17 +240,17 @@ async function moveMirrored(ref: DocumentReference, lastUpdateTime: Timestamp, m
       tx.update(doc.ref, update);
       targetWrites++;
     });
-    tx.update(ref, windowsFields(moved));
+    tx.update(ref, windowsFields(ref.id, moved));
     return { kind: "committed", targetWrites, reads };
   });
 }
 
 /** A windowed counter's commit fields: `windows`, `rollup.days` and `rollup.windowsMoveAt`. */
-export function windowsFields(windows: WindowsState): Record<string, unknown> {
+export function windowsFields(counterId: string, windows: WindowsState): Record<string, unknown> {
   return {
     windows: windows.windows,
     "rollup.days": windows.days,
-    [WINDOWS_MOVE_AT]: windows.moveAtMs === null ? null : Timestamp.fromMillis(windows.moveAtMs),
+    [WINDOWS_MOVE_AT]: moveAtTimestamp(counterId, windows.moveAtMs),
   };
 }
 
@@ -261,9 +262,4 @@ export function versionOf(time: Timestamp): string {
 export function timestampOf(version: string): Timestamp {
   const [seconds, nanos] = version.split(".");
   return new Timestamp(Number(seconds), Number(nanos));
-}
-
-export function timestampOfMicros(us: number): Timestamp {
-  const seconds = Math.floor(us / 1_000_000);
-  return new Timestamp(seconds, (us - seconds * 1_000_000) * 1000);
 }

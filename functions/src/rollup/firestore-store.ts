@@ -9,9 +9,11 @@ import type { MirrorTarget } from "../model/mirror-rules";
 import { COUNTERS, counterRef, isUnderCounter, LEASE_ID, leaseRef, ROLLUP, shardsRef, WINDOWS_MOVE_AT } from "../model/paths";
 import { dayField } from "../model/shards";
 import type { DayCounts } from "../model/windows";
+import { midnightBoundUs } from "../model/midnight-order";
 import { microsFloor } from "../model/time";
 import type { ClaimData, CommitResult, FoundClaim, LeaseRead, MidnightPage, MoveResult, RollupStore, StaleClaims, SumRead } from "./store";
-import { commitParent, moveWindows, parentReadOf, timestampOf, timestampOfMicros, versionOf, type MirrorStep } from "./firestore-parent";
+import { commitParent, moveWindows, parentReadOf, timestampOf, versionOf, type MirrorStep } from "./firestore-parent";
+import { timestampOfMicros } from "../counters/times";
 import { sumShards } from "./sum";
 
 // The steps of a mirrored commit, which the store's options take (onMirrorStep).
@@ -86,10 +88,11 @@ export function firestoreRollupStore(db: Firestore, options: FirestoreRollupStor
     },
 
     async midnightCounters(atMs, limit, after): Promise<MidnightPage> {
-      // The counters whose `rollup.windowsMoveAt` is at or before `atMs`, in (windowsMoveAt, name) order, paged
-      // by the last document of the page before. Its single-field index is declared in firestore.indexes.json
-      // (the rest of `rollup` is not indexed).
-      let query = db.collection(COUNTERS).where(WINDOWS_MOVE_AT, "<=", Timestamp.fromMillis(atMs)).orderBy(WINDOWS_MOVE_AT).limit(limit);
+      // The counters whose `rollup.windowsMoveAt` is at or before `atMs` (its whole millisecond: the values lie
+      // a spread of microseconds after their midnight), in (windowsMoveAt, name) order, which the spread makes
+      // an order spread over the key space (model/midnight-order.ts), paged by the last document of the page
+      // before. Its single-field index is declared in firestore.indexes.json (the rest of `rollup` is not indexed).
+      let query = db.collection(COUNTERS).where(WINDOWS_MOVE_AT, "<=", timestampOfMicros(midnightBoundUs(atMs))).orderBy(WINDOWS_MOVE_AT).limit(limit);
       if (after !== undefined) query = query.startAfter(after as QueryDocumentSnapshot);
       const snap = await query.get();
       return {
