@@ -1,7 +1,7 @@
 // What a deleted counter leaves behind, and its removal: the deletion marker
 // (counters/{id}/exactCounterCleanup/pending), the members of a unique counter and their membership
 // history, the idempotency records, and the records of what it took over from the firestore-counter
-// extension (paths.ts, EXTENSION_RECORDS).
+// extension or of its documents (paths.ts, EXTENSION_RECORDS, DOCUMENT_RECORDS).
 //
 // Why a marker, and why this is exact. deleteCounter's transaction deletes the parent and the shards and
 // writes the marker (markDeleted). The marker is the single source of truth for "this id is being
@@ -10,12 +10,13 @@
 //   counter with this id while the marker exists, and so every page a cleanup deletes (each in a
 //   transaction that reads the marker, below) removes only what dead counters left behind, never a new
 //   counter's members.
-// - Nothing can add a member, a membership record, an idempotency record or an extension record while the
-//   counter has no shards: each is written only in a batch with `update()` of a shard, which fails on a
-//   missing one (an extension record's batch may instead create the counter, asserting that no marker
-//   exists: extension/fold.ts). A
-//   setMember racing the delete either committed before the delete's transaction (its documents are then
-//   removed here) or fails on the missing shard and writes nothing. So while the marker exists, what is
+// - Nothing can add a member, a membership, idempotency or extension record, or a document record that
+//   counts something, while the counter has no shards: each is written only in a batch with `update()` of
+//   a shard, which fails on a missing one (an extension or document record's batch may instead create the
+//   counter, asserting that no marker exists: extension/fold.ts, documents/; a document record counting
+//   nothing that lands behind a cursor expires by its TTL). A setMember racing the delete either committed
+//   before the delete's transaction (its documents are then removed here) or fails on the missing shard and
+//   writes nothing. So while the marker exists, what is
 //   left under the counter only shrinks.
 // - The marker is removed last, in a transaction that sees nothing left. After that, a counter created
 //   with the same id starts with no member and no record from before.
@@ -51,7 +52,7 @@ import {
   type Transaction,
 } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
-import { cleanupRef, CLEANUP, counterRef, EXTENSION_RECORDS, isUnderCounter, MEMBERS, MEMBERSHIPS, PENDING_ID, REQUESTS } from "../model/paths";
+import { cleanupRef, CLEANUP, counterRef, DOCUMENT_RECORDS, EXTENSION_RECORDS, isUnderCounter, MEMBERS, MEMBERSHIPS, PENDING_ID, REQUESTS } from "../model/paths";
 
 /** Deletes per transaction: under the 500 writes a commit may hold. */
 const PAGE_SIZE = 400;
@@ -192,7 +193,7 @@ export async function cleanupRound(
 }
 
 /** What a deleted counter leaves behind: the collections' ids, in the order they are removed. */
-const LEFTOVER_COLLECTIONS = [MEMBERS, MEMBERSHIPS, REQUESTS, EXTENSION_RECORDS] as const;
+const LEFTOVER_COLLECTIONS = [MEMBERS, MEMBERSHIPS, REQUESTS, EXTENSION_RECORDS, DOCUMENT_RECORDS] as const;
 
 /**
  * Up to PAGE_SIZE documents the counter left behind (names only), each collection from its cursor on, in

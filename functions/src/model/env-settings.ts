@@ -5,6 +5,7 @@
 // (param-rules.ts) and parsers as the callables', read when an operation needs them, so a value means the
 // same thing on both sides; docs/app.md says where the values come from. Pure.
 import { autoCreateDocument, parseAutoCreateRules } from "./auto-create-rules";
+import { parseDocumentCounterRules, ruleNaming } from "./document-rules";
 import { kindFor, parseCounterKindRules } from "./kinds";
 import { mirrorTargets, parseMirrorRules } from "./mirror-rules";
 import { parseCounterIdPatterns } from "./patterns";
@@ -46,6 +47,7 @@ export function envSettings(env: NodeJS.ProcessEnv = process.env): EnvSettings {
     kindFor: (counterId, limits) => kindFor(parseCounterKindRules("COUNTER_KINDS", text("COUNTER_KINDS"), limits), counterId),
     mirrorsFor: (counterId) => mirrorTargets(parseMirrorRules("MIRRORS", text("MIRRORS")), counterId),
     autoCreateFor: (counterId) => autoCreateDocument(parseAutoCreateRules("AUTO_CREATE", text("AUTO_CREATE")), counterId),
+    documentRuleFor: (counterId) => ruleNaming(parseDocumentCounterRules("DOCUMENT_COUNTERS", text("DOCUMENT_COUNTERS")), counterId)?.source,
   };
 }
 

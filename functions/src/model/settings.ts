@@ -47,6 +47,8 @@ export interface CounterSettings {
   mirrorsFor(counterId: string): MirrorTarget[];
   /** The app document that lets a missing `counterId` create itself on its first call (AUTO_CREATE), if a rule matches. */
   autoCreateFor(counterId: string): string | undefined;
+  /** The DOCUMENT_COUNTERS rule that names `counterId`, if any (as written): only its documents move that counter. */
+  documentRuleFor(counterId: string): string | undefined;
 }
 
 /** What a counter is created as. */
