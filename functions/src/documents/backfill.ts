@@ -36,15 +36,17 @@ export interface BackfillOptions {
 export interface RuleBackfill {
   rule: string;
   position: number;
-  /** Documents of the rule observed, and counted records checked against their documents. */
+  /** Documents of the rule observed. */
   seen: number;
+  /** Records that count something, checked against their documents (gone, or no longer this counter's?). */
+  checked: number;
   /** Documents whose count was written: counted anew, or again with another value. */
   counted: number;
   /** Documents taken out of the count: gone, or no longer matching. */
   takenOut: number;
   /** What the rule's counters gained in all. */
   delta: number;
-  /** Counters created. */
+  /** Counters created (dry: that would be). */
   created: number;
   /** What could not be done now (a counter still being deleted, contention): run it again. */
   problems: string[];
@@ -80,7 +82,7 @@ export async function backfillDocuments(store: DocumentStore & DocumentSource, r
   const report: BackfillReport = { seen: 0, counted: 0, takenOut: 0, rules: [], dryRun: options.dryRun === true };
   for (const rule of selected) {
     if (start !== undefined && rule.position < start.rule) continue;
-    const tally: RuleBackfill = { rule: rule.source, position: rule.position, seen: 0, counted: 0, takenOut: 0, delta: 0, created: 0, problems: [] };
+    const tally: RuleBackfill = { rule: rule.source, position: rule.position, seen: 0, checked: 0, counted: 0, takenOut: 0, delta: 0, created: 0, problems: [] };
     report.rules.push(tally);
     const resume = start?.rule === rule.position ? start : undefined;
     const run = new RuleRun(store, rule, options, report, tally);
@@ -102,6 +104,9 @@ export function parsePosition(text: string): { rule: number; phase: "documents" 
 }
 
 class RuleRun {
+  /** The counters this run created (or, dry, would create): a counter is created once, whatever pages its documents span. */
+  private readonly created = new Set<string>();
+
   constructor(
     private readonly store: DocumentStore & DocumentSource,
     private readonly rule: DocumentRule,
@@ -188,7 +193,7 @@ class RuleRun {
           if (document === undefined || here === null || "problem" in here || here.counterId !== counterId) return { document: record.document, counted: 0, version: readVersion };
           return { document: record.document, counted: contributionOf(this.rule, document.data).value, version: document.version };
         });
-        this.count({ seen: counting.length });
+        this.tally.checked += counting.length;
         await this.apply(new Map([[counterId, observations]]));
       }
       if (page.length > 0) {
@@ -231,7 +236,8 @@ class RuleRun {
     const takenOut = report.plan.writes.filter((w) => w.counted === 0 && w.previous !== 0).length;
     this.count({ counted, takenOut });
     this.tally.delta += report.plan.delta;
-    if (report.created) this.tally.created++;
+    if (report.created) this.created.add(report.counterId);
+    this.tally.created = this.created.size;
   }
 
   private count(n: { seen?: number; counted?: number; takenOut?: number }): void {

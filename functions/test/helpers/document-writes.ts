@@ -4,8 +4,7 @@
 // order, at once.
 import { randomUUID } from "node:crypto";
 import type { DocumentReference, DocumentSnapshot, Firestore } from "firebase-admin/firestore";
-import type { CloudFunction } from "firebase-functions/v2";
-import { documentCounterTriggers, type DocumentEvent } from "../../src/entry/documentCounters";
+import { documentCounterTriggers } from "../../src/entry/documentCounters";
 import { parseDocumentCounterRules } from "../../src/model/document-rules";
 import { documentTriggers } from "../../src/model/document-triggers";
 import { rngOf } from "../unit/model/sim";
@@ -40,7 +39,7 @@ export async function recordWrite(db: Firestore, path: string, write: (ref: Docu
 export function documentTriggersOf(value: string): (event: DocumentWriteEvent) => Promise<void> {
   const group = documentCounterTriggers(value);
   const triggers = documentTriggers(parseDocumentCounterRules("DOCUMENT_COUNTERS", value));
-  const wrapped = new Map(Object.entries(group).map(([name, fn]) => [name, fft.wrap(fn as CloudFunction<DocumentEvent>) as unknown as (event: Record<string, unknown>) => Promise<unknown>]));
+  const wrapped = new Map(Object.entries(group).map(([name, fn]) => [name, fft.wrap(fn) as unknown as (event: Record<string, unknown>) => Promise<unknown>]));
   return async (event) => {
     const segments = event.path.split("/");
     const trigger = triggers.find((t) => t.key.split("/").every((s, i) => s === "*" || s === segments[i]) && t.key.split("/").length === segments.length);
