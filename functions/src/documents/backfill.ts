@@ -1,6 +1,7 @@
 // The backfill (docs/documents.md, "Existing documents"): every document a rule watches is observed as it
-// is (its contribution at its update time), and every record that counts something is checked against its
-// document (absent at a read time R, or no longer this counter's: 0 at R). The observations go through the
+// is (its contribution at its update time), and every record that counts something, of a document the run
+// did not observe, is checked against it (absent at a read time R, or no longer this counter's: 0 at R; a
+// document observed and deleted since is the trigger's to take out). The observations go through the
 // same apply as the trigger's events (apply.ts; model/document-records.ts says why that is exact while the
 // trigger runs and the app writes), a page of one counter's documents per atomic write. A second run finds
 // every record agreeing with its document and writes nothing. Rule by rule, documents then records, each
@@ -38,7 +39,7 @@ export interface RuleBackfill {
   position: number;
   /** Documents of the rule observed. */
   seen: number;
-  /** Records that count something, checked against their documents (gone, or no longer this counter's?). */
+  /** Records that count something of documents this run did not observe, checked against them (gone, or no longer this counter's?). */
   checked: number;
   /** Documents whose count was written: counted anew, or again with another value. */
   counted: number;
@@ -71,6 +72,8 @@ export interface BackfillProgress {
 const PAGE_SIZE = 300;
 /** Records per atomic write: under the 500 writes of a commit, with the counter's writes. */
 const CHUNK = 200;
+/** Documents whose paths a run remembers from its documents to its records (about 100 bytes each). */
+const OBSERVED_MAX = 200_000;
 /** Problems kept per rule (the rest are counted in the last one). */
 const MAX_PROBLEMS = 20;
 
@@ -106,6 +109,11 @@ export function parsePosition(text: string): { rule: number; phase: "documents" 
 class RuleRun {
   /** The counters this run created (or, dry, would create): a counter is created once, whatever pages its documents span. */
   private readonly created = new Set<string>();
+  /**
+   * The documents this run observed (up to OBSERVED_MAX): their records need no second look, since a
+   * document that existed then and is gone since was deleted under the trigger, whose event takes it out.
+   */
+  private readonly observed = new Set<string>();
 
   constructor(
     private readonly store: DocumentStore & DocumentSource,
@@ -130,6 +138,7 @@ class RuleRun {
         this.count({ seen: 1 });
         const observations = byCounter.get(target.counterId) ?? [];
         observations.push({ document: document.path, counted: contributionOf(rule, document.data).value, version: document.version });
+        if (this.observed.size < OBSERVED_MAX) this.observed.add(document.path);
         byCounter.set(target.counterId, observations);
       }
       await this.apply(byCounter);
@@ -183,7 +192,7 @@ class RuleRun {
     let after = from;
     for (;;) {
       const page = await this.store.listRecords(counterId, after, pageSize);
-      const counting = page.filter((r) => r.counted !== 0);
+      const counting = page.filter((r) => r.counted !== 0 && !this.observed.has(r.document));
       if (counting.length > 0) {
         // The documents at one read time R: one absent then (or no longer this counter's) counts 0 at R.
         const { present, readVersion } = await this.store.readDocuments(counting.map((r) => r.document));

@@ -14,14 +14,18 @@
 // An observation newer than the record replaces it, and the same commit adds `new - old` to one shard of
 // the counter (a precondition on the record's update time, or its absence, makes the record the one read).
 // An observation not newer changes nothing: duplicated, late and reordered events, and a backfill that
-// read a document before the trigger wrote a later version of it, are all covered. So the record always
-// holds the contribution of the newest version observed, and the counter's shards add up to the records.
+// read a document before the trigger wrote a later version of it, are all covered. So the record holds
+// the contribution of the newest version observed, and the counter's shards add up to the records.
 //
-// Why the newest version observed is the document's current one, once events settle, even though the
-// trigger skips the events that change no contribution (an edit of a counted comment costs nothing):
-// take the newest observed version V. Every write after V was delivered (retries run up to 24 h), and
-// none was observed, so none changed the contribution: the document contributes now what it did at V.
-// A deleted id created again has versions after the delete's, so it counts afresh.
+// Why that is what the document contributes now, once events settle, even though the trigger skips the
+// events that change no contribution (an edit of a counted comment costs nothing): take the document's
+// last write that changed its contribution. Its event is delivered (retries run up to 24 h) and observes
+// the contribution the document has had ever since, at that write's version; the record ends at that
+// version or a later one, which then saw the same contribution. A document that never changed its
+// contribution since the trigger was deployed is counted by the backfill, which observes it as it is. The
+// backfill writes nothing where the record already says what the document counts (or where a document
+// that counts nothing has no record): there, the last change's event brings its version itself. A deleted
+// id created again has versions after the delete's, so it counts afresh.
 //
 // After a deleteCounter (its records go with it), an event of a write older than the deletion must not
 // count again in a counter the next change creates: the deletion leaves its time behind
@@ -117,9 +121,8 @@ export function planObservations(read: Read, observations: readonly Observation[
   let covered = 0;
   for (const observation of observations) {
     const record = read.records.get(observation.document) ?? null;
-    // The backfill leaves a record that already says what the document counts (or a document that counts
-    // nothing without one): any event still on its way carries the document's last change, and brings its
-    // version then. An event must write its version even so: it may be that last change.
+    // The backfill leaves a record that already says what the document counts (and a document that counts
+    // nothing without one): see above. An event writes its version even so: it may be the last change.
     const agrees = source === "backfill" && observation.counted === (record?.counted ?? 0);
     if (agrees || (since !== null && observation.version <= since) || !supersedes(observation, record)) {
       covered++;
