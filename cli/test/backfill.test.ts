@@ -132,6 +132,28 @@ describe("backfill", () => {
     expect(counts).toEqual(truth);
   });
 
+  it("is what reconcile --fix runs for a document counter that differs from count() of its documents", async () => {
+    await db.doc("posts/p2/comments/missed").set({ status: "draft" }); // no event counted it
+    const reconcile = (args: string[]) =>
+      new Promise<Run>((resolve, reject) => {
+        const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "cli", "src", "main.ts"), "reconcile", "--dir", dir, "--project", PROJECT, "--counter", "post-p2-comments", ...args], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
+        child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
+        child.on("error", reject);
+        child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr }));
+      });
+    const before = await reconcile([]);
+    expect(before.code).toBe(1);
+    expect(before.stdout).toMatch(/^drift +post-p2-comments .* documents=101 {2}document-drift=-1$/m);
+    const fixed = await reconcile(["--fix"]);
+    expect(fixed.stdout).toMatch(/^drift +post-p2-comments {2}total=0 {2}sum=101 {2}drift=-101 .*documents=101 {2}backfilled: counted 1, took out 0 {2}FIXED$/m);
+    expect(fixed.code).toBe(0);
+    const { truth, counts } = await truthAndCounts();
+    expect(counts).toEqual(truth);
+  });
+
   it("refuses, with exit 2 and one line, a --counter no rule names, a position it never printed, and an empty DOCUMENT_COUNTERS", async () => {
     const unnamed = await backfill(["--counter", "post-p1-likes"]);
     expect({ code: unnamed.code, stderr: unnamed.stderr }).toEqual({ code: 2, stderr: expect.stringMatching(/^backfill: --counter post-p1-likes: no DOCUMENT_COUNTERS rule names it .*\n$/) as string });

@@ -105,17 +105,23 @@ export async function* reconcile(db: Firestore, options: ReconcileOptions = {}):
   }
 }
 
-/** One counter: its total against its shards; a document counter's shards against its documents too. */
+/**
+ * One counter: its total against its shards; a document counter's shards against its documents first, so
+ * that a fix's backfill is in the sum that the total's repair then commits.
+ */
 async function reconcileOne(db: Firestore, parent: DocumentSnapshot, options: ReconcileOptions, check: CheckOptions): Promise<CounterReport> {
   const fix = options.fix ?? false;
-  const report = await reconcileCounter(db, parent, fix, check);
   const rule = parent.exists ? ruleNaming(options.documentRules ?? [], parent.id) : undefined;
-  if (rule === undefined) return report;
-  const newCounter = options.newCounter ?? ((id: string) => {
-    throw new Error(`counter "${id}" would be created`);
-  });
+  if (rule === undefined) return reconcileCounter(db, parent, fix, check);
+  const newCounter =
+    options.newCounter ??
+    ((id: string) => {
+      throw new Error(`counter "${id}" would be created`);
+    });
   const documents = await checkDocuments(db, parent.id, rule, { fix, newCounter });
-  const drifts = documents.drift !== null && documents.drift !== 0;
-  const status = drifts && (report.status === "ok" || report.status === "lagging") ? "drift" : report.status;
-  return { ...report, status, documents, fixed: report.fixed || (documents.backfill !== null && !drifts) };
+  // After a backfill the parent is read again: the total's repair is conditioned on the parent as it is.
+  const report = await reconcileCounter(db, documents.backfill === null ? parent : await parent.ref.get(), fix, check);
+  const found = documents.backfill !== null || (documents.drift !== null && documents.drift !== 0);
+  const status = found && (report.status === "ok" || report.status === "lagging") ? "drift" : report.status;
+  return { ...report, status, documents, fixed: report.fixed || (documents.backfill !== null && documents.drift === 0) };
 }
