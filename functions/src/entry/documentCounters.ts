@@ -1,9 +1,10 @@
 // documentCounters-<name>: one Firestore trigger per document pattern that DOCUMENT_COUNTERS names
 // (model/document-triggers.ts), on every write of those documents. Each event becomes an observation of the
 // document per rule that watches it (documents/event.ts), brought to the counter exactly, whatever the
-// delivery (documents/apply.ts). Exported by the main entry
-// as one group, built when the module loads from the param's value then (index.ts): empty while the param
-// is empty, so nothing more is deployed.
+// delivery (documents/apply.ts). Exported by the main entry as one group, built when the module loads from
+// the param's value then (index.ts): empty while the param is empty, so nothing more is deployed. The
+// benchmark drives these handlers as deployed: the main entry loaded with the param set, each trigger of
+// the group wrapped with firebase-functions-test and given recorded before/after snapshots.
 import * as logger from "firebase-functions/logger";
 import type { CloudFunction } from "firebase-functions/v2";
 import { onDocumentWritten, type Change, type DocumentSnapshot, type FirestoreEvent } from "firebase-functions/v2/firestore";
