@@ -79,6 +79,7 @@ describe("the preflight as the predeploy step of codebase counters", () => {
       "counter kinds",
       "auto create",
       "extension",
+      "document counters",
       "id patterns",
       "admin settings",
       "indexes",
