@@ -19,6 +19,7 @@ const COMMANDS: Record<string, Entry> = {
   preflight: { summary: "check, offline, what a deploy of the counters checks (the codebase's predeploy runs it)", load: () => import("./commands/preflight.js") },
   "check-rules": { summary: "check that a rules file keeps the counters' guarantees (rules are OR'ed)", load: () => import("./commands/check-rules.js") },
   reconcile: { summary: "compare every counter's total with its shards; --fix repairs drift", load: () => import("./commands/reconcile.js") },
+  backfill: { summary: "count the documents DOCUMENT_COUNTERS watches that are not counted yet; take out those gone", load: () => import("./commands/backfill.js") },
   "migrate-extension": { summary: "move the firestore-counter extension's counters to exact counters", load: () => import("./commands/migrate-extension.js") },
   "firestore-jar": { summary: "print a Firestore emulator for FIRESTORE_EMULATOR_BINARY_PATH (offline machines)", load: () => import("./commands/firestore-jar.js") },
 };

@@ -12,7 +12,7 @@ import { REPO_ROOT } from "../../scripts/lib/firebase-cli";
 
 jest.setTimeout(120_000);
 
-const COMMANDS = ["init", "preflight", "check-rules", "reconcile", "migrate-extension", "firestore-jar"];
+const COMMANDS = ["init", "preflight", "check-rules", "reconcile", "backfill", "migrate-extension", "firestore-jar"];
 const main = (args: string[], env?: NodeJS.ProcessEnv): Promise<Run> => runNode(["--import", "tsx", join(REPO_ROOT, "cli", "src", "main.ts"), ...args], env ? { env } : {});
 
 /** A user's mistake as the convention answers it: exit 2, one line on stderr (the mistake, the command's --help), nothing else. */
@@ -82,6 +82,10 @@ describe("bad arguments", () => {
     ["reconcile", ["--stuck-after", "soon"], /--stuck-after takes a whole number from 1 up, not "soon"/],
     ["reconcile", ["--counter"], /--counter needs a value: a counter id/],
     ["reconcile", ["--dir", dir], /--dir .*: no firebase.json in /],
+    ["backfill", ["--concurrency", "0"], /--concurrency takes a whole number from 1 to 100, not "0"/],
+    ["backfill", ["--counter"], /--counter needs a value: a counter id/],
+    ["backfill", ["--start-after", "here"], /--start-after here: not a position a backfill printed/],
+    ["backfill", ["--dir", dir], /--dir .*: no firebase.json in /],
     ["firestore-jar", ["--out", "x"], /unknown option --out \(this script takes no options\)/],
   ])("%s %j: exit 2, one line naming the mistake and --help, no stack trace", async (command, args, message) => {
     expectUsageError(await runCommand(command, args), command, message);

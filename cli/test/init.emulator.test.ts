@@ -64,7 +64,7 @@ describe("init on an existing app", () => {
       "  create counters/.env: every param with its default and what it does",
       '  change firebase.json: functions codebase "counters" (source counters/, the preflight as its predeploy); the rules check (preflight --rules) as the firestore predeploy',
       "  change firestore.rules: the counters' block inside match /databases/{database}/documents, every line of yours kept",
-      "  change firestore.indexes.json: 1 composite index(es) and 11 field override(s) of the counters'",
+      "  change firestore.indexes.json: 1 composite index(es) and 16 field override(s) of the counters'",
     ]) {
       expect(said.filter((l) => l.startsWith(line))).toHaveLength(1);
     }
@@ -121,6 +121,9 @@ describe("init on an existing app", () => {
       const above = env.slice(0, env.indexOf(`\n${param.name}=`)).split("\n").reverse();
       expect(above[0]!.startsWith("# ")).toBe(true);
     }
+    // DOCUMENT_COUNTERS' comment shows a rule to copy (docs/documents.md).
+    const documents = env.slice(0, env.indexOf("\nDOCUMENT_COUNTERS=")).split("\n").reverse();
+    expect(documents.slice(0, 6).join("\n")).toContain("posts/{post}/comments/{comment}=post-{post}-comments");
   });
 
   it("changes nothing when run again: every file byte for byte, and says so", async () => {

@@ -83,6 +83,7 @@ describe("the preflight as the predeploy step of codebase counters", () => {
       "counter kinds",
       "auto create",
       "extension",
+      "document counters",
       "id patterns",
       "admin settings",
       "indexes",

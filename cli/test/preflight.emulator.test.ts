@@ -6,6 +6,8 @@ import { join } from "node:path";
 import { REPO_ROOT } from "../../scripts/lib/firebase-cli";
 import { CALLABLES, runPreflight, type CheckResult } from "../src/preflight";
 import { addCounters, APP_PROJECT, COUNTERS_SOURCE, copyOfFixtureApp, removeCopies, withCatchAll } from "../../test/helpers/existing-app";
+import { parseDocumentCounterRules } from "../../functions/src/model/document-rules";
+import { documentTriggers } from "../../functions/src/model/document-triggers";
 import { requireBuiltFunctions } from "../../test/helpers/emulators";
 
 // These tests read the built functions (functions/lib), as a deploy does.
@@ -550,5 +552,49 @@ describe("preflight of EXTENSION_COUNTERS (docs/from-the-extension.md)", () => {
     const check = only(await preflight(withParams(params)), "extension");
     expect(check.status).toBe("fail");
     expect(check.message).toContain(message);
+  });
+});
+
+describe("preflight of DOCUMENT_COUNTERS (docs/documents.md)", () => {
+  const RULES = "posts/{post}/comments/{comment}=post-{post}-comments,posts/{p}/comments/{c}[status==published]=post-{p}-published,products/{p}/ratings/{r}:stars=product-{p}-stars";
+  const withParams = (params: Record<string, string>) =>
+    brokenCopy((d) => edit(join(d, "functions", ".env"), (t) => Object.entries(params).reduce((text, [name, value]) => text.replace(new RegExp(`^${name}=.*$`, "m"), `${name}=${value}`), t)));
+
+  it("deploys one trigger per pattern, under the names it shows, loaded as firebase-tools loads the code for a deploy", async () => {
+    const results = await preflight(withParams({ DOCUMENT_COUNTERS: RULES }));
+    expect(failures(results)).toEqual([]);
+    const triggers = documentTriggers(parseDocumentCounterRules("DOCUMENT_COUNTERS", RULES));
+    expect(triggers.map((t) => t.id)).toEqual(["documentCounters-posts_comments_0a61rcx", "documentCounters-products_ratings_0a7poek"]);
+    expect(only(results, "document counters")).toEqual({
+      check: "document counters",
+      status: "ok",
+      message:
+        "DOCUMENT_COUNTERS deploys 2 triggers: documentCounters-posts_comments_0a61rcx on posts/{d1}/comments/{d2} (post-{post}-comments counts posts/{post}/comments/{comment}; " +
+        "post-{p}-published counts posts/{p}/comments/{c} while [status==published]), documentCounters-products_ratings_0a7poek on products/{d1}/ratings/{d2} (product-{p}-stars sums stars of products/{p}/ratings/{r})",
+    });
+    expect(only(results, "manifest").message).toMatch(
+      /^12 v2 endpoints.*; documentCounters-posts_comments_0a61rcx on google\.cloud\.firestore\.document\.v1\.written posts\/\{d1\}\/comments\/\{d2\}, retry on; documentCounters-products_ratings_0a7poek on .*, retry on$/,
+    );
+    expect(only(results, "codebase").message).toContain(`deploys the ${CALLABLES.length + 6} functions`);
+    expect(only(await preflight(REPO_ROOT), "document counters").message).toBe("DOCUMENT_COUNTERS is empty: no document trigger is deployed");
+  });
+
+  it.each<[string, Record<string, string>, string]>([
+    ["a rule that does not parse", { DOCUMENT_COUNTERS: "posts/{post}=post-{post}" }, 'DOCUMENT_COUNTERS: rule 1 "posts/{post}=post-{post}" uses {post}, the document\'s own id'],
+    ["a counter two rules name", { DOCUMENT_COUNTERS: "posts/{p}/comments/{c}=c-{p},videos/{v}/comments/{c}=c-{v}" }, "DOCUMENT_COUNTERS: rule 2"],
+    ["counters UNIQUE_COUNTERS reserves", { DOCUMENT_COUNTERS: RULES, UNIQUE_COUNTERS: "post-{id}-comments" }, "UNIQUE_COUNTERS's \"post-{id}-comments\" also names"],
+    ["counters AUTO_CREATE creates", { DOCUMENT_COUNTERS: RULES, AUTO_CREATE: "product-{id}-stars=products/{id}" }, "AUTO_CREATE's \"product-{id}-stars=products/{id}\" also names"],
+  ])("fails on %s, naming it", async (_what, params, message) => {
+    const check = only(await preflight(withParams(params)), "document counters");
+    expect(check.status).toBe("fail");
+    expect(check.message).toContain(message);
+  });
+
+  it("fails when the index file would let nothing a deleted document leaves behind expire", async () => {
+    const dir = withParams({ DOCUMENT_COUNTERS: RULES });
+    edit(join(dir, "firestore.indexes.json"), (t) => JSON.stringify({ ...JSON.parse(t), fieldOverrides: (JSON.parse(t) as { fieldOverrides: { collectionGroup: string }[] }).fieldOverrides.filter((o) => o.collectionGroup !== "exactCounterDocuments") }));
+    const check = only(await preflight(dir), "indexes");
+    expect(check.status).toBe("fail");
+    expect(check.message).toContain("has no TTL override on exactCounterDocuments.expireAt");
   });
 });

@@ -3,10 +3,12 @@
 // trigger, the rollup's scheduled sweep (which also resumes stranded deletions), the midnight commit of
 // windows and the trigger that finishes deleting a counter; and, only while EXTENSION_COUNTERS names
 // extension counters, the trigger that folds old clients' writes of the firestore-counter extension
-// (docs/from-the-extension.md). Importing it changes nothing in the app that
+// (docs/from-the-extension.md); and the group `documentCounters` of the triggers DOCUMENT_COUNTERS names,
+// empty while it names none (docs/documents.md). Importing it changes nothing in the app that
 // re-exports it: no setGlobalOptions (each function carries its own region and maxInstances: entry/
 // options.ts) and no admin app until a function first runs (entry/deps.ts).
-import { extensionCountersAtLoad } from "./config/params";
+import { documentCountersAtLoad, extensionCountersAtLoad } from "./config/params";
+import { documentCounterTriggers } from "./entry/documentCounters";
 import * as extension from "./entry/foldExtensionShards";
 import { markCountersCodebase } from "./runs-here";
 
@@ -20,6 +22,12 @@ export { rollupTotal } from "./entry/rollupTotal";
 export { rollupSweep } from "./entry/rollupSweep";
 export { rollupWindows } from "./entry/rollupWindows";
 export { cleanupDeletedCounter } from "./entry/cleanupDeletedCounter";
+
+// The document triggers, one per document pattern DOCUMENT_COUNTERS names, in ONE object under a fixed name
+// (firebase-tools deploys an exported object's functions as `documentCounters-<name>`). A fixed export is
+// what every app's one-line re-export carries alike, a native ES module's `export *` included (Node finds
+// `exports.documentCounters` in this CommonJS module), and an empty object deploys nothing.
+export const documentCounters = documentCounterTriggers(documentCountersAtLoad());
 
 // With the default params this entry exports exactly the functions above, whatever loads it: a CommonJS
 // require, TypeScript's `export *` (CommonJS output) and a native ES module's `export *` alike. The fold

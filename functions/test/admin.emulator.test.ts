@@ -242,6 +242,7 @@ describe("importing it", () => {
         "CounterError",
         "STUCK_INTERVALS",
         "STUCK_MARGIN_MS",
+        "backfillDocuments",
         "countCounters",
         "createCounter",
         "deleteCounter",

@@ -1,11 +1,11 @@
 // firestore.indexes.json, checked offline with firebase-tools' own deploy-time validator, and against
-// what the code needs: the TTL on idempotency records, `count` left indexed for sum("count"), the index of
+// what the code needs: the TTL on idempotency records (and document records), `count` left indexed for sum("count"), the index of
 // count with writes for the rollup's one aggregation, and the collection-group index on the leases' dueAt
 // that the rollup sweep queries.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { REQUESTS, ROLLUP, COUNTERS, SHARD_SUMS_INDEX, SHARDS } from "../src/model/paths";
+import { DELETED, DOCUMENT_RECORDS, REQUESTS, ROLLUP, COUNTERS, SHARD_SUMS_INDEX, SHARDS } from "../src/model/paths";
 
 interface FieldOverride {
   collectionGroup: string;
@@ -33,6 +33,11 @@ describe("firestore.indexes.json", () => {
     expect(spec.fieldOverrides).toContainEqual({ collectionGroup: REQUESTS, fieldPath: "expireAt", ttl: true, indexes: [] });
   });
 
+  it("declares the TTL policies on what deleted documents leave behind (DOCUMENT_COUNTERS): records and a deleted counter's time", () => {
+    expect(spec.fieldOverrides).toContainEqual({ collectionGroup: DOCUMENT_RECORDS, fieldPath: "expireAt", ttl: true, indexes: [] });
+    expect(spec.fieldOverrides).toContainEqual({ collectionGroup: DELETED, fieldPath: "expireAt", ttl: true, indexes: [] });
+  });
+
   it("keeps shard counts indexed and indexes count with writes, which the rollup's one aggregation sums together (and nothing else)", () => {
     // Firestore sums through index scans: sum("count") alone reads the single-field index on count, and
     // sum("count") with sum("writes") in one query reads an index holding both (rollup/sum.ts).
@@ -55,7 +60,7 @@ describe("firestore.indexes.json", () => {
   });
 
   it("only exempts fields of collections the code writes", () => {
-    for (const o of spec.fieldOverrides) expect([COUNTERS, REQUESTS, ROLLUP]).toContain(o.collectionGroup);
+    for (const o of spec.fieldOverrides) expect([COUNTERS, REQUESTS, ROLLUP, DOCUMENT_RECORDS, DELETED]).toContain(o.collectionGroup);
     const indexed = (f: FieldOverride) => (f.collectionGroup === ROLLUP && f.fieldPath === "dueAt") || (f.collectionGroup === COUNTERS && f.fieldPath === "rollup.windowsMoveAt");
     for (const o of spec.fieldOverrides.filter((f) => !indexed(f))) {
       expect(o.indexes).toEqual([]);

@@ -1,8 +1,10 @@
-// Which functions a codebase deploys, EXTENSION_COUNTERS set or not (docs/from-the-extension.md): the
-// functions' entry exports exactly the contract's ten, and foldExtensionShards too while the param names
-// extension counters, whether a codebase re-exports it with TypeScript's `export *` (CommonJS output) or
-// CommonJS's Object.assign; a native ES module's `export *` gets exactly the ten, and the trigger by the
-// one line docs/from-the-extension.md gives it. Each is loaded in a child process by
+// Which functions a codebase deploys, EXTENSION_COUNTERS and DOCUMENT_COUNTERS set or not
+// (docs/from-the-extension.md, docs/documents.md): the functions' entry deploys exactly the contract's ten,
+// foldExtensionShards too while the param names extension counters, whether a codebase re-exports it with
+// TypeScript's `export *` (CommonJS output) or CommonJS's Object.assign; a native ES module's `export *`
+// gets exactly the ten, and the fold trigger by the one line docs/from-the-extension.md gives it. The
+// document triggers are one group, `documentCounters`, that every one-line re-export carries alike: empty
+// (nothing more deployed) while DOCUMENT_COUNTERS is, `documentCounters-<name>` per pattern once it names some. Each is loaded in a child process by
 // firebase-functions' own loader (what firebase-tools' discovery runs), with the param in the environment
 // (run time), or only in the codebase's .env files while discovery runs (FUNCTIONS_CONTROL_API, the
 // codebase's folder as working directory: how firebase-tools 14 loads the code for a deploy).
@@ -11,6 +13,8 @@ import { join } from "node:path";
 import ts from "typescript";
 import { REPO_ROOT } from "../lib/firebase-cli";
 import { runNode } from "../../test/helpers/run";
+import { parseDocumentCounterRules } from "../../functions/src/model/document-rules";
+import { DOCUMENT_TRIGGER_GROUP, documentTriggers } from "../../functions/src/model/document-triggers";
 import { requireBuiltFunctions } from "../../test/helpers/emulators";
 
 // These tests read the built functions (functions/lib), as a deploy does.
@@ -20,6 +24,9 @@ const CACHE = join(REPO_ROOT, ".cache", "extension-exports");
 const ENTRY = join(REPO_ROOT, "functions", "lib", "index.js");
 const CONTRACT = ["createCounter", "incrementCounter", "setMember", "resetCounter", "reshardCounter", "deleteCounter", "rollupTotal", "rollupSweep", "rollupWindows", "cleanupDeletedCounter"];
 const RULE = "pages/{id}:visits=page-{id}-visits";
+const DOCUMENT_RULES = "posts/{post}/comments/{comment}=post-{post}-comments,posts/{p}/comments/{c}[status==published]=post-{p}-published,users/{uid}=users-count";
+/** The ids the document triggers deploy under: one per distinct pattern (two here). */
+const DOCUMENT_TRIGGERS = documentTriggers(parseDocumentCounterRules("DOCUMENT_COUNTERS", DOCUMENT_RULES)).map((t) => t.id);
 
 jest.setTimeout(120_000);
 
@@ -81,8 +88,8 @@ it("leaves the CommonJS entry's keys at exactly the contract's functions unless 
     const run = await runNode(["-e", `console.log(JSON.stringify(Object.keys(require(${JSON.stringify(ENTRY)}))))`], { env: { PATH: process.env.PATH, METADATA_SERVER_DETECTION: "none", ...env } });
     return JSON.parse(run.stdout.trim()) as string[];
   };
-  expect(await keys({})).toEqual(CONTRACT);
-  expect(await keys({ EXTENSION_COUNTERS: RULE })).toEqual([...CONTRACT, "foldExtensionShards"]);
+  expect(await keys({})).toEqual([...CONTRACT, DOCUMENT_TRIGGER_GROUP]);
+  expect(await keys({ EXTENSION_COUNTERS: RULE })).toEqual([...CONTRACT, DOCUMENT_TRIGGER_GROUP, "foldExtensionShards"]);
 });
 
 it("gives a native ES module exactly the contract's ten by export *, whatever the param, and the trigger only by its own line", async () => {
@@ -95,7 +102,18 @@ it("gives a native ES module exactly the contract's ten by export *, whatever th
     const run = await runNode(["-e", script], { cwd: dir, env: { PATH: process.env.PATH, METADATA_SERVER_DETECTION: "none", ...env } });
     return JSON.parse(run.stdout.trim()) as string[];
   };
-  expect(await names({})).toEqual([...CONTRACT].sort());
-  expect(await names({ EXTENSION_COUNTERS: RULE })).toEqual([...CONTRACT].sort());
+  expect(await names({})).toEqual([...CONTRACT, DOCUMENT_TRIGGER_GROUP].sort());
+  expect(await names({ EXTENSION_COUNTERS: RULE })).toEqual([...CONTRACT, DOCUMENT_TRIGGER_GROUP].sort());
   expect(await endpoints(dir, { EXTENSION_COUNTERS: RULE })).toEqual([...CONTRACT].sort());
+});
+
+describe.each(["typescript", "esm", "commonjs"] as const)("a codebase that re-exports the functions (%s), with DOCUMENT_COUNTERS", (kind) => {
+  it("deploys the document triggers as documentCounters-<name>, one per pattern, at run time and at discovery; nothing more while it is empty", async () => {
+    const dir = codebase(kind, "EXTENSION_COUNTERS=\nDOCUMENT_COUNTERS=\n");
+    expect(await endpoints(dir, { DOCUMENT_COUNTERS: "" })).toEqual([...CONTRACT].sort());
+    expect(await endpoints(dir, { DOCUMENT_COUNTERS: DOCUMENT_RULES })).toEqual([...CONTRACT, ...DOCUMENT_TRIGGERS].sort());
+    writeFileSync(join(dir, ".env.demo-exports"), `DOCUMENT_COUNTERS=${DOCUMENT_RULES}\n`);
+    expect(await endpoints(dir, discovery)).toEqual([...CONTRACT, ...DOCUMENT_TRIGGERS].sort());
+    expect(await endpoints(dir, { ...discovery, GCLOUD_PROJECT: "demo-other" })).toEqual([...CONTRACT].sort());
+  });
 });

@@ -4,15 +4,17 @@
 // codebase's .env), then checked where a user would notice: what importing the package does, what a
 // deploy would read from the codebase, and the app's emulators serving the app's callable and the
 // counters side by side.
-import { appendFileSync, existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { useFirebaseToolsFrom } from "../../cli/src/lib/firebase-tools-internals";
 import { endpointsOf, resolveBuild, discoverBuild } from "../../cli/src/lib/codebases";
 import { DEPLOYED_FUNCTIONS } from "../../cli/src/preflight/manifest";
+import { parseDocumentCounterRules } from "../../functions/src/model/document-rules";
+import { DOCUMENT_TRIGGER_GROUP, documentTriggers } from "../../functions/src/model/document-triggers";
 import { mergeRules } from "../../cli/src/init/rules";
-import { freshApp, linkFirebaseTools, npmInstall, probeApp, removeApp, useOwnEmulators, type ProbeRun } from "./fresh-apps";
-import { packedTarballs } from "./packed";
-import { runNode, stopAll, type Run } from "./run";
+import { freshApp, linkFirebaseTools, npmInstall, probeApp, removeApp, useOwnEmulators, type ProbeRun } from "../helpers/fresh-apps";
+import { packedTarballs } from "../helpers/packed";
+import { runNode, stopAll, type Run } from "../helpers/run";
 
 const PACKAGE = "@firestore-exact-counter/functions";
 /** The app's global options (setGlobalOptions) and its own callable's name. */
@@ -79,7 +81,8 @@ export function reexportTests(shape: AppShape): void {
     const run = await runNode([shape.importer.file], { cwd: functionsDir });
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
     const seen = JSON.parse(run.stdout) as { exports: string[]; before: unknown; after: unknown };
-    expect(seen.exports).toEqual([...DEPLOYED_FUNCTIONS].sort());
+    // Besides the functions, the group of document triggers: an empty object while DOCUMENT_COUNTERS is empty.
+    expect(seen.exports).toEqual([...DEPLOYED_FUNCTIONS, DOCUMENT_TRIGGER_GROUP].sort());
     expect(seen.after).toEqual(seen.before);
   });
 
@@ -100,6 +103,23 @@ export function reexportTests(shape: AppShape): void {
       [APP_CALLABLE]: APP_MIN_INSTANCES,
       ...Object.fromEntries(DEPLOYED_FUNCTIONS.map((name) => [name, name === "rollupTotal" ? 0 : reached])),
     });
+  });
+
+  it("deploys the document triggers' group as documentCounters-<name> once DOCUMENT_COUNTERS names a pattern, with our options", async () => {
+    const rules = "posts/{post}/comments/{comment}=post-{post}-comments";
+    const [trigger] = documentTriggers(parseDocumentCounterRules("DOCUMENT_COUNTERS", rules));
+    const projectEnv = join(functionsDir, `.env.${shape.project}`);
+    writeFileSync(projectEnv, `DOCUMENT_COUNTERS=${rules}\n`);
+    try {
+      const project = { projectId: shape.project, projectDir: app, firebaseConfig: { projectId: shape.project, databaseURL: "", storageBucket: "" } };
+      const codebase = { source: "functions", codebase: "default" };
+      const endpoints = endpointsOf(await resolveBuild(project, codebase, await discoverBuild(project, codebase)));
+      const document = endpoints.find((e) => e.id === trigger!.id);
+      expect(endpoints.map((e) => e.id).sort()).toEqual([APP_CALLABLE, ...DEPLOYED_FUNCTIONS, trigger!.id].sort());
+      expect({ region: document?.region, maxInstances: document?.maxInstances, retry: document?.eventTrigger?.retry }).toEqual({ ...OUR_OPTIONS, retry: true });
+    } finally {
+      rmSync(projectEnv);
+    }
   });
 
   let served: ProbeRun;

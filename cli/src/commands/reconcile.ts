@@ -8,6 +8,7 @@ import { initializeApp } from "firebase-admin/app";
 import { countCounters, reconcile, STUCK_INTERVALS, STUCK_MARGIN_MS, stuckAfterMsFor, type CounterReport, type ToolOptions } from "@firestore-exact-counter/functions/admin";
 import { EXIT, integerValue, lastValue, readArgv, UsageError, type Command } from "../lib/cli";
 import { parseMirrorRules } from "../../../functions/src/model/mirror-rules";
+import { parseDocumentCounterRules } from "../../../functions/src/model/document-rules";
 import { answers } from "../lib/firestore-emulator";
 import { configuredFirestoreHost, countersSourceDir, firebasercProject, projectDir, ProjectError, readFirebaseJson, runningParams } from "../lib/project";
 import { progressLine } from "../lib/progress";
@@ -36,7 +37,10 @@ per counter whose status is not ok (all of them with --json), then a summary.
             period and a minute): nothing will bring it in by itself; --fix commits the sum
             (--interval-ms: your ROLLUP_INTERVAL_MS, default 1000; --stuck-after sets the age directly)
   drift     it differs although the total claims to cover every shard write; or, for a unique
-            counter, the shard sum differs from the number of member documents (read at one time)
+            counter, the shard sum differs from the number of member documents (read at one time);
+            or, for a document counter (DOCUMENT_COUNTERS), the shard sum differs from count() (or
+            sum()) of its documents read at the same time (documents= and document-drift=; a
+            document written in the last moments may still have its event on the way: check again)
   overflow  the shard sum is beyond 2^53 - 1
   missing   a --counter names no counter (no counters/<id> document)
 Also lists shard documents outside 0..numShards-1 (stray) and missing shards, shards without writes
@@ -46,7 +50,9 @@ members= (member documents) and member-drift= (shard sum - members).
 --fix writes the shard sum as the total (a rollup commit, conditioned on the parent being unchanged),
 and to the counter's mirrors (MIRRORS from the counters' codebase's .env and .env.<project>) in the
 same write. For a unique counter whose shard sum differs from its members, --fix first adds the
-difference to shard 0 (exact while setMember calls run), then commits the new sum.
+difference to shard 0 (exact while setMember calls run), then commits the new sum. For a document
+counter whose shards differ from its documents, --fix runs the backfill of that counter (exact while
+the triggers run and the app writes; the rollup then commits the new sum).
 Many counters: --concurrency checks that many at once (default 16; reports stay in id order). Progress
 goes to stderr (done of a total taken with one count() aggregation, rate, time left); --quiet turns it
 off. Interrupted (Ctrl-C), it prints the id to resume from: --start-after <id> resumes after it.
@@ -58,7 +64,7 @@ firebase.json); --project: default GCLOUD_PROJECT, else .firebaserc's default pr
 --concurrency takes 1 to 500; --interval-ms and --stuck-after a whole number from 1 up.
 
 Exit codes: 0 every counter is ok or was fixed; 1 drift or lag remains (or an unexpected error);
-2 bad arguments, a MIRRORS param that does not parse (nothing checked), or a --counter that does
+2 bad arguments, a MIRRORS or DOCUMENT_COUNTERS param that does not parse (nothing checked), or a --counter that does
 not exist (the other counters are still checked; drift and stuck outrank it); 3 the Firestore emulator does not answer (start the emulators first);
 4 a counter is stuck and none drifted; 130 interrupted (after printing where to resume).`;
 
@@ -119,6 +125,12 @@ function line(r: CounterReport): string {
   if (r.missingForMs !== null) parts.push(`age=${(r.missingForMs / 1000).toFixed(1)}s`);
   if (r.unique) parts.push(`members=${String(r.members)}`);
   if (r.memberDrift !== null && r.memberDrift !== 0) parts.push(`member-drift=${r.memberDrift}`);
+  const d = r.documents;
+  if (d !== undefined) {
+    parts.push(d.documents === null ? "documents=? (in more than one collection: run backfill)" : `documents=${d.documents}`);
+    if (d.drift !== null && d.drift !== 0) parts.push(`document-drift=${d.drift}`);
+    if (d.backfill !== null) parts.push(`backfilled: counted ${d.backfill.counted}, took out ${d.backfill.takenOut}${d.backfill.problems.length > 0 ? ` (${d.backfill.problems.join("; ")})` : ""}`);
+  }
   if (r.strayShards.length > 0) parts.push(`stray shards: ${r.strayShards.join(",")}`);
   if (r.missingShards.length > 0) parts.push(`missing shards: ${r.missingShards.join(",")}`);
   if (r.unmeasuredShards.length > 0) parts.push(`shards without writes: ${r.unmeasuredShards.length}${r.writesAdded > 0 ? " (writes added)" : ""}`);
@@ -210,6 +222,7 @@ function checkedParams(dir: string, project: string): Record<string, string> | s
   try {
     const env = runningParams(countersSourceDir(dir), project);
     parseMirrorRules("MIRRORS", env.MIRRORS ?? "");
+    parseDocumentCounterRules("DOCUMENT_COUNTERS", env.DOCUMENT_COUNTERS ?? "");
     return env;
   } catch (error) {
     const where = error instanceof ProjectError ? "" : `; fix it in ${countersSourceDir(dir)}/.env or .env.${project}`;

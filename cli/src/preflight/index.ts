@@ -11,6 +11,7 @@ import { checkIndexes } from "./indexes";
 import { checkManifest, discover } from "./manifest";
 import { checkExposure, checkSettings, predeployParams, resolve } from "./params";
 import { checkIdPatterns } from "./id-patterns";
+import { checkDocumentCounters } from "./documents";
 import { checkAutoCreate, checkCounterKinds, checkExtensionCounters, checkMirrors, checkUniqueCounters, checkWindowedCounters } from "./patterns";
 import { checkPlacement } from "./placement";
 import { checkRules, checkRulesGuarantees } from "./rules";
@@ -56,6 +57,7 @@ function checkPatternParams(ctx: Context): CheckResult[] {
     checkCounterKinds(ctx),
     checkAutoCreate(ctx),
     checkExtensionCounters(ctx),
+    checkDocumentCounters(ctx),
     checkIdPatterns(ctx),
     checkAdminSettings(ctx),
   ];

@@ -1,11 +1,12 @@
-// The index file: valid for firebase-tools, with the TTL policy that expires the idempotency records, the
+// The index file: valid for firebase-tools, with the TTL policy that expires the idempotency records (and,
+// with DOCUMENT_COUNTERS, the document records and deletion times), the
 // collection-group index the sweep's query needs, the shards' index the rollup sums through and the index
 // the midnight commit's query needs, and without the TTL policy of earlier versions.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { COUNTERS, REQUESTS, ROLLUP, SHARD_SUMS_INDEX, WINDOWS_MOVE_AT } from "../../../functions/src/model/paths";
+import { COUNTERS, DELETED, DOCUMENT_RECORDS, REQUESTS, ROLLUP, SHARD_SUMS_INDEX, WINDOWS_MOVE_AT } from "../../../functions/src/model/paths";
 import { errorMessage, firestoreApi } from "../lib/firebase-tools-internals";
-import { firestoreConfig } from "./context";
+import { firestoreConfig, userEnvs } from "./context";
 import { SWEEP, WINDOWS } from "./manifest";
 import type { CheckResult, Context } from "./types";
 
@@ -67,6 +68,18 @@ export function checkIndexes(ctx: Context): CheckResult {
         check,
         status: "fail",
         message: `${file} has no index on ${COUNTERS}.${WINDOWS_MOVE_AT}: ${WINDOWS}' query would fail, and windowed counters' windows would never move at midnight (docs/windows.md)`,
+      };
+    }
+    // DOCUMENT_COUNTERS: what a deleted document leaves behind (its record, a deleted counter's time) expires.
+    const envs = userEnvs(ctx, check);
+    const documents = "values" in envs && (envs.values.DOCUMENT_COUNTERS ?? "").trim() !== "";
+    const expiring = (group: string) => spec.fieldOverrides?.some((o) => o.collectionGroup === group && o.fieldPath === "expireAt" && o.ttl === true);
+    const unexpired = [DOCUMENT_RECORDS, DELETED].filter((group) => !expiring(group));
+    if (documents && unexpired.length > 0) {
+      return {
+        check,
+        status: "fail",
+        message: `${file} has no TTL override on ${unexpired.map((g) => `${g}.expireAt`).join(" and ")}: with DOCUMENT_COUNTERS set, what deleted documents leave behind would never expire (docs/documents.md; firestore-exact-counter init adds it)`,
       };
     }
     // The TTL policy of earlier versions, on the group `requests`: it deletes every document with a past

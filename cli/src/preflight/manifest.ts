@@ -1,9 +1,11 @@
 // The built functions: loading them for the functions SDK's manifest (discovery), and the manifest
 // itself: the contract's callables, the rollup trigger, its sweep and the cleanup trigger, each of the
-// kind, event, document and retry the rollup and the cleanup rely on; and foldExtensionShards exactly
-// while EXTENSION_COUNTERS names extension counters.
+// kind, event, document and retry the rollup and the cleanup rely on; foldExtensionShards exactly while
+// EXTENSION_COUNTERS names extension counters, and the document triggers exactly as DOCUMENT_COUNTERS names them.
 import { CLEANUP_DOCUMENT_PATTERN, SHARD_DOCUMENT_PATTERN } from "../../../functions/src/model/paths";
 import { FOLD_TRIGGER_PATTERN } from "../../../functions/src/model/extension-rules";
+import { parseDocumentCounterRules } from "../../../functions/src/model/document-rules";
+import { documentTriggers, type DocumentTrigger } from "../../../functions/src/model/document-triggers";
 import { discoverBuild, endpointsOf } from "../lib/codebases";
 import { errorMessage, type Backend, type Build } from "../lib/firebase-tools-internals";
 import { envFiles, userEnvs } from "./context";
@@ -50,6 +52,15 @@ export function checkManifest(ctx: Context, backend: Backend): CheckResult {
   if (folding) {
     expected.push(FOLD_TRIGGER);
     if (!byId.has(FOLD_TRIGGER)) problems.push(`EXTENSION_COUNTERS is set but ${FOLD_TRIGGER} is not exported by codebase ${envFiles(ctx).source}/ (its package.json's main): old clients' writes would not be folded`);
+  }
+  const documents = "values" in envs ? documentTriggersOf(envs.values.DOCUMENT_COUNTERS) : [];
+  for (const trigger of documents) {
+    expected.push(trigger.id);
+    const event = byId.get(trigger.id)?.eventTrigger;
+    if (!byId.has(trigger.id)) problems.push(`DOCUMENT_COUNTERS names ${trigger.path} but ${trigger.id} is not exported by codebase ${envFiles(ctx).source}/ (it re-exports documentCounters: docs/documents.md)`);
+    else if (event?.eventType !== WRITTEN_EVENT || (event.eventFilterPathPatterns?.document ?? event.eventFilters?.document) !== trigger.path) {
+      problems.push(`${trigger.id} must listen to ${WRITTEN_EVENT} on "${trigger.path}": those documents would not be counted`);
+    } else if (event.retry !== true) problems.push(`${trigger.id} has retries off: a change of a document whose invocation fails would never be counted`);
   }
   for (const e of endpoints) {
     if (!expected.includes(e.id)) problems.push(`unexpected endpoint ${e.id}${e.id === FOLD_TRIGGER ? " (EXTENSION_COUNTERS is empty)" : ""}`);
@@ -105,6 +116,16 @@ export function checkManifest(ctx: Context, backend: Backend): CheckResult {
       `${endpoints.length} v2 endpoints in ${regions}: ${CALLABLES.length} callables; ${TRIGGER} on ${WRITTEN_EVENT} ${SHARD_DOCUMENT_PATTERN}, retry on, ${sizing}; ` +
       `${SWEEP} ${sweep!.scheduleTrigger!.schedule}; ${WINDOWS} ${windows!.scheduleTrigger!.schedule} (${windows!.scheduleTrigger!.timeZone ?? "UTC"}); ` +
       `${CLEANUP_TRIGGER} on ${UPDATED_EVENT} ${CLEANUP_DOCUMENT_PATTERN}, retry on` +
-      (folding ? `; ${FOLD_TRIGGER} on ${WRITTEN_EVENT} ${FOLD_TRIGGER_PATTERN}, retry on` : ""),
+      (folding ? `; ${FOLD_TRIGGER} on ${WRITTEN_EVENT} ${FOLD_TRIGGER_PATTERN}, retry on` : "") +
+      documents.map((t) => `; ${t.id} on ${WRITTEN_EVENT} ${t.path}, retry on`).join(""),
   };
+}
+
+/** The document triggers a DOCUMENT_COUNTERS value deploys; none when it does not parse (the document counters check names why). */
+function documentTriggersOf(value: string | undefined): DocumentTrigger[] {
+  try {
+    return documentTriggers(parseDocumentCounterRules("DOCUMENT_COUNTERS", value ?? ""));
+  } catch {
+    return [];
+  }
 }

@@ -1,5 +1,6 @@
 // The admin entry's maintenance runs, what the firestore-exact-counter command line is made of: reconcile
-// (every counter's total against its shards, repaired through the rollup's own commit: reconcile/) and
+// (every counter's total against its shards, repaired through the rollup's own commit, and a document
+// counter's shards against its documents, repaired by its backfill: reconcile/) and
 // migrateExtension (the firestore-counter extension's counts moved exactly: extension/). Their settings are
 // the params' values as text, from the options (a codebase's .env, as the command line reads it) or from
 // this process's environment; a run that writes compares them with the counters codebase's as deployed
@@ -8,6 +9,7 @@ import { getFirestore, type Firestore } from "firebase-admin/firestore";
 import { envSettings, type EnvSettings } from "../model/env-settings";
 import { CounterError } from "../model/errors";
 import { extensionRule, type ExtensionRule } from "../model/extension-rules";
+import { parseDocumentCounterRules, type DocumentRule } from "../model/document-rules";
 import { newCounterRule } from "../model/new-counter";
 import { migrate, type MigrationItem, type MigrationScan } from "../extension/migrate";
 import type { CounterReport } from "../reconcile/counter";
@@ -24,13 +26,16 @@ export interface ToolOptions extends AdminOptions {
 }
 
 /**
- * Checks every counter (or `counterIds`) and, with `fix`, repairs it; yields one report per counter in id
+ * Checks every counter (or `counterIds`) and, with `fix`, repairs it (DOCUMENT_COUNTERS from the env: its
+ * counters against their documents too); yields one report per counter in id
  * order (docs/operations.md, "Reconcile"). A fix writes the total to the counter's MIRRORS targets too.
  */
 export async function* reconcile(options: ToolOptions & Omit<ReconcileOptions, "mirrors"> = {}): AsyncGenerator<CounterReport> {
   const { db, settings, rest, check } = tool(options, ["fix", "counterIds", "pageSize", "concurrency", "startAfter", "stuckAfterMs", "nowMs"]);
+  const documentRules = documentRulesOf(options.env ?? process.env);
+  const newCounter = (counterId: string) => newCounterRule(settings, "documents")(counterId);
   if (rest.fix === true) await check();
-  yield* reconcileAll(db, { ...(rest as ReconcileOptions), mirrors: (counterId) => settings.mirrorsFor(counterId) });
+  yield* reconcileAll(db, { ...(rest as ReconcileOptions), mirrors: (counterId) => settings.mirrorsFor(counterId), documentRules, newCounter });
 }
 
 /** How many counters reconcile() will visit with these options: one count() aggregation. */
@@ -61,11 +66,20 @@ export async function* migrateExtension(
   yield* migrate(db, parsed, { dryRun: dryRun === true, newCounter, ...(concurrency === undefined ? {} : { concurrency }) }, scan);
 }
 
+/** DOCUMENT_COUNTERS of an environment, parsed; invalid-argument naming the rule when it does not parse. */
+export function documentRulesOf(env: Record<string, string | undefined>): DocumentRule[] {
+  try {
+    return parseDocumentCounterRules("DOCUMENT_COUNTERS", env.DOCUMENT_COUNTERS ?? "");
+  } catch (error) {
+    throw new CounterError("invalid-argument", error instanceof Error ? error.message : String(error));
+  }
+}
+
 /**
  * A maintenance run's database and settings, its own options once `app` and `env` are taken out, and the
  * comparison of its params with the deployed ones (a run that writes makes it first).
  */
-function tool(options: unknown, keys: readonly string[]): { db: Firestore; settings: EnvSettings; rest: Record<string, unknown>; check: () => Promise<void> } {
+export function tool(options: unknown, keys: readonly string[]): { db: Firestore; settings: EnvSettings; rest: Record<string, unknown>; check: () => Promise<void> } {
   const { app, env, ...rest } = checkedOptions(options, ["env", ...keys]);
   if (env !== undefined && (typeof env !== "object" || env === null)) throw new CounterError("invalid-argument", "options.env must be an object of param values");
   const values = (env ?? process.env) as NodeJS.ProcessEnv;

@@ -54,6 +54,16 @@ export function extensionCountersAtLoad(): boolean {
 
 export const autoCreate = defineString("AUTO_CREATE", declared("AUTO_CREATE"));
 
+export const documentCounters = defineString("DOCUMENT_COUNTERS", declared("DOCUMENT_COUNTERS"));
+
+/**
+ * DOCUMENT_COUNTERS as the module loads, read as EXTENSION_COUNTERS is (above): which document triggers the
+ * main entry exports (entry/documentCounters.ts). undefined when the param has no value.
+ */
+export function documentCountersAtLoad(): string | undefined {
+  return paramAtLoad("DOCUMENT_COUNTERS");
+}
+
 export const createPolicy = defineString("CREATE_POLICY", declared("CREATE_POLICY"));
 
 export const rateLimitPerMinute = defineInt("RATE_LIMIT_PER_MINUTE", declared("RATE_LIMIT_PER_MINUTE"));

@@ -7,6 +7,7 @@ import { autoCreateTarget, parseAutoCreateRules, type AutoCreateTarget } from ".
 import { kindFor, parseCounterKindRules, type CounterKind, type KindLimits } from "../model/kinds";
 import { newCounterRule, type NewCounterRule } from "../model/new-counter";
 import { parseExtensionRules, sourcesOfCounter, type ExtensionRule, type ExtensionSource } from "../model/extension-rules";
+import { parseDocumentCounterRules, ruleNaming, type DocumentRule } from "../model/document-rules";
 import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "../model/mirror-rules";
 import { parseCounterIdPatterns, type Template } from "../model/patterns";
 import type { RateLimit } from "../model/ratelimit";
@@ -19,6 +20,7 @@ import {
   counterKinds,
   createPolicy as createPolicyParam,
   defaultShards,
+  documentCounters,
   enforceAppCheck,
   extensionCounters,
   maxDelta,
@@ -205,6 +207,11 @@ export function foldNewCounterRule(): NewCounterRule {
   return newCounterRule(paramSettings);
 }
 
+/** How a document counter's first counted document creates it, from the deployed params (model/new-counter.ts). */
+export function documentNewCounterRule(): NewCounterRule {
+  return newCounterRule(paramSettings, "documents");
+}
+
 /**
  * The AUTO_CREATE document (and its conditions) for `counterId` (parsed once per value), if a rule matches.
  * Asked only once a call found its counter missing, so a bad value stops nothing else: such calls fail
@@ -224,6 +231,35 @@ export function extensionSourcesFor(counterId: string): ExtensionSource[] {
   return sourcesOfCounter(parseExtensionRules("EXTENSION_COUNTERS", extensionCounters.value()), counterId);
 }
 
+let reportedBadDocumentRules: string | undefined = undefined;
+
+/**
+ * DOCUMENT_COUNTERS as the document triggers read it. A bad value counts nothing, and logs an ERROR naming
+ * the rule, once per instance and value (the preflight refuses such a value, and the triggers are not even
+ * deployed from it: entry/documentCounters.ts); backfill makes the counters whole once it is fixed.
+ */
+export function documentRules(): DocumentRule[] {
+  const value = documentCounters.value();
+  try {
+    return parseDocumentCounterRules("DOCUMENT_COUNTERS", value);
+  } catch (error) {
+    if (reportedBadDocumentRules !== value) {
+      reportedBadDocumentRules = value;
+      logger.error(`${error instanceof Error ? error.message : String(error)}; no document is counted until it is fixed in functions/.env`, { param: "DOCUMENT_COUNTERS" });
+    }
+    return [];
+  }
+}
+
+/**
+ * The DOCUMENT_COUNTERS rule that names `counterId`, for the operations' refusal (parsed once per value). A
+ * bad value throws, naming the rule, so the operations fail loudly (logged, `internal`) instead of letting
+ * anyone move counters that only documents may move.
+ */
+export function documentRuleFor(counterId: string): string | undefined {
+  return ruleNaming(parseDocumentCounterRules("DOCUMENT_COUNTERS", documentCounters.value()), counterId)?.source;
+}
+
 /** The counter operations' view of the params, for the callables (model/settings.ts). */
 export const paramSettings: CounterSettings = {
   limits: () => {
@@ -236,4 +272,5 @@ export const paramSettings: CounterSettings = {
   mirrorsFor: mirrorTargetsFor,
   autoCreateFor,
   extensionSourcesFor,
+  documentRuleFor,
 };

@@ -1,13 +1,14 @@
 // deleteCounter's write: the parent, its shards and the rollup lease in one transaction that writes the
 // deletion marker and removes the mirrored field (mirror-writes.ts); then the cleanup of what the counter
 // leaves behind (deletion.ts), for a bounded time.
-import { FieldValue, type Firestore } from "firebase-admin/firestore";
+import { FieldValue, Timestamp, type Firestore } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
 import { cleanUp, handOff, INLINE_BUDGET_MS, markDeleted } from "./deletion";
 import { CounterError } from "../model/errors";
 import type { MirrorTarget } from "../model/mirror-rules";
 import { mirrorRefs, writeMirrors } from "./mirror-writes";
-import { cleanupRef, counterRef, leaseRef, shardRef } from "../model/paths";
+import { cleanupRef, counterRef, deletedRef, leaseRef, shardRef } from "../model/paths";
+import { RECORD_TTL_MS } from "../model/document-records";
 import { ADMIN_TRANSACTION_ATTEMPTS, forgetShape, shapeIn } from "./shape";
 import { shardIds } from "../model/shards";
 
@@ -16,6 +17,12 @@ export interface DeleteOptions {
   /** How long this call removes members and idempotency records before handing off (deletion.ts). */
   cleanupBudgetMs?: number;
   nowMs?: () => number;
+  /**
+   * A document counter (DOCUMENT_COUNTERS): the deletion's time stays behind (paths.ts, DELETED) for longer
+   * than its documents' events may be retried, so that none of them counts again in the counter the next
+   * change creates (model/document-records.ts).
+   */
+  documents?: boolean;
 }
 
 /**
@@ -46,6 +53,7 @@ export async function deleteCounter(db: Firestore, counterId: string, options: D
       tx.delete(leaseRef(db, counterId));
       tx.delete(counterRef(db, counterId));
       markDeleted(tx, db, counterId);
+      if (options.documents === true) tx.set(deletedRef(db, counterId), { deletedAt: FieldValue.serverTimestamp(), expireAt: Timestamp.fromMillis(nowMs() + RECORD_TTL_MS) });
       // The mirrored field goes with the counter: a count that no counter stands behind any more.
       writeMirrors(tx, counterId, mirrors, targets, FieldValue.delete(), shape);
     },

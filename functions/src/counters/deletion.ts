@@ -1,8 +1,8 @@
 // What a deleted counter leaves behind, and its removal: the deletion marker
 // (counters/{id}/exactCounterCleanup/pending), the members of a unique counter and their membership
-// history, and the idempotency records. The records of what the id took over from the firestore-counter
-// extension (paths.ts, EXTENSION_RECORDS) stay: they are facts about the id, not about one counter, so that
-// a counter created again with the id never takes that field a second time (model/extension-field.ts).
+// history, the idempotency records and the records of its documents (paths.ts, DOCUMENT_RECORDS). What the
+// id took over from the firestore-counter extension (EXTENSION_RECORDS) stays: a fact about the id, so that
+// a counter created again never takes that field a second time (model/extension-field.ts).
 //
 // Why a marker, and why this is exact. deleteCounter's transaction deletes the parent and the shards and
 // writes the marker (markDeleted). The marker is the single source of truth for "this id is being
@@ -11,9 +11,11 @@
 //   counter with this id while the marker exists, and so every page a cleanup deletes (each in a
 //   transaction that reads the marker, below) removes only what dead counters left behind, never a new
 //   counter's members.
-// - Nothing can add a member, a membership record or an idempotency record while the counter has no
-//   shards: each is written only in a batch with `update()` of a shard, which fails on a missing one. A
-//   setMember racing the delete either committed before the delete's transaction (its documents are then
+// - Nothing can add a member, a membership or idempotency record, or a document record that counts
+//   something, while the counter has no shards: each is written only in a batch with `update()` of a shard,
+//   which fails on a missing one (a document record's batch may instead create the counter, asserting that
+//   no marker exists: documents/; a record counting nothing that lands behind a cursor expires by its TTL).
+//   A setMember racing the delete either committed before the delete's transaction (its documents are then
 //   removed here) or fails on the missing shard and writes nothing. So while the marker exists, what is
 //   left under the counter only shrinks.
 // - The marker is removed last, in a transaction that sees nothing left. After that, a counter created
@@ -50,7 +52,7 @@ import {
   type Transaction,
 } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
-import { cleanupRef, CLEANUP, counterRef, isUnderCounter, MEMBERS, MEMBERSHIPS, PENDING_ID, REQUESTS } from "../model/paths";
+import { cleanupRef, CLEANUP, counterRef, DOCUMENT_RECORDS, isUnderCounter, MEMBERS, MEMBERSHIPS, PENDING_ID, REQUESTS } from "../model/paths";
 
 /** Deletes per transaction: under the 500 writes a commit may hold. */
 const PAGE_SIZE = 400;
@@ -191,7 +193,7 @@ export async function cleanupRound(
 }
 
 /** What a deleted counter leaves behind: the collections' ids, in the order they are removed. */
-const LEFTOVER_COLLECTIONS = [MEMBERS, MEMBERSHIPS, REQUESTS] as const;
+const LEFTOVER_COLLECTIONS = [MEMBERS, MEMBERSHIPS, REQUESTS, DOCUMENT_RECORDS] as const;
 
 /**
  * Up to PAGE_SIZE documents the counter left behind (names only), each collection from its cursor on, in

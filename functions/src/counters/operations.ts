@@ -1,5 +1,5 @@
 // The six counter operations with the params' rules applied (UNIQUE_COUNTERS, WINDOWED_COUNTERS,
-// COUNTER_KINDS, MIRRORS, AUTO_CREATE, EXTENSION_COUNTERS, the limits), on validated input: what a callable's handler runs
+// COUNTER_KINDS, MIRRORS, AUTO_CREATE, EXTENSION_COUNTERS, DOCUMENT_COUNTERS, the limits), on validated input: what a callable's handler runs
 // (entry/) and what the admin entry runs (admin.ts), each with its own reader of the params
 // (settings.ts). So both give the same answers and the same refusals (CounterError codes) for the same
 // values. Who may call is the callers' business: the callables check auth, policy and rate limits first.
@@ -9,6 +9,7 @@ import { createCounter, newCounterId, type CreateResult } from "./create";
 import { deleteCounter } from "./delete";
 import { incrementCounter, type IncrementResult } from "./increment";
 import { checkDelta } from "../model/kinds";
+import { CounterError } from "../model/errors";
 import { setMember, type SetMemberResult } from "./members";
 import { resetCounter } from "./reset";
 import { reshardCounter } from "./reshard";
@@ -18,6 +19,7 @@ export async function createWith(db: Firestore, settings: CounterSettings, input
   const limits = settings.limits();
   // The id is chosen before the shape: the patterns and COUNTER_KINDS apply to auto ids too.
   const counterId = input.counterId ?? newCounterId(db);
+  onlyItsDocuments(settings, counterId, "createCounter");
   const counter = newCounter(counterId, input, settings, limits);
   return createCounter(db, counterId, counter.numShards, { ...counter, extension: settings.extensionSourcesFor(counterId) });
 }
@@ -27,6 +29,7 @@ export async function incrementWith(
   settings: CounterSettings,
   input: { counterId: string; delta?: number | undefined; requestId?: string | undefined },
 ): Promise<IncrementResult> {
+  onlyItsDocuments(settings, input.counterId, "incrementCounter");
   const limits = settings.limits();
   const delta = input.delta ?? 1;
   checkDelta(input.counterId, delta, settings.kindFor(input.counterId, limits));
@@ -38,10 +41,12 @@ export async function incrementWith(
 }
 
 export async function setMemberWith(db: Firestore, settings: CounterSettings, input: { counterId: string; member: boolean }, uid: string): Promise<SetMemberResult> {
+  onlyItsDocuments(settings, input.counterId, "setMember");
   return setMember(db, input.counterId, uid, input.member, { autoCreate: autoCreateOf(settings, input.counterId) });
 }
 
-export function resetWith(db: Firestore, settings: CounterSettings, counterId: string): Promise<{ counterId: string }> {
+export async function resetWith(db: Firestore, settings: CounterSettings, counterId: string): Promise<{ counterId: string }> {
+  onlyItsDocuments(settings, counterId, "resetCounter");
   return resetCounter(db, counterId, { mirrors: settings.mirrorsFor(counterId) });
 }
 
@@ -50,8 +55,16 @@ export function reshardWith(db: Firestore, counterId: string, numShards: number)
   return reshardCounter(db, counterId, numShards);
 }
 
-export function deleteWith(db: Firestore, settings: CounterSettings, counterId: string): Promise<{ counterId: string }> {
-  return deleteCounter(db, counterId, { mirrors: settings.mirrorsFor(counterId) });
+export async function deleteWith(db: Firestore, settings: CounterSettings, counterId: string): Promise<{ counterId: string }> {
+  return deleteCounter(db, counterId, { mirrors: settings.mirrorsFor(counterId), documents: settings.documentRuleFor(counterId) !== undefined });
+}
+
+/** DOCUMENT_COUNTERS: a counter a rule names moves with its documents only, whether it exists yet or not (docs/documents.md). */
+function onlyItsDocuments(settings: CounterSettings, counterId: string, operation: string): void {
+  const rule = settings.documentRuleFor(counterId);
+  if (rule !== undefined) {
+    throw new CounterError("failed-precondition", `${operation}: counter "${counterId}" counts documents (DOCUMENT_COUNTERS rule ${JSON.stringify(rule)}); only its documents move it`);
+  }
 }
 
 /** AUTO_CREATE for `counterId`, looked up (with the counter's shape) only once a call found it missing. */

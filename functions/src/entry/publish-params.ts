@@ -15,6 +15,7 @@ import { defaultApp } from "../default-app";
 import {
   autoCreate,
   counterKinds,
+  documentCounters,
   databaseId,
   defaultShards,
   extensionCounters,
@@ -45,6 +46,7 @@ const DECLARED: Record<CounterParamName, { value(): string | number }> = {
   MIRRORS: mirrors,
   AUTO_CREATE: autoCreate,
   EXTENSION_COUNTERS: extensionCounters,
+  DOCUMENT_COUNTERS: documentCounters,
 };
 
 /** The values this instance knows are published (JSON), and the publication under way. */

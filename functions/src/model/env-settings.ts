@@ -6,6 +6,7 @@
 // same thing on both sides; docs/app.md says where the values come from. Pure.
 import { autoCreateTarget, parseAutoCreateRules } from "./auto-create-rules";
 import { parseExtensionRules, sourcesOfCounter } from "./extension-rules";
+import { parseDocumentCounterRules, ruleNaming } from "./document-rules";
 import { kindFor, parseCounterKindRules } from "./kinds";
 import { mirrorTargets, parseMirrorRules } from "./mirror-rules";
 import { parseCounterIdPatterns } from "./patterns";
@@ -48,6 +49,7 @@ export function envSettings(env: NodeJS.ProcessEnv = process.env): EnvSettings {
     mirrorsFor: (counterId) => mirrorTargets(parseMirrorRules("MIRRORS", text("MIRRORS")), counterId),
     autoCreateFor: (counterId) => autoCreateTarget(parseAutoCreateRules("AUTO_CREATE", text("AUTO_CREATE")), counterId),
     extensionSourcesFor: (counterId) => sourcesOfCounter(parseExtensionRules("EXTENSION_COUNTERS", text("EXTENSION_COUNTERS")), counterId),
+    documentRuleFor: (counterId) => ruleNaming(parseDocumentCounterRules("DOCUMENT_COUNTERS", text("DOCUMENT_COUNTERS")), counterId)?.source,
   };
 }
 

@@ -1,5 +1,5 @@
-// The shape of a counter that a fold creates (an extension counter's first amount, when no counter has its
-// id yet): what createCounter gives that id without a request's choices (model/settings.ts, newCounter:
+// The shape of a counter that a fold creates (an extension counter's first amount, or a document counter's
+// first counted document, when no counter has its id yet): what createCounter gives that id without a request's choices (model/settings.ts, newCounter:
 // DEFAULT_SHARDS or the shards COUNTER_KINDS declares, windowed if WINDOWED_COUNTERS names it). An id that
 // UNIQUE_COUNTERS reserves is refused: a unique counter counts members, and extension amounts are not
 // members. The trigger reads the params as deployed (config/read.ts), migrate-extension the codebase's env
@@ -22,20 +22,20 @@ export type NewCounterParams = Record<string, string | undefined>;
  * The rule the settings give. A limit out of range or a pattern param that does not parse throws here,
  * naming it (a COUNTER_KINDS rule that is bad only for some ids throws when one of them is created).
  */
-export function newCounterRule(settings: CounterSettings): NewCounterRule {
+export function newCounterRule(settings: CounterSettings, what = "extension amounts"): NewCounterRule {
   const limits = settings.limits();
   settings.uniquePatterns();
   settings.windowedPatterns();
   return (counterId) => {
     const counter = newCounter(counterId, {}, settings, limits);
     if (counter.unique) {
-      throw new Error(`counter "${counterId}" matches UNIQUE_COUNTERS: a unique counter counts members, and extension amounts are not members`);
+      throw new Error(`counter "${counterId}" matches UNIQUE_COUNTERS: a unique counter counts members, and ${what} are not members`);
     }
     return { numShards: counter.numShards, windowed: counter.windowed };
   };
 }
 
 /** The rule of params given as text, as an env file holds them. */
-export function newCounterRuleOf(params: NewCounterParams): NewCounterRule {
-  return newCounterRule(envSettings(params));
+export function newCounterRuleOf(params: NewCounterParams, what?: string): NewCounterRule {
+  return newCounterRule(envSettings(params), what);
 }

@@ -21,6 +21,7 @@ export const COUNTER_PARAM_DEFAULTS = {
   MIRRORS: "",
   AUTO_CREATE: "",
   EXTENSION_COUNTERS: "",
+  DOCUMENT_COUNTERS: "",
 } as const;
 
 export type CounterParamName = keyof typeof COUNTER_PARAM_DEFAULTS;
@@ -133,6 +134,16 @@ export const PARAMS = {
       "Counters that create themselves: rules ID_PATTERN=DOCUMENT_PATTERN, comma-separated, one optional {name} " +
       "placeholder used on both sides (e.g. post-{id}-likes=posts/{id}). The first incrementCounter or setMember on a " +
       "missing counter whose id matches creates it, as createCounter would, if and only if that document exists.",
+  },
+  DOCUMENT_COUNTERS: {
+    kind: "string",
+    default: COUNTER_DEFAULTS.DOCUMENT_COUNTERS,
+    description:
+      "Counters of the app's own documents, exact and live: rules DOCUMENT_PATTERN[FIELD==VALUE]...[:FIELD]=ID_PATTERN, comma-separated " +
+      "(e.g. posts/{post}/comments/{comment}=post-{post}-comments,posts/{post}/comments/{c}[status==published]=post-{post}-published). " +
+      "A document counts 1 (or adds its integer FIELD) while it exists and every condition holds. Non-empty: one trigger per document " +
+      "pattern is deployed (documentCounters-...), and nothing else may move those counters. Existing documents: firestore-exact-counter " +
+      "backfill (docs/documents.md).",
   },
   // The deploy default is the strictest policy: a counter costs shards and rollup events from the moment it
   // exists, so who may create them is opened up on purpose, not by accident (docs/security.md).

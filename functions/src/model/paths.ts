@@ -1,5 +1,6 @@
 // Where every counter document lives. Shared by the functions, the tests and the scripts, so that a
 // path is spelled once.
+import { createHash } from "node:crypto";
 import type { CollectionReference, DocumentReference, Firestore } from "firebase-admin/firestore";
 import { PARAMS_COLLECTION, PARAMS_DOCUMENT_ID, PARAMS_PARENT_ID } from "./deployed-params";
 
@@ -65,6 +66,22 @@ export const PENDING_ID = "pending";
  * stands above, which no listing of counters returns.
  */
 export const EXTENSION_RECORDS = "exactCounterExtension";
+
+/**
+ * What a document counter knows of each document it has seen (DOCUMENT_COUNTERS): one record per document,
+ * counters/{id}/exactCounterDocuments/{key} (model/document-records.ts): what it counts now and the version
+ * that reflects. Written only in a batch with a shard write or the counter's creation while it counts
+ * something, so a deleted counter's cleanup removes them for good (deletion.ts); one that counts nothing
+ * carries `expireAt`, for the TTL policy (firestore.indexes.json).
+ */
+export const DOCUMENT_RECORDS = "exactCounterDocuments";
+/**
+ * When a document counter was last deleted: counters/{id}/exactCounterDeleted/last, written by deleteCounter
+ * and left by its cleanup (it expires by the TTL policy), so that events of writes before the deletion do
+ * not count again in the counter the next change creates (model/document-records.ts).
+ */
+export const DELETED = "exactCounterDeleted";
+export const DELETED_ID = "last";
 
 /** The cleanup trigger's document pattern: the deletion marker (entry/cleanupDeletedCounter.ts). */
 export const CLEANUP_DOCUMENT_PATTERN = `${COUNTERS}/{counterId}/${CLEANUP}/${PENDING_ID}`;
@@ -138,4 +155,25 @@ export function extensionRecordRef(db: Firestore, counterId: string, documentPat
  */
 export function deployedParamsRef(db: Firestore): DocumentReference {
   return db.collection(COUNTERS).doc(PARAMS_PARENT_ID).collection(PARAMS_COLLECTION).doc(PARAMS_DOCUMENT_ID);
+}
+
+/**
+ * A document record's id: the document's path with its slashes escaped (one id per path), or, for a path
+ * whose escaped form would not fit a document id (1,500 bytes), `~` and the SHA-256 of the path.
+ */
+export function documentRecordKey(documentPath: string): string {
+  const escaped = encodeURIComponent(documentPath);
+  return escaped.length <= 1400 ? escaped : `~${createHash("sha256").update(documentPath).digest("hex")}`;
+}
+
+export function documentRecordsRef(db: Firestore, counterId: string): CollectionReference {
+  return counterRef(db, counterId).collection(DOCUMENT_RECORDS);
+}
+
+export function documentRecordRef(db: Firestore, counterId: string, documentPath: string): DocumentReference {
+  return documentRecordsRef(db, counterId).doc(documentRecordKey(documentPath));
+}
+
+export function deletedRef(db: Firestore, counterId: string): DocumentReference {
+  return counterRef(db, counterId).collection(DELETED).doc(DELETED_ID);
 }

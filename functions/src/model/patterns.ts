@@ -197,3 +197,17 @@ export function matchesEveryIdOf(wide: Template, narrow: Template): boolean {
   if (wide.placeholder === null) return false;
   return narrow.prefix.startsWith(wide.prefix) && narrow.suffix.endsWith(wide.suffix);
 }
+
+/**
+ * Whether some counter id matches both patterns (DOCUMENT_COUNTERS refuses a counter two rules could
+ * name). Exact for these patterns: two literals must be equal; a literal must match the other pattern;
+ * two placeholders (each 1+ id characters) share an id if and only if one prefix starts the other and one
+ * suffix ends the other (fill the middle with enough characters that each placeholder takes 1+ of them).
+ */
+export function idsCanCoincide(a: Template, b: Template): boolean {
+  if (a.placeholder === null) return matchTemplate(b, a.prefix) !== null;
+  if (b.placeholder === null) return matchTemplate(a, b.prefix) !== null;
+  const prefixes = a.prefix.startsWith(b.prefix) || b.prefix.startsWith(a.prefix);
+  const suffixes = a.suffix.endsWith(b.suffix) || b.suffix.endsWith(a.suffix);
+  return prefixes && suffixes;
+}

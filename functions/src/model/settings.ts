@@ -51,6 +51,8 @@ export interface CounterSettings {
   autoCreateFor(counterId: string): AutoCreateTarget | undefined;
   /** The firestore-counter extension's fields whose count moves to `counterId` (EXTENSION_COUNTERS): what its creation takes over. */
   extensionSourcesFor(counterId: string): ExtensionSource[];
+  /** The DOCUMENT_COUNTERS rule that names `counterId`, if any (as written): only its documents move that counter. */
+  documentRuleFor(counterId: string): string | undefined;
 }
 
 /** What a counter is created as. */

@@ -21,6 +21,7 @@ import { noOps } from "../rollup/ops";
 import type { ParentRead, RollupStore, SumRead } from "../rollup/store";
 import type { Run } from "../rollup/types";
 import { MEMBERS_AND_SUM_READS, membersAndSum, repairFromMembers } from "./members";
+import type { DocumentsCheck } from "./documents";
 
 /**
  * ok: total equals the shard sum (and, for a unique counter, the shard sum equals the members). lagging:
@@ -71,6 +72,11 @@ export interface CounterReport {
    */
   missingForMs: number | null;
   fixed: boolean;
+  /**
+   * A document counter (DOCUMENT_COUNTERS): its shards against its documents at one read time, and what a
+   * fix's backfill did (documents.ts); absent for other counters.
+   */
+  documents?: DocumentsCheck;
   /**
    * Documents this check read, as billed: the parent, the shard listing, each aggregation (one per 1,000
    * entries it counts; counted as one here) and, with fix, what the repair read.

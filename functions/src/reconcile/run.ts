@@ -4,8 +4,11 @@
 // entry's reconcile() and the CLI's `firestore-exact-counter reconcile` run.
 import { FieldPath, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
 import type { MirrorTarget } from "../model/mirror-rules";
+import { ruleNaming, type DocumentRule } from "../model/document-rules";
+import type { NewCounterRule } from "../model/new-counter";
 import { COUNTERS, counterRef } from "../model/paths";
-import { reconcileCounter, type CounterReport } from "./counter";
+import { reconcileCounter, type CheckOptions, type CounterReport } from "./counter";
+import { checkDocuments } from "./documents";
 
 /** Rollup intervals a write may stay out of the total before it counts as stuck (plus the margin below). */
 export const STUCK_INTERVALS = 10;
@@ -37,6 +40,10 @@ export interface ReconcileOptions {
   nowMs?: () => number;
   /** Where a counter's total is mirrored (MIRRORS): a fix writes the total there too, as the rollup does. */
   mirrors?: (counterId: string) => MirrorTarget[];
+  /** DOCUMENT_COUNTERS: the counters they name are checked against their documents too (documents.ts). */
+  documentRules?: readonly DocumentRule[];
+  /** How a fix's backfill would create a missing counter (it never does here: the counter exists). */
+  newCounter?: NewCounterRule;
 }
 
 /** How many counters a run will visit: one count() aggregation (1 read per 1,000 counters). */
@@ -84,7 +91,7 @@ export async function* reconcile(db: Firestore, options: ReconcileOptions = {}):
         const next = await source.next();
         if (next.done === true) exhausted = true;
         else {
-          const work = reconcileCounter(db, next.value, options.fix ?? false, check);
+          const work = reconcileOne(db, next.value, options, check);
           work.catch(() => undefined); // awaited in order below; this only avoids an unhandled rejection meanwhile
           inFlight.push(work);
         }
@@ -96,4 +103,25 @@ export async function* reconcile(db: Firestore, options: ReconcileOptions = {}):
   } finally {
     await Promise.allSettled(inFlight);
   }
+}
+
+/**
+ * One counter: its total against its shards; a document counter's shards against its documents first, so
+ * that a fix's backfill is in the sum that the total's repair then commits.
+ */
+async function reconcileOne(db: Firestore, parent: DocumentSnapshot, options: ReconcileOptions, check: CheckOptions): Promise<CounterReport> {
+  const fix = options.fix ?? false;
+  const rule = parent.exists ? ruleNaming(options.documentRules ?? [], parent.id) : undefined;
+  if (rule === undefined) return reconcileCounter(db, parent, fix, check);
+  const newCounter =
+    options.newCounter ??
+    ((id: string) => {
+      throw new Error(`counter "${id}" would be created`);
+    });
+  const documents = await checkDocuments(db, parent.id, rule, { fix, newCounter });
+  // After a backfill the parent is read again: the total's repair is conditioned on the parent as it is.
+  const report = await reconcileCounter(db, documents.backfill === null ? parent : await parent.ref.get(), fix, check);
+  const found = documents.backfill !== null || (documents.drift !== null && documents.drift !== 0);
+  const status = found && (report.status === "ok" || report.status === "lagging") ? "drift" : report.status;
+  return { ...report, status, documents, fixed: report.fixed || (documents.backfill !== null && documents.drift === 0) };
 }

@@ -1,0 +1,44 @@
+// One write of a watched document, as a trigger event carries it, through one rule: the observation it
+// makes (the document's contribution after the write, at the write's version: model/document-records.ts),
+// or nothing when the write changes no contribution (an edit of a counted comment's text, a write to a
+// document that matches no condition before or after: nothing read, nothing written), brought to its
+// counter by apply.ts. The trigger's entry (entry/documentCounters.ts) turns an event into a write; the
+// model check drives this same code with its own.
+import { contributionOf, counterOf } from "../model/document-match";
+import type { Version } from "../model/document-records";
+import type { DocumentRule } from "../model/document-rules";
+import { applyObservations, type ApplyOptions, type ApplyReport } from "./apply";
+import type { DocumentStore } from "./store";
+
+/** A document's write: its data before and after (undefined: it did not exist), and the write's version. */
+export interface DocumentWrite {
+  path: string;
+  before: Record<string, unknown> | undefined;
+  after: Record<string, unknown> | undefined;
+  version: Version;
+}
+
+/** What one rule made of a write. */
+export type RuleOutcome =
+  /** The path cannot name a counter (a wildcard value no counter id can hold): a warning. */
+  | { kind: "no-counter"; problem: string }
+  /** The write changed nothing this rule counts. */
+  | { kind: "unchanged"; counterId: string; fieldProblem?: string }
+  /** The observation went to its counter (or was covered, or could not be applied: the report says). */
+  | { kind: "applied"; counterId: string; counted: number; report: ApplyReport; fieldProblem?: string };
+
+/** What apply.ts takes besides the source: the new counters' shape, and the clock and randomness (the model check's own). */
+export type CountOptions = Omit<ApplyOptions, "source" | "dryRun">;
+
+/** The write through `rule`; null when the rule does not watch the path. */
+export async function countWrite(store: DocumentStore, rule: DocumentRule, write: DocumentWrite, options: CountOptions): Promise<RuleOutcome | null> {
+  const counter = counterOf(rule, write.path);
+  if (counter === null) return null;
+  if ("problem" in counter) return { kind: "no-counter", problem: counter.problem };
+  const was = contributionOf(rule, write.before);
+  const now = contributionOf(rule, write.after);
+  const fieldProblem = now.problem === undefined ? {} : { fieldProblem: now.problem };
+  if (was.value === now.value) return { kind: "unchanged", counterId: counter.counterId, ...fieldProblem };
+  const report = await applyObservations(store, counter.counterId, [{ document: write.path, counted: now.value, version: write.version }], { source: "event", ...options });
+  return { kind: "applied", counterId: counter.counterId, counted: now.value, report, ...fieldProblem };
+}

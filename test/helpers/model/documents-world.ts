@@ -1,0 +1,192 @@
+// An in-memory Firestore for the document counters' model check (documents-model.test.ts): the app's
+// documents, the counters (parent and shards), their document records, deletion markers and the time of
+// each counter's last deletion, with the semantics the document counters rely on: every write commits
+// atomically at a strictly increasing commit time (whole microseconds), a record's precondition is its
+// update time (or its absence), a shard update fails on a missing shard, a create fails on an existing
+// parent or under a deletion marker, a read sees one instant. It implements documents/store.ts directly;
+// documents-remote.ts puts latency and crashes in front of it.
+import type { Listing } from "../../../functions/src/model/document-match";
+import { versionAt, versionJustAfter, type CounterRead, type Plan, type RecordState, type Version } from "../../../functions/src/model/document-records";
+import type { DocumentWrite } from "../../../functions/src/documents/event";
+import { StaleRead, type CommitOptions, type DocumentSource, type DocumentStore, type ListedRecord, type SeenDocument, type StoreRead } from "../../../functions/src/documents/store";
+import { documentRecordKey } from "../../../functions/src/model/paths";
+
+interface AppDocument {
+  data: Record<string, unknown>;
+  updateUs: number;
+}
+
+interface StoredRecord extends RecordState {
+  updateUs: number;
+}
+
+interface Counter {
+  numShards: number;
+  shards: number[];
+  since: Version | null;
+}
+
+/** A version of a commit time in whole microseconds. */
+export function versionOfUs(us: number): Version {
+  return versionAt(timeOfUs(us));
+}
+
+function timeOfUs(us: number): { seconds: number; nanoseconds: number } {
+  return { seconds: Math.floor(us / 1_000_000), nanoseconds: (us % 1_000_000) * 1000 };
+}
+
+export class DocumentsWorld implements DocumentStore, DocumentSource {
+  private clockUs: number;
+  readonly docs = new Map<string, AppDocument>();
+  readonly records = new Map<string, Map<string, StoredRecord>>();
+  readonly counters = new Map<string, Counter>();
+  /** Counters whose deletion is still cleaning up (the marker). */
+  readonly deleting = new Set<string>();
+  /** When each counter was last deleted (the commit time of its deletion). */
+  readonly deletedUs = new Map<string, number>();
+  /** Commits that wrote a shard, per counter (for the record of what happened). */
+  commits = 0;
+
+  constructor(startUs: number) {
+    this.clockUs = startUs;
+  }
+
+  /** The next commit time: strictly after every commit so far. */
+  private tick(): number {
+    return ++this.clockUs;
+  }
+
+  /** An app's write of a document (`data` undefined: a delete), and the event it causes; null when nothing changed (a delete of nothing). */
+  write(path: string, data: Record<string, unknown> | undefined): DocumentWrite | null {
+    const before = this.docs.get(path);
+    if (before === undefined && data === undefined) return null;
+    const at = this.tick();
+    if (data === undefined) this.docs.delete(path);
+    else this.docs.set(path, { data: structuredClone(data), updateUs: at });
+    return {
+      path,
+      before: before === undefined ? undefined : structuredClone(before.data),
+      after: data === undefined ? undefined : structuredClone(data),
+      version: data === undefined ? versionJustAfter(timeOfUs(before!.updateUs)) : versionOfUs(at),
+    };
+  }
+
+  // ---- DocumentStore ----
+
+  read(counterId: string, documents: readonly string[]): Promise<StoreRead> {
+    const records = new Map<string, RecordState | null>();
+    const handle = new Map<string, number | null>();
+    const own = this.records.get(counterId);
+    for (const document of documents) {
+      const record = own?.get(document);
+      records.set(document, record === undefined ? null : { counted: record.counted, version: record.version });
+      handle.set(document, record?.updateUs ?? null);
+    }
+    const parent = this.counters.get(counterId);
+    let counter: CounterRead;
+    if (parent !== undefined) counter = { exists: true, unique: false, since: parent.since };
+    else {
+      const deleted = this.deletedUs.get(counterId);
+      counter = { exists: false, deleting: this.deleting.has(counterId), deletedAt: deleted === undefined ? null : versionOfUs(deleted) };
+    }
+    const shape = parent === undefined ? null : { numShards: parent.numShards, windowed: false };
+    return Promise.resolve({ counter, records, shape, handle });
+  }
+
+  commit(counterId: string, read: StoreRead, plan: Plan, options: CommitOptions): Promise<void> {
+    const handle = read.handle as Map<string, number | null>;
+    const own = this.records.get(counterId) ?? new Map<string, StoredRecord>();
+    for (const write of plan.writes) {
+      const current = own.get(write.document);
+      if ((current?.updateUs ?? null) !== (handle.get(write.document) ?? null)) return Promise.reject(new StaleRead(`record of ${write.document} changed`));
+    }
+    const parent = this.counters.get(counterId);
+    if (plan.counter === "shard" && (parent === undefined || options.shard >= parent.numShards)) return Promise.reject(new StaleRead("shard not found"));
+    if (plan.counter === "create" && (parent !== undefined || this.deleting.has(counterId))) return Promise.reject(new StaleRead("counter exists, or is being deleted"));
+    const at = this.tick();
+    for (const write of plan.writes) own.set(write.document, { counted: write.counted, version: write.version, updateUs: at });
+    this.records.set(counterId, own);
+    if (plan.counter === "shard") parent!.shards[options.shard]! += plan.delta;
+    if (plan.counter === "create") {
+      const shards = Array.from({ length: options.create!.numShards }, () => 0);
+      shards[options.shard] = plan.delta;
+      const deleted = read.counter.exists ? null : read.counter.deletedAt;
+      this.counters.set(counterId, { numShards: options.create!.numShards, shards, since: deleted });
+    }
+    if (plan.counter === "shard" || plan.counter === "create") this.commits++;
+    return Promise.resolve();
+  }
+
+  // ---- DocumentSource ----
+
+  listDocuments(listing: Listing, after: string | undefined, limit: number): Promise<SeenDocument[]> {
+    const inListing = (path: string) => {
+      const parent = path.slice(0, path.lastIndexOf("/"));
+      return "collection" in listing ? parent === listing.collection : parent.slice(parent.lastIndexOf("/") + 1) === listing.group;
+    };
+    const paths = [...this.docs.keys()].filter((p) => inListing(p) && (after === undefined || p > after)).sort().slice(0, limit);
+    return Promise.resolve(paths.map((path) => this.seen(path)));
+  }
+
+  readDocuments(paths: readonly string[]): Promise<{ present: Map<string, SeenDocument>; readVersion: Version }> {
+    const present = new Map<string, SeenDocument>();
+    for (const path of paths) if (this.docs.has(path)) present.set(path, this.seen(path));
+    // A read at the last commit's time: it sees that commit and every one before it, and no later one.
+    return Promise.resolve({ present, readVersion: versionOfUs(this.clockUs) });
+  }
+
+  listCounters(range: { from: string; to: string }, after: string | undefined, limit: number): Promise<string[]> {
+    const ids = [...this.counters.keys()].filter((id) => id >= range.from && id < range.to && (after === undefined || id > after)).sort();
+    return Promise.resolve(ids.slice(0, limit));
+  }
+
+  listRecords(counterId: string, after: string | undefined, limit: number): Promise<ListedRecord[]> {
+    const listed = [...(this.records.get(counterId) ?? new Map<string, StoredRecord>())].map(([document, r]) => ({ document, key: documentRecordKey(document), counted: r.counted, version: r.version }));
+    return Promise.resolve(listed.filter((r) => after === undefined || r.key > after).sort((a, b) => (a.key < b.key ? -1 : 1)).slice(0, limit));
+  }
+
+  private seen(path: string): SeenDocument {
+    const doc = this.docs.get(path)!;
+    return { path, data: structuredClone(doc.data), version: versionOfUs(doc.updateUs) };
+  }
+
+  // ---- The admin operations that touch a document counter ----
+
+  /** deleteCounter's transaction: the parent and shards go, the marker and the deletion's time are written. False when there is no counter. */
+  deleteCounter(counterId: string): boolean {
+    if (!this.counters.has(counterId)) return false;
+    const at = this.tick();
+    this.counters.delete(counterId);
+    this.deleting.add(counterId);
+    this.deletedUs.set(counterId, at);
+    return true;
+  }
+
+  /** The cleanup's last step: the records are gone, then the marker (deletion.ts, in one go here). */
+  finishCleanup(counterId: string): void {
+    this.tick();
+    this.records.delete(counterId);
+    this.deleting.delete(counterId);
+  }
+
+  /** reshardCounter: the removed shards' counts folded into the kept ones (the sum unchanged). */
+  reshard(counterId: string, numShards: number): void {
+    const counter = this.counters.get(counterId);
+    if (counter === undefined) return;
+    this.tick();
+    const sum = counter.shards.reduce((a, b) => a + b, 0);
+    counter.shards = Array.from({ length: numShards }, (_, i) => (i === 0 ? sum : 0));
+    counter.numShards = numShards;
+  }
+
+  /** The counter's shard sum; null when it does not exist. */
+  total(counterId: string): number | null {
+    const counter = this.counters.get(counterId);
+    return counter === undefined ? null : counter.shards.reduce((a, b) => a + b, 0);
+  }
+
+  /** What the counter's records count. */
+  recorded(counterId: string): number {
+    return [...(this.records.get(counterId)?.values() ?? [])].reduce((sum, r) => sum + r.counted, 0);
+  }
+}
