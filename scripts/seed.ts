@@ -1,9 +1,5 @@
 // Seeds the local emulator suite (`npm start` in another terminal) with demo counters, the way an app
 // would: the Firebase JS SDK signs in anonymously and calls the callables, then reads the totals.
-import { deleteApp, initializeApp } from "firebase/app";
-import { connectAuthEmulator, getAuth, signInAnonymously } from "firebase/auth";
-import { connectFirestoreEmulator, doc, getDoc, getFirestore } from "firebase/firestore";
-import { connectFunctionsEmulator, FunctionsError, getFunctions, httpsCallable } from "firebase/functions";
 import { randomUUID } from "node:crypto";
 import { demoProject, EXIT, integerOption, lastValue, readArgv, runCli } from "../cli/src/lib/cli";
 import { emulatorHosts, splitHost, unreachableMessage } from "./lib/emulator-hosts";
@@ -54,6 +50,10 @@ async function main({ increments, project }: Args): Promise<number> {
     console.error(down);
     return EXIT.emulatorsDown;
   }
+  // The JS SDK loads here, not with the script: --help and a mistake answer without it.
+  const [{ deleteApp, initializeApp }, { connectAuthEmulator, getAuth, signInAnonymously }, { connectFirestoreEmulator, doc, getDoc, getFirestore }, sdkFunctions] =
+    await Promise.all([import("firebase/app"), import("firebase/auth"), import("firebase/firestore"), import("firebase/functions")]);
+  const { connectFunctionsEmulator, FunctionsError, getFunctions, httpsCallable } = sdkFunctions;
   const app = initializeApp({ projectId: project, apiKey: "demo-api-key", appId: "demo-seed" });
   try {
     const auth = getAuth(app);

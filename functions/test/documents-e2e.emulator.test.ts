@@ -1,5 +1,5 @@
 // Document counters end to end (docs/documents.md): DOCUMENT_COUNTERS and MIRRORS set in
-// functions/.env.local and the functions reloaded (helpers/local-params.ts); the app's users write comments
+// functions/.env.local and the functions reloaded (test/helpers/local-params.ts); the app's users write comments
 // and ratings with the Firebase JS SDK (the emulator's owner credential stands in for the app's own rules,
 // which are not the subject here); the functions emulator runs the document triggers and the real rollup.
 // Comments created, edited, deleted, created again, published and unpublished show as exact counts on the

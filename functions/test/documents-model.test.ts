@@ -1,7 +1,7 @@
 // The document counters' model check (docs/documents.md, "Why it is exact"): the real trigger decisions,
 // apply and backfill code (functions/src/documents/) over an in-memory Firestore and a simulated clock, by
 // seeded random schedules of app writes, duplicated, late, reordered and retried events, crashes, racing
-// and resumed backfills, reshards and deletions (model/documents-schedule.ts).
+// and resumed backfills, reshards and deletions (test/helpers/model/documents-schedule.ts).
 //   DOCUMENTS_MODEL_SCHEDULES=<n> runs more (default 1000) from DOCUMENTS_MODEL_FIRST_SEED (default 1);
 //   DOCUMENTS_MODEL_SEED=<seed> npx jest functions/test/documents-model.test.ts replays one and prints its trace.
 import * as records from "../src/model/document-records";

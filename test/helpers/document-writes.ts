@@ -1,6 +1,6 @@
 // The document counters' tests' app: writes of an app's own documents recorded with their real before and
 // after snapshots (as the platform's event carries them), and their delivery to the wrapped document
-// trigger (entry/documentCounters.ts) the way the platform delivers events: any number of times, in any
+// trigger (functions/src/entry/documentCounters.ts) the way the platform delivers events: any number of times, in any
 // order, at once.
 import { randomUUID } from "node:crypto";
 import type { DocumentReference, DocumentSnapshot, Firestore } from "firebase-admin/firestore";

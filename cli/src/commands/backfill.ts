@@ -1,11 +1,11 @@
 // `firestore-exact-counter backfill`: counts the documents DOCUMENT_COUNTERS watches that are not counted
 // yet, and takes out the counted ones that are gone or no longer match (docs/documents.md). The backfill is
-// the functions package's (the admin entry's backfillDocuments: documents/backfill.ts, exact while the
+// the functions package's (the admin entry's backfillDocuments: functions/src/documents/backfill.ts, exact while the
 // triggers run and the app writes); this is the command line: the arguments, the project folder (the
 // counters codebase's params: DOCUMENT_COUNTERS, the new counters' shape, DATABASE_ID), progress, the
 // lines and the exit code. Its options and credentials are reconcile's.
-import { deleteApp, initializeApp } from "firebase-admin/app";
-import { backfillDocuments, type BackfillProgress, type BackfillReport, type RuleBackfill } from "@firestore-exact-counter/functions/admin";
+// The admin SDK and the admin entry load when a run starts: --help and a mistake answer without them.
+import type { BackfillProgress, BackfillReport, RuleBackfill } from "@firestore-exact-counter/functions/admin";
 import { parseDocumentCounterRules, ruleNaming } from "../../../functions/src/model/document-rules";
 import { newCounterRuleOf } from "../../../functions/src/model/new-counter";
 import { EXIT, integerValue, lastValue, readArgv, UsageError, type Command } from "../lib/cli";
@@ -134,6 +134,7 @@ async function run(args: Args): Promise<number> {
     }
     process.env.METADATA_SERVER_DETECTION ??= "none";
   }
+  const [{ deleteApp, initializeApp }, { backfillDocuments }] = await Promise.all([import("firebase-admin/app"), import("@firestore-exact-counter/functions/admin")]);
   const app = initializeApp({ projectId: args.project }, `backfill-${Date.now()}`);
   const started = Date.now();
   let lastProgress = started;

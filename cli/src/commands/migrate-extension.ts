@@ -6,8 +6,8 @@
 // .env files in the project folder, as a deploy reads them.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { deleteApp, initializeApp } from "firebase-admin/app";
-import { migrateExtension, type FoldReport, type MigrationItem, type MigrationScan } from "@firestore-exact-counter/functions/admin";
+// The admin SDK and the admin entry load when a run starts: --help and a mistake answer without them.
+import type { FoldReport, MigrationItem, MigrationScan } from "@firestore-exact-counter/functions/admin";
 import { newCounterRuleOf } from "../../../functions/src/model/new-counter";
 import { extensionRule } from "../../../functions/src/model/extension-rules";
 import { paramProblem } from "../../../functions/src/model/param-rules";
@@ -242,6 +242,7 @@ async function run(args: Args): Promise<number> {
     }
     process.env.METADATA_SERVER_DETECTION ??= "none";
   }
+  const [{ deleteApp, initializeApp }, { migrateExtension }] = await Promise.all([import("firebase-admin/app"), import("@firestore-exact-counter/functions/admin")]);
   const app = initializeApp({ projectId: args.project }, `migrate-extension-${Date.now()}`);
   const env = { ...args.params, DATABASE_ID: args.database };
 

@@ -4,8 +4,9 @@
 // beside the rollup whose commit it repairs through); this is the command line: the arguments, the project
 // folder (the counters codebase's params: MIRRORS, DATABASE_ID; for a demo-* project the Firestore
 // emulator's port), progress, the lines and the exit code.
-import { initializeApp } from "firebase-admin/app";
-import { countCounters, reconcile, STUCK_INTERVALS, STUCK_MARGIN_MS, stuckAfterMsFor, type CounterReport, type ToolOptions } from "@firestore-exact-counter/functions/admin";
+// The admin SDK and the admin entry load when a run starts: --help and a mistake answer without them.
+import type { CounterReport, ToolOptions } from "@firestore-exact-counter/functions/admin";
+import { STUCK_INTERVALS, STUCK_MARGIN_MS, stuckAfterMsFor } from "../../../functions/src/model/stuck";
 import { EXIT, integerValue, lastValue, readArgv, UsageError, type Command } from "../lib/cli";
 import { parseMirrorRules } from "../../../functions/src/model/mirror-rules";
 import { parseDocumentCounterRules } from "../../../functions/src/model/document-rules";
@@ -157,6 +158,7 @@ async function run(args: Args): Promise<number> {
     console.error(env);
     return EXIT.usage;
   }
+  const [{ initializeApp }, { countCounters, reconcile }] = await Promise.all([import("firebase-admin/app"), import("@firestore-exact-counter/functions/admin")]);
   // Which counters, and where: what the count and the run share.
   const selection: ToolOptions & Parameters<typeof countCounters>[0] = {
     app: initializeApp({ projectId: args.project }),

@@ -3,20 +3,14 @@
 // probe as a real client (the Firebase JS SDK through @firebase/rules-unit-testing) and reports, per
 // guarantee, which callers broke it. Shared by the rules test tier, check-rules and init.
 import { randomUUID } from "node:crypto";
-import { initializeTestEnvironment, type RulesTestEnvironment } from "@firebase/rules-unit-testing";
-import {
-  collection,
-  collectionGroup,
-  deleteDoc,
-  doc,
-  getDoc,
-  getDocs,
-  setDoc,
-  setLogLevel,
-  updateDoc,
-  type Firestore,
-} from "firebase/firestore";
+// The JS SDK and rules-unit-testing load when a check runs, not with the module: init, check-rules and the
+// preflight answer --help and argument mistakes without them (they take a second and more to load).
+import type { RulesTestEnvironment } from "@firebase/rules-unit-testing";
+import type * as FirestoreSdkModule from "firebase/firestore";
+import type { Firestore } from "firebase/firestore";
 import { ALL_CALLERS, CALLERS, GUARANTEES, breachLine, type Caller, type Guarantee, type Probe } from "./rules-guarantees";
+
+type FirestoreSdk = typeof FirestoreSdkModule;
 
 export interface GuaranteeResult {
   guarantee: Guarantee;
@@ -40,8 +34,9 @@ export interface RulesProbeEnvironment {
  * probe's document. Throws with the compiler's message when the rules do not compile.
  */
 export async function openRulesProbes(rules: string, firestoreHost: string): Promise<RulesProbeEnvironment> {
+  const [{ initializeTestEnvironment }, sdk] = await Promise.all([import("@firebase/rules-unit-testing"), import("firebase/firestore")]);
   // A denied request is the answer here, not a problem: keep the SDK from logging each one.
-  setLogLevel("silent");
+  sdk.setLogLevel("silent");
   const separator = firestoreHost.lastIndexOf(":");
   bypassProxies(firestoreHost.slice(0, separator));
   const env = await initializeTestEnvironment({
@@ -55,7 +50,7 @@ export async function openRulesProbes(rules: string, firestoreHost: string): Pro
     await env.withSecurityRulesDisabled(async (context) => {
       const db = context.firestore() as unknown as Firestore;
       const seeded = GUARANTEES.flatMap((g) => g.probes).filter((p) => p.seed !== undefined);
-      await Promise.all(seeded.map((p) => setDoc(doc(db, p.target), p.seed!)));
+      await Promise.all(seeded.map((p) => sdk.setDoc(sdk.doc(db, p.target), p.seed!)));
     });
   } catch (error) {
     await env.cleanup();
@@ -63,7 +58,7 @@ export async function openRulesProbes(rules: string, firestoreHost: string): Pro
   }
   const clients = clientsFor(env);
   return {
-    allowed: (probe) => allowed(clients[probe.caller], probe),
+    allowed: (probe) => allowed(sdk, clients[probe.caller], probe),
     firestore: (caller) => clients[caller],
     close: async () => {
       await env.clearFirestore();
@@ -104,9 +99,9 @@ function clientsFor(env: RulesTestEnvironment): Record<Caller, Firestore> {
   return Object.fromEntries(ALL_CALLERS.map((caller) => [caller, firestore(caller)])) as Record<Caller, Firestore>;
 }
 
-async function allowed(db: Firestore, probe: Probe): Promise<boolean> {
+async function allowed(sdk: FirestoreSdk, db: Firestore, probe: Probe): Promise<boolean> {
   try {
-    await request(db, probe);
+    await request(sdk, db, probe);
     return true;
   } catch (error) {
     if ((error as { code?: string }).code === "permission-denied") return false;
@@ -114,8 +109,9 @@ async function allowed(db: Firestore, probe: Probe): Promise<boolean> {
   }
 }
 
-async function request(db: Firestore, probe: Probe): Promise<unknown> {
+async function request(sdk: FirestoreSdk, db: Firestore, probe: Probe): Promise<unknown> {
   const { target } = probe;
+  const { collection, collectionGroup, deleteDoc, doc, getDoc, getDocs, setDoc, updateDoc } = sdk;
   switch (probe.operation) {
     case "get":
       return getDoc(doc(db, target));

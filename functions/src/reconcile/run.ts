@@ -9,19 +9,9 @@ import type { NewCounterRule } from "../model/new-counter";
 import { COUNTERS, counterRef } from "../model/paths";
 import { reconcileCounter, type CheckOptions, type CounterReport } from "./counter";
 import { checkDocuments } from "./documents";
+import { stuckAfterMsFor } from "../model/stuck";
 
-/** Rollup intervals a write may stay out of the total before it counts as stuck (plus the margin below). */
-export const STUCK_INTERVALS = 10;
-/**
- * The margin: the sweep runs every 5 minutes (entry/rollupSweep.ts) and finishes a claim whose retries ran
- * out; one more minute for its run and for clock differences between this machine and Firestore.
- */
-export const STUCK_MARGIN_MS = 6 * 60_000;
-
-/** How old a missing write may be before it is stuck: STUCK_INTERVALS intervals plus STUCK_MARGIN_MS. */
-export function stuckAfterMsFor(intervalMs: number): number {
-  return STUCK_INTERVALS * intervalMs + STUCK_MARGIN_MS;
-}
+export { STUCK_INTERVALS, STUCK_MARGIN_MS, stuckAfterMsFor } from "../model/stuck";
 
 export interface ReconcileOptions {
   /** Repair what is wrong (default false: only report). */

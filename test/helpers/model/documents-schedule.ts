@@ -4,7 +4,7 @@
 // at least once, late, out of order, concurrently, and again after an invocation crashed (before or
 // after one of its Firestore calls took effect) or met a counter still being deleted; backfills run
 // racing all that, crash and resume from the position they last reported; counters are resharded and
-// deleted. The real code decides and writes (documents/event.ts, apply.ts, backfill.ts) over an
+// deleted. The real code decides and writes (functions/src/documents/event.ts, apply.ts, backfill.ts) over an
 // in-memory Firestore (documents-world.ts). At the end every counter equals what its documents count,
 // its records agree, a second backfill changes nothing, and a deleted counter no later change named is
 // still gone.
@@ -97,7 +97,7 @@ export async function runDocumentSchedule(seed: number): Promise<ScheduleResult>
   /** The last virtual time a backfill was running: one running after a deletion may create the counter again. */
   let lastBackfillActive = -1;
 
-  /** One invocation of a trigger for a write: every rule of its pattern, as entry/documentCounters.ts runs them. */
+  /** One invocation of a trigger for a write: every rule of its pattern, as functions/src/entry/documentCounters.ts runs them. */
   async function invoke(write: DocumentWrite, rules: readonly DocumentRule[]): Promise<void> {
     let failure: Error | undefined;
     for (const rule of rules) {

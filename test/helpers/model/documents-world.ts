@@ -3,7 +3,7 @@
 // each counter's last deletion, with the semantics the document counters rely on: every write commits
 // atomically at a strictly increasing commit time (whole microseconds), a record's precondition is its
 // update time (or its absence), a shard update fails on a missing shard, a create fails on an existing
-// parent or under a deletion marker, a read sees one instant. It implements documents/store.ts directly;
+// parent or under a deletion marker, a read sees one instant. It implements functions/src/documents/store.ts directly;
 // documents-remote.ts puts latency and crashes in front of it.
 import type { Listing } from "../../../functions/src/model/document-match";
 import { versionAt, versionJustAfter, type CounterRead, type Plan, type RecordState, type Version } from "../../../functions/src/model/document-records";
