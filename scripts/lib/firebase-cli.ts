@@ -25,6 +25,10 @@ export function emulatorEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.Proce
   const binary = firestoreEmulatorBinary(join(REPO_ROOT, ".cache"), base);
   if (binary !== undefined) env.FIRESTORE_EMULATOR_BINARY_PATH = binary;
   env.FUNCTIONS_EMULATOR_PARALLEL ??= DEFAULT_FUNCTIONS_PARALLEL;
+  // firebase-tools gives the functions' code 10 s to load when it discovers them (at start, at each reload
+  // of a changed .env.local, in the preflight): on 2 busy cores that failed now and then ("User code
+  // failed to load ... Timeout after 10000"). A slow load is not a failure here; a broken one still fails.
+  env.FUNCTIONS_DISCOVERY_TIMEOUT ??= "60";
   // Commands run by emulators:exec find the project's tools (jest, tsx) as under `npm run`.
   env.PATH = [join(REPO_ROOT, "node_modules", ".bin"), base.PATH].filter(Boolean).join(delimiter);
   // No update checks or usage reporting from a machine that may have no internet.
