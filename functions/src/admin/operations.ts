@@ -63,8 +63,9 @@ async function run<S extends z.ZodType, R>(
 ): Promise<R> {
   const { app, ...rest } = checkedOptions(options, keys);
   const settings = envSettings();
-  const parsed = schema(settings.limits()).safeParse({ ...args, ...rest });
-  if (!parsed.success) throw new CounterError("invalid-argument", describeIssue(parsed.error));
+  const validate = schema(settings.limits());
+  const parsed = validate.safeParse({ ...args, ...rest });
+  if (!parsed.success) throw new CounterError("invalid-argument", describeIssue(parsed.error, validate));
   const db = getFirestore(appOf(app), settings.databaseId());
   return operation({ db, settings }, parsed.data);
 }
