@@ -247,18 +247,22 @@ describe("preflight", () => {
 
   it("accepts COUNTER_KINDS rules and lists them in order", async () => {
     const dir = brokenCopy((d) =>
-      edit(join(d, "functions", ".env"), (t) => t.replace(/^COUNTER_KINDS=.*$/m, "COUNTER_KINDS=post-{id}-likes=shards:20,post-{id}-views=shards:50;maxDelta:1")),
+      edit(join(d, "functions", ".env"), (t) =>
+        t.replace(/^COUNTER_KINDS=.*$/m, "COUNTER_KINDS=post-{id}-likes=shards:20,post-{id}-views=shards:50;maxDelta:1;callers:add,post-{id}-score=callers:none"),
+      ),
     );
     expect(only(await preflight(dir), "counter kinds")).toEqual({
       check: "counter kinds",
       status: "ok",
-      message: "COUNTER_KINDS (the first matching rule applies): post-{id}-likes: 20 shards; post-{id}-views: 50 shards, |delta| <= 1",
+      message:
+        "COUNTER_KINDS (the first matching rule applies): post-{id}-likes: 20 shards; post-{id}-views: 50 shards, |delta| <= 1, callers only add; post-{id}-score: callers none (the admin entry only)",
     });
   });
 
   it.each([
     ["no =", "post-{id}-likes:shards:20", 'COUNTER_KINDS: rule 1 "post-{id}-likes:shards:20" has no "="'],
-    ["an unknown key", "post-{id}-likes=shards:20,post-{id}-views=shard:50", 'COUNTER_KINDS: rule 2 "post-{id}-views=shard:50" has an unknown key "shard" (the keys are shards and maxDelta)'],
+    ["an unknown key", "post-{id}-likes=shards:20,post-{id}-views=shard:50", 'COUNTER_KINDS: rule 2 "post-{id}-views=shard:50" has an unknown key "shard" (the keys are shards, maxDelta and callers)'],
+    ["a callers value it does not know", "post-{id}-views=callers:read", 'COUNTER_KINDS: rule 1 "post-{id}-views=callers:read" sets callers to "read": it must be add (the callables only add) or none (only the admin entry creates and moves it)'],
     ["a duplicate key", "post-{id}-views=maxDelta:1;maxDelta:2", 'COUNTER_KINDS: rule 1 "post-{id}-views=maxDelta:1;maxDelta:2" declares maxDelta twice'],
     ["a bad number", "post-{id}-views=shards:fifty", 'COUNTER_KINDS: rule 1 "post-{id}-views=shards:fifty" sets shards to "fifty": it must be an integer from 1 to 200 (MAX_SHARDS)'],
     ["maxDelta above MAX_DELTA", "post-{id}-views=maxDelta:1001", 'sets maxDelta to "1001": it must be an integer from 1 to 1000 (MAX_DELTA)'],
