@@ -5,6 +5,8 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writ
 import { join } from "node:path";
 import { REPO_ROOT } from "../../scripts/lib/firebase-cli";
 import { CALLABLES, runPreflight, type CheckResult } from "../src/preflight";
+import { context } from "../src/preflight/context";
+import { checkLocalNode } from "../src/preflight/runtime";
 import { addCounters, APP_PROJECT, COUNTERS_SOURCE, copyOfFixtureApp, removeCopies, withCatchAll } from "./helpers/existing-app";
 
 const FIXTURES = join(REPO_ROOT, ".cache", "preflight-fixtures");
@@ -50,6 +52,29 @@ jest.setTimeout(60_000);
 afterAll(() => {
   rmSync(FIXTURES, { recursive: true, force: true });
   removeCopies();
+});
+
+describe("the local Node (the preflight's own, never the deploy's)", () => {
+  const ctx = (dir: string) => context({ projectDir: dir, projectId: PROJECT, now: TODAY, firestoreHost: "" });
+
+  it("warns only where the project has its own Node of the runtime's major (this repository's node devDependency) and something else runs it", () => {
+    expect(checkLocalNode(ctx(REPO_ROOT), "nodejs22", "20.20.2")).toEqual({
+      check: "local node",
+      status: "warn",
+      message: "this runs on Node 20.20.2, not the project's Node 22 (node_modules/node): run the scripts through npm (npm run …), which puts it first on PATH",
+    });
+    expect(checkLocalNode(ctx(REPO_ROOT), "nodejs22", "22.23.3")).toBeUndefined();
+  });
+
+  it("says, without a warning, that another Node is no matter for a deploy where the project has none of its own (an app's)", () => {
+    const app = brokenCopy(() => undefined);
+    expect(checkLocalNode(ctx(app), "nodejs22", "20.20.2")).toEqual({
+      check: "local node",
+      status: "ok",
+      message: "Node 20.20.2 runs this, not Node 22: no matter for a deploy, which builds and runs the functions on nodejs22; the emulator runs them on the Node that runs firebase-tools",
+    });
+    expect(checkLocalNode(ctx(app), "nodejs22", "22.1.0")).toBeUndefined();
+  });
 });
 
 describe("preflight", () => {
