@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { paramList, type ParamInfo } from "../../../functions/src/model/params";
-import { CLI_NAME, CLI_PACKAGE, FUNCTIONS_NODE, FUNCTIONS_PACKAGE, FUNCTIONS_PEERS, VERSION } from "../lib/package";
+import { CLI_NAME, CLI_PACKAGE, FUNCTIONS_NODE, FUNCTIONS_PACKAGE, FUNCTIONS_TESTED, VERSION } from "../lib/package";
 
 export type FolderState = "missing" | "empty" | "ours" | "not ours";
 
@@ -51,8 +51,8 @@ export function codebasePackageJson(existing: string | undefined, name: string, 
   pkg.dependencies = sorted({
     ...pkg.dependencies,
     [FUNCTIONS_PACKAGE]: specs.functions,
-    "firebase-admin": pkg.dependencies?.["firebase-admin"] ?? FUNCTIONS_PEERS["firebase-admin"],
-    "firebase-functions": pkg.dependencies?.["firebase-functions"] ?? FUNCTIONS_PEERS["firebase-functions"],
+    "firebase-admin": pkg.dependencies?.["firebase-admin"] ?? FUNCTIONS_TESTED["firebase-admin"],
+    "firebase-functions": pkg.dependencies?.["firebase-functions"] ?? FUNCTIONS_TESTED["firebase-functions"],
   });
   pkg.devDependencies = sorted({ ...pkg.devDependencies, [CLI_PACKAGE]: specs.cli });
   const text = `${JSON.stringify(pkg, null, 2)}\n`;
