@@ -45,10 +45,11 @@ export function checkRuntime(ctx: Context): CheckResult[] {
 
 /**
  * The Node that runs this, when it is not the runtime's major. A deploy builds and runs the functions on
- * the runtime whatever runs here, so that alone is no warning; the emulator runs them on this machine's
- * Node (firebase-tools: "Using node@20 from host") unless the codebase has its own `node` package. Only a
- * project that has a Node of the runtime's major as a package (this repository's devDependency `node`)
- * can do better: npm run puts it first on PATH, so a bare `node` or `tsx` was not meant (a warning).
+ * the runtime whatever runs here, so that alone is no warning; the emulator runs them on the Node that
+ * runs firebase-tools ("Using node@20 from host": 14.27.0 means to prefer a codebase's own `node`
+ * package, but looks for its version where it never finds one). Only a project that has a Node of the
+ * runtime's major as a package (this repository's devDependency `node`) can do better: npm run puts it
+ * first on PATH, so a bare `node` or `tsx` was not meant (a warning).
  */
 export function checkLocalNode(ctx: Context, runtime: string, host = process.versions.node): CheckResult | undefined {
   const runtimeMajor = runtime.replace(/^nodejs/, "");

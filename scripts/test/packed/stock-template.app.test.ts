@@ -5,9 +5,9 @@
 // functions tarball>`, nothing else: no overrides, no other version of anything. The codebase then builds
 // with the template's own tsc settings (no skipLibCheck: the package's types against admin 13's), and the
 // emulators serve the app's own functions, the counters' functions, and an app callable that creates and
-// increments a counter through the admin entry, on the template's runtime: the test adds the npm
-// registry's `node` of that major to the codebase, which the functions emulator runs the functions with
-// ("Using node@24 from local cache") instead of the Node that runs firebase-tools.
+// increments a counter through the admin entry, on the template's runtime: firebase-tools runs on the npm
+// registry's `node` of that major (installed beside the app), and the functions emulator runs the
+// functions on the Node that runs it ("Using node@24 from host").
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -73,8 +73,9 @@ beforeAll(async () => {
   const index = join(functionsDir, "src", "index.ts");
   writeFileSync(index, withCounters(readFileSync(index, "utf8")));
   built = await npm(["run", "build"], functionsDir);
-  // The runtime engines.node names, for the functions emulator (a deploy runs them on it).
-  await npmInstall(functionsDir, ["--save-dev", `node@${template.engines.node}`]);
+  // The runtime engines.node names (a deploy runs the functions on it), for firebase-tools to run on.
+  mkdirSync(join(root, "runtime"));
+  await npmInstall(join(root, "runtime"), [`node@${template.engines.node}`]);
   // The counters' rules block (the rules docs/existing-app.md adds), so the app's users can read totals.
   writeFileSync(join(app, "firestore.rules"), mergeRules(undefined, "firestore.rules"));
   const firebaseJson = JSON.parse(readFileSync(join(app, "firebase.json"), "utf8")) as Record<string, unknown>;
@@ -114,7 +115,8 @@ describe("the package in a codebase as firebase init (firebase-tools 14.27.0, Ty
   let served: ProbeRun;
   it("serves the app's functions and the counters in the emulators on the template's Node: the admin entry creates and counts from the app's callable, and the callables count", async () => {
     const firebase = linkFirebaseTools(app);
-    served = await probeApp(app, firebase, PROJECT, { PROBE_APP_CALLABLE: "publishPost@us-central1", PROBE_CREATOR: "admin" });
+    const node = join(root, "runtime", "node_modules", "node", "bin", "node");
+    served = await probeApp(app, firebase, PROJECT, { PROBE_APP_CALLABLE: "publishPost@us-central1", PROBE_CREATOR: "admin" }, node);
     expect(served.probe.app).toEqual({
       id: expect.any(String) as string,
       node: expect.stringMatching(new RegExp(`^${template.engines.node}\\.`)) as string,
