@@ -18,6 +18,8 @@ export function editDistance(x: readonly string[], y: readonly string[]): number
 const MIN_CONTAINED = 3;
 /** Most edits between a typo and the name it resembles. */
 const MAX_EDITS = 2;
+/** Longer names are taken for no typo at all (and cost nothing to compare: a caller chooses their length). */
+const MAX_NAME = 64;
 
 /**
  * The known name `name` most likely stands for, if any: the same name in another case (`counterID`), one
@@ -25,6 +27,7 @@ const MAX_EDITS = 2;
  * ignored; the closest first, the earlier in `known` on a tie.
  */
 export function resembles(name: string, known: readonly string[]): string | undefined {
+  if (name.length > MAX_NAME) return undefined;
   const lower = name.toLowerCase();
   let best: { name: string; score: number } | undefined;
   for (const candidate of known) {

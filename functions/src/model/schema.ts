@@ -112,13 +112,10 @@ export function describeIssue(error: z.ZodError, schema?: z.ZodType): string {
   return issue.message.startsWith(field) ? issue.message : `${field}: ${issue.message}`;
 }
 
-/**
- * `unknown field "counterID" (did you mean "counterId"?)`, or `unknown field "x": not part of this
- * request` when none of `known` resembles it: what the callables and the admin entry's options say.
- */
-export function unknownFields(keys: readonly string[], known: readonly string[], what = "field"): string {
+/** `unknown field "counterID" (did you mean "counterId"?)`, or `unknown field "x": not part of this request` when none of `known` resembles it. */
+function unknownFields(keys: readonly string[], known: readonly string[]): string {
   const hints = keys.map((key) => resembles(key, known));
   const named = keys.map((key, i) => `${JSON.stringify(key.slice(0, MAX_KEY_CHARS))}${hints[i] === undefined ? "" : ` (did you mean ${JSON.stringify(hints[i])}?)`}`);
   const tail = hints.some((hint) => hint !== undefined) ? "" : ": not part of this request";
-  return `unknown ${what}${keys.length > 1 ? "s" : ""} ${named.join(", ")}${tail}`;
+  return `unknown field${keys.length > 1 ? "s" : ""} ${named.join(", ")}${tail}`;
 }
