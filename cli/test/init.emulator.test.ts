@@ -4,7 +4,7 @@
 // nothing, and each refusal, after which every file is as it was, byte for byte. Copies live inside the
 // repository, so the app's codebase loads with the repository's node_modules. The whole flow installed
 // from the packed tarballs, with npm install and the emulators: scripts/test/init.app.test.ts.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT } from "../../scripts/lib/firebase-cli";
 import { runCommand, stopAll, type Run } from "../../test/helpers/run";
@@ -167,6 +167,65 @@ describe("init --dry-run", () => {
     expect(run.stdout).toMatch(/^ {2}would create counters\/package\.json: /m);
     expect(run.stdout).toMatch(/^ {2}would change firebase\.json: /m);
     expect(snapshot(app)).toEqual(before);
+  });
+});
+
+describe("init given tarballs", () => {
+  let app: string;
+  let packs: string;
+  const tarball = (name: string, content: string) => {
+    writeFileSync(join(packs, name), content);
+    return join(packs, name);
+  };
+
+  beforeAll(() => {
+    app = copyOfFixtureApp();
+    packs = mkdtempSync(join(REPO_ROOT, ".cache", "existing-app", "packs-"));
+  });
+
+  it("copies them into the codebase folder and names them by relative paths, so the app carries them", async () => {
+    const functions = tarball("firestore-exact-counter-functions-0.2.0.tgz", "functions 0.2.0");
+    const cli = tarball("firestore-exact-counter-cli-0.2.0.tgz", "cli 0.2.0");
+    const run = await init(app, "--functions-package", functions, "--cli-package", cli);
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(run.stdout).toContain(`  copy counters/firestore-exact-counter-functions-0.2.0.tgz: ${functions}, which package.json names`);
+    expect(run.stdout).toContain(`  copy counters/firestore-exact-counter-cli-0.2.0.tgz: ${cli}, which package.json names`);
+    expect(json(join(app, "counters", "package.json"))).toMatchObject({
+      dependencies: { "@firestore-exact-counter/functions": "file:./firestore-exact-counter-functions-0.2.0.tgz" },
+      devDependencies: { "@firestore-exact-counter/cli": "file:./firestore-exact-counter-cli-0.2.0.tgz" },
+    });
+    expect(readFileSync(join(app, "counters", "firestore-exact-counter-functions-0.2.0.tgz"), "utf8")).toBe("functions 0.2.0");
+  });
+
+  it("changes nothing when run again with the same tarballs, and --dry-run says what a newer one would replace", async () => {
+    const before = snapshot(app);
+    const again = await init(app, "--functions-package", join(packs, "firestore-exact-counter-functions-0.2.0.tgz"), "--cli-package", join(packs, "firestore-exact-counter-cli-0.2.0.tgz"));
+    expect(again.stdout).toContain("init: nothing to change");
+    expect(snapshot(app)).toEqual(before);
+    const newer = tarball("firestore-exact-counter-functions-0.3.0.tgz", "functions 0.3.0");
+    const dry = await init(app, "--dry-run", "--functions-package", newer, "--cli-package", join(packs, "firestore-exact-counter-cli-0.2.0.tgz"));
+    expect(dry.stdout).toContain("  would copy counters/firestore-exact-counter-functions-0.3.0.tgz: ");
+    expect(dry.stdout).toContain("  would remove counters/firestore-exact-counter-functions-0.2.0.tgz: package.json names it no more");
+    expect(snapshot(app)).toEqual(before);
+  });
+
+  it("replaces the tarball package.json named with a newer one, and keeps the one it still names", async () => {
+    const run = await init(app, "--functions-package", join(packs, "firestore-exact-counter-functions-0.3.0.tgz"), "--cli-package", join(packs, "firestore-exact-counter-cli-0.2.0.tgz"));
+    expect(run.code).toBe(0);
+    expect(readdirSync(join(app, "counters")).filter((name) => name.endsWith(".tgz")).sort()).toEqual(["firestore-exact-counter-cli-0.2.0.tgz", "firestore-exact-counter-functions-0.3.0.tgz"]);
+    expect(json<{ dependencies: Record<string, string> }>(join(app, "counters", "package.json")).dependencies["@firestore-exact-counter/functions"]).toBe("file:./firestore-exact-counter-functions-0.3.0.tgz");
+  });
+
+  it("refuses a tarball that does not exist, and two of the same name, changing nothing", async () => {
+    await expectRefusal(app, /^init: --functions-package \S+nosuch\.tgz: no such file or folder/, ["--functions-package", join(packs, "nosuch.tgz")]);
+    const other = mkdtempSync(join(packs, "other-"));
+    writeFileSync(join(other, "firestore-exact-counter-cli-0.2.0.tgz"), "another cli");
+    await expectRefusal(app, /have the same name, and init copies both into counters\/: rename one$/, [
+      "--functions-package",
+      join(other, "firestore-exact-counter-cli-0.2.0.tgz"),
+      "--cli-package",
+      join(packs, "firestore-exact-counter-cli-0.2.0.tgz"),
+    ]);
   });
 });
 

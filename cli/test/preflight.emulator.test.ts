@@ -9,6 +9,8 @@ import { addCounters, APP_PROJECT, COUNTERS_SOURCE, copyOfFixtureApp, removeCopi
 import { parseDocumentCounterRules } from "../../functions/src/model/document-rules";
 import { documentTriggers } from "../../functions/src/model/document-triggers";
 import { requireBuiltFunctions } from "../../test/helpers/emulators";
+import { context } from "../src/preflight/context";
+import { checkLocalNode } from "../src/preflight/runtime";
 
 // These tests read the built functions (functions/lib), as a deploy does.
 beforeAll(requireBuiltFunctions);
@@ -56,6 +58,29 @@ jest.setTimeout(60_000);
 afterAll(() => {
   rmSync(FIXTURES, { recursive: true, force: true });
   removeCopies();
+});
+
+describe("the local Node (the preflight's own, never the deploy's)", () => {
+  const ctx = (dir: string) => context({ projectDir: dir, projectId: PROJECT, now: TODAY, firestoreHost: "" });
+
+  it("warns only where the project has its own Node of the runtime's major (this repository's node devDependency) and something else runs it", () => {
+    expect(checkLocalNode(ctx(REPO_ROOT), "nodejs22", "20.20.2")).toEqual({
+      check: "local node",
+      status: "warn",
+      message: "this runs on Node 20.20.2, not the project's Node 22 (node_modules/node): run the scripts through npm (npm run …), which puts it first on PATH",
+    });
+    expect(checkLocalNode(ctx(REPO_ROOT), "nodejs22", "22.23.3")).toBeUndefined();
+  });
+
+  it("says, without a warning, that another Node is no matter for a deploy where the project has none of its own (an app's)", () => {
+    const app = brokenCopy(() => undefined);
+    expect(checkLocalNode(ctx(app), "nodejs22", "20.20.2")).toEqual({
+      check: "local node",
+      status: "ok",
+      message: "Node 20.20.2 runs this, not Node 22: no matter for a deploy, which builds and runs the functions on nodejs22; the emulator runs them on the Node that runs firebase-tools",
+    });
+    expect(checkLocalNode(ctx(app), "nodejs22", "22.1.0")).toBeUndefined();
+  });
 });
 
 describe("preflight", () => {
@@ -253,18 +278,22 @@ describe("preflight", () => {
 
   it("accepts COUNTER_KINDS rules and lists them in order", async () => {
     const dir = brokenCopy((d) =>
-      edit(join(d, "functions", ".env"), (t) => t.replace(/^COUNTER_KINDS=.*$/m, "COUNTER_KINDS=post-{id}-likes=shards:20,post-{id}-views=shards:50;maxDelta:1")),
+      edit(join(d, "functions", ".env"), (t) =>
+        t.replace(/^COUNTER_KINDS=.*$/m, "COUNTER_KINDS=post-{id}-likes=shards:20,post-{id}-views=shards:50;maxDelta:1;callers:add,post-{id}-score=callers:none"),
+      ),
     );
     expect(only(await preflight(dir), "counter kinds")).toEqual({
       check: "counter kinds",
       status: "ok",
-      message: "COUNTER_KINDS (the first matching rule applies): post-{id}-likes: 20 shards; post-{id}-views: 50 shards, |delta| <= 1",
+      message:
+        "COUNTER_KINDS (the first matching rule applies): post-{id}-likes: 20 shards; post-{id}-views: 50 shards, |delta| <= 1, callers only add; post-{id}-score: callers none (the admin entry only)",
     });
   });
 
   it.each([
     ["no =", "post-{id}-likes:shards:20", 'COUNTER_KINDS: rule 1 "post-{id}-likes:shards:20" has no "="'],
-    ["an unknown key", "post-{id}-likes=shards:20,post-{id}-views=shard:50", 'COUNTER_KINDS: rule 2 "post-{id}-views=shard:50" has an unknown key "shard" (the keys are shards and maxDelta)'],
+    ["an unknown key", "post-{id}-likes=shards:20,post-{id}-views=shard:50", 'COUNTER_KINDS: rule 2 "post-{id}-views=shard:50" has an unknown key "shard" (the keys are shards, maxDelta and callers)'],
+    ["a callers value it does not know", "post-{id}-views=callers:read", 'COUNTER_KINDS: rule 1 "post-{id}-views=callers:read" sets callers to "read": it must be add (the callables only add) or none (only the admin entry creates and moves it)'],
     ["a duplicate key", "post-{id}-views=maxDelta:1;maxDelta:2", 'COUNTER_KINDS: rule 1 "post-{id}-views=maxDelta:1;maxDelta:2" declares maxDelta twice'],
     ["a bad number", "post-{id}-views=shards:fifty", 'COUNTER_KINDS: rule 1 "post-{id}-views=shards:fifty" sets shards to "fifty": it must be an integer from 1 to 200 (MAX_SHARDS)'],
     ["maxDelta above MAX_DELTA", "post-{id}-views=maxDelta:1001", 'sets maxDelta to "1001": it must be an integer from 1 to 1000 (MAX_DELTA)'],

@@ -112,7 +112,15 @@ describe("its refusals carry the callable's code and message, and write nothing"
     const counterId = uniqueId("adm");
     expect(await refusal(admin.createCounter(counterId, { numshards: 3 } as never))).toEqual({
       code: "invalid-argument",
-      message: 'unknown option "numshards": the options are app, numShards, unique, windowed',
+      message: 'unknown option "numshards" (did you mean "numShards"?): the options are app, numShards, unique, windowed',
+    });
+    expect(await refusal(admin.incrementCounter(counterId, 1, { requestID: "r1" } as never))).toEqual({
+      code: "invalid-argument",
+      message: 'unknown option "requestID" (did you mean "requestId"?): the options are app, requestId',
+    });
+    expect(await refusal(admin.createCounter(counterId, { color: "red" } as never))).toEqual({
+      code: "invalid-argument",
+      message: 'unknown option "color": the options are app, numShards, unique, windowed',
     });
     expect((await refusal(admin.incrementCounter(counterId, 1, { app: {} as never }))).message).toBe("options.app must be a firebase-admin App (what initializeApp() returns)");
     expect((await refusal(admin.deleteCounter(counterId, 3 as never))).message).toBe("options must be an object");

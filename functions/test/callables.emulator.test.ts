@@ -113,7 +113,8 @@ const malformed: [string, "create" | "increment", (id: string) => unknown, RegEx
   ["numShards above MAX_SHARDS", "create", (id) => ({ counterId: id, numShards: 201 }), /numShards.*1 to 200/],
   ["numShards a float", "create", (id) => ({ counterId: id, numShards: 2.5 }), /numShards/],
   ["numShards a string", "create", (id) => ({ counterId: id, numShards: "10" }), /numShards must be a number/],
-  ["an unknown field", "create", (id) => ({ counterId: id, shards: 3 }), /unknown field "shards"/],
+  ["an unknown field", "create", (id) => ({ counterId: id, shards: 3 }), /^unknown field "shards" \(did you mean "numShards"\?\)$/],
+  ["a typo of counterId", "create", (id) => ({ counterID: id }), /^unknown field "counterID" \(did you mean "counterId"\?\)$/],
   ["data null", "create", () => null, /data must be an object/],
   ["data an array", "create", (id) => [id], /data must be an object/],
   ["counterId missing", "increment", () => ({ delta: 1 }), /counterId/],
@@ -127,7 +128,8 @@ const malformed: [string, "create" | "increment", (id: string) => unknown, RegEx
   ["delta beyond 2^53", "increment", (id) => ({ counterId: id, delta: 2 ** 53 + 2 }), /delta/],
   ["requestId with a space", "increment", (id) => ({ counterId: id, requestId: "tap 1" }), /requestId/],
   ["requestId a number", "increment", (id) => ({ counterId: id, requestId: 7 }), /requestId must be a string/],
-  ["an unknown field", "increment", (id) => ({ counterId: id, amount: 5 }), /unknown field "amount"/],
+  ["an unknown field", "increment", (id) => ({ counterId: id, amount: 5 }), /^unknown field "amount": not part of this request$/],
+  ["a typo of counterId, which leaves counterId missing", "increment", (id) => ({ counterID: id }), /^unknown field "counterID" \(did you mean "counterId"\?\)$/],
   ["counterId an object", "increment", () => ({ counterId: { id: "x" } }), /counterId must be a string/],
 ];
 

@@ -1,18 +1,20 @@
-// COUNTER_KINDS through the JS SDK, the functions emulator and the real rollup: the param is set in
+// COUNTER_KINDS (shards, maxDelta, callers) through the JS SDK, the functions emulator and the real rollup: the param is set in
 // functions/.env.local and the functions reloaded (touching lib/index.js makes the emulator read the .env
 // files again: test/helpers/local-params.ts), then restored. Its pattern names ids no other test uses.
+import { getApps } from "firebase-admin/app";
 import { FunctionsError } from "firebase/functions";
 import { functionsErrorCode, isTransportFailure, signedInClient, type Client } from "../../test/helpers/client";
 import { e2eAdminDb, waitFor } from "../../test/helpers/admin";
 import { pathsUnderIn, shardSumIn } from "../../test/helpers/documents";
 import { localParam, type LocalParam } from "../../test/helpers/local-params";
+import * as adminEntry from "../src/admin";
 
 jest.setTimeout(300_000);
 
 const RELOAD_MS = 120_000;
 const SETTLE_MS = 15_000;
 /** 7, not DEFAULT_SHARDS (1): a create without numShards tells which value the functions run with. */
-const KINDS = "e2e-kind-{id}-views=shards:7;maxDelta:1";
+const KINDS = "e2e-kind-{id}-views=shards:7;maxDelta:1,e2e-kind-{id}-stars=callers:add,e2e-kind-{id}-score=callers:none";
 const db = e2eAdminDb();
 
 let user: Client;
@@ -94,6 +96,31 @@ describe(`COUNTER_KINDS=${KINDS}`, () => {
     const counterId = viewsId();
     await user.call("createCounter", { counterId });
     await expect(admin.call("reshardCounter", { counterId, numShards: 30 })).resolves.toEqual({ counterId, numShards: 30 });
+  });
+
+  it("callers:add: a client adds, a negative delta is invalid-argument naming delta, and the rollup counts what was added", async () => {
+    const counterId = `e2e-kind-${Date.now()}x${serial++}-stars`;
+    await user.call("createCounter", { counterId });
+    await expect(user.call("incrementCounter", { counterId, delta: 5 })).resolves.toMatchObject({ applied: true });
+    const error = await user.call("incrementCounter", { counterId, delta: -5 }).catch((e: unknown) => e);
+    expect((error as FunctionsError).code).toBe("functions/invalid-argument");
+    expect((error as FunctionsError).message).toContain(`delta must be a positive integer up to 1000 for counter "${counterId}": callers only add to it (COUNTER_KINDS callers:add)`);
+    expect((await waitFor(() => total(counterId), 5, SETTLE_MS)).value).toBe(5);
+  });
+
+  it("callers:none: clients, an admin among them, neither create nor move it (permission-denied naming COUNTER_KINDS); the admin entry does, and clients read the total", async () => {
+    const counterId = `e2e-kind-${Date.now()}x${serial++}-score`;
+    for (const client of [user, admin]) {
+      expect(await functionsErrorCode(client.call("createCounter", { counterId }))).toBe("functions/permission-denied");
+    }
+    expect(await pathsUnderIn(db, counterId)).toEqual([]);
+    const app = getApps().find((a) => a.name === "e2e-admin")!;
+    await adminEntry.createCounter(counterId, { app });
+    await adminEntry.incrementCounter(counterId, 40, { app });
+    const error = await user.call("incrementCounter", { counterId, delta: 1 }).catch((e: unknown) => e);
+    expect((error as FunctionsError).code).toBe("functions/permission-denied");
+    expect((error as FunctionsError).message).toContain(`counter "${counterId}" is moved only by the app's own functions (COUNTER_KINDS e2e-kind-{id}-score: callers:none)`);
+    expect((await waitFor(async () => (await user.readCounter(counterId))?.total, 40, SETTLE_MS)).value).toBe(40);
   });
 
   it("leaves other ids as before", async () => {

@@ -1,7 +1,7 @@
 // COUNTER_KINDS rules (model/kinds.ts): what parses, what is refused with which message, which rule an
-// id gets (the first that matches), and the two decisions a kind makes: the shard count of a new counter
-// and the largest delta of an increment. Pure: no emulator.
-import { checkDelta, describeKind, kindFor, kindOf, parseCounterKindRules, parseCounterKinds, shardsFor, type KindLimits } from "../src/model/kinds";
+// id gets (the first that matches), and the decisions a kind makes: the shard count of a new counter, the
+// largest delta of an increment, and what the callables may do (callers). Pure: no emulator.
+import { callersKindFor, checkCallers, checkDelta, describeKind, kindFor, kindOf, parseCounterKindRules, parseCounterKinds, shardsFor, type KindLimits } from "../src/model/kinds";
 import { CounterError } from "../src/model/errors";
 import { PatternError } from "../src/model/patterns";
 
@@ -53,7 +53,11 @@ describe("parseCounterKinds", () => {
     ["a key without a value", "a-{id}=shards", 'has "shards" without a ":"'],
     ["an empty key:value", "a-{id}=shards:2;;maxDelta:1", "has an empty key:value"],
     ["a trailing ;", "a-{id}=shards:2;", "has an empty key:value"],
-    ["an unknown key", "a-{id}=shard:2", 'has an unknown key "shard" (the keys are shards and maxDelta)'],
+    ["an unknown key", "a-{id}=shard:2", 'has an unknown key "shard" (the keys are shards, maxDelta and callers)'],
+    ["callers of another value", "a-{id}=callers:read", 'sets callers to "read": it must be add (the callables only add) or none (only the admin entry creates and moves it)'],
+    ["callers in the wrong case", "a-{id}=callers:Add", 'sets callers to "Add"'],
+    ["callers empty", "a-{id}=callers:", 'sets callers to ""'],
+    ["callers twice", "a-{id}=callers:add;callers:none", "declares callers twice"],
     ["a key in the wrong case", "a-{id}=maxdelta:2", 'has an unknown key "maxdelta"'],
     ["unique (UNIQUE_COUNTERS decides that)", "a-{id}=unique:true", 'has an unknown key "unique"'],
     ["a duplicate key", "a-{id}=shards:2;shards:3", "declares shards twice"],
@@ -74,6 +78,15 @@ describe("parseCounterKinds", () => {
     expect(error).toBeInstanceOf(PatternError);
     expect(error.message).toMatch(/^COUNTER_KINDS: rule \d+ /);
     expect(error.message).toContain(message);
+  });
+
+  it("reads callers:add and callers:none, alone or with the other keys", () => {
+    const kinds = parse("post-{id}-views=callers:add;maxDelta:1,score-{id}=callers:none,post-{id}-likes=shards:20");
+    expect(kinds.map((k) => [k.counter.source, k.shards, k.maxDelta, k.callers])).toEqual([
+      ["post-{id}-views", undefined, 1, "add"],
+      ["score-{id}", undefined, undefined, "none"],
+      ["post-{id}-likes", 20, undefined, undefined],
+    ]);
   });
 
   it("checks against the limits it is given, and remembers a parse per value and limits", () => {
@@ -142,6 +155,30 @@ describe("kindFor, with a bad rule among good ones (the functions' reading: pars
   });
 });
 
+describe("callersKindFor (what decides a callable's call, bad rules among the good ones)", () => {
+  const rules = (value: string) => parseCounterKindRules("COUNTER_KINDS", value, LIMITS);
+
+  it("answers as kindFor on good rules", () => {
+    const read = rules("c-{id}-score=callers:none,c-{id}-views=callers:add;maxDelta:1");
+    expect(callersKindFor(read, "c-1-score")).toMatchObject({ callers: "none" });
+    expect(callersKindFor(read, "c-1-views")).toMatchObject({ callers: "add", maxDelta: 1 });
+    expect(callersKindFor(read, "free")).toBeUndefined();
+  });
+
+  it("throws, naming the rule, for an id a bad rule that names callers could match", () => {
+    const read = rules("c-{id}-score=callers:nobody,c-{id}-x=maxDelta:2");
+    expect(errorOf(() => callersKindFor(read, "c-1-score")).message).toContain('rule 1 "c-{id}-score=callers:nobody" sets callers to "nobody"');
+    expect(callersKindFor(read, "c-1-x")).toMatchObject({ maxDelta: 2 });
+    expect(errorOf(() => callersKindFor(rules("c {id}=Callers:none,c-{id}-x=maxDelta:2"), "c-1-x")).message).toContain("rule 1");
+  });
+
+  it("lets a bad rule that names no callers stop nothing: its own ids have no callers, and past a pattern that does not parse the later rules decide", () => {
+    expect(callersKindFor(rules("c-{id}-likes=shards:fifty,{id}=callers:none"), "c-1-likes")).toBeUndefined();
+    expect(callersKindFor(rules("c {id}=shards:5,c-{id}-score=callers:none"), "c-1-score")).toMatchObject({ callers: "none" });
+    expect(callersKindFor(rules("c {id}=shards:5,c-{id}-score=callers:none"), "c-1-likes")).toBeUndefined();
+  });
+});
+
 describe("shardsFor", () => {
   const [views, clicks] = parse("k-{id}-views=shards:50,k-{id}-clicks=maxDelta:1");
 
@@ -189,12 +226,50 @@ describe("checkDelta", () => {
   });
 });
 
+describe("checkCallers (what the callables may do; the admin entry never asks)", () => {
+  const [views, score, capped, free] = parse("c-{id}-views=callers:add,c-{id}-score=callers:none,c-{id}-stars=callers:add;maxDelta:5,c-{id}-x=maxDelta:3");
+
+  it("lets callers add to a callers:add counter, create it and join it, and refuses a subtraction with invalid-argument naming the field", () => {
+    expect(() => checkCallers("c-1-views", { op: "create" }, views, 1000)).not.toThrow();
+    expect(() => checkCallers("c-1-views", { op: "increment", delta: 1000 }, views, 1000)).not.toThrow();
+    expect(() => checkCallers("c-1-views", { op: "setMember", member: true }, views, 1000)).not.toThrow();
+    const minus = errorOf(() => checkCallers("c-1-views", { op: "increment", delta: -1 }, views, 1000));
+    expect(minus).toBeInstanceOf(CounterError);
+    expect(minus).toMatchObject({ code: "invalid-argument", message: 'delta must be a positive integer up to 1000 for counter "c-1-views": callers only add to it (COUNTER_KINDS callers:add)' });
+    expect(errorOf(() => checkCallers("c-1-stars", { op: "increment", delta: -5 }, capped, 1000)).message).toMatch(/^delta must be a positive integer up to 5 /);
+    expect(errorOf(() => checkCallers("c-1-views", { op: "setMember", member: false }, views, 1000))).toMatchObject({
+      code: "invalid-argument",
+      message: 'member must be true for counter "c-1-views": callers only join it (COUNTER_KINDS callers:add)',
+    });
+  });
+
+  it("refuses every create, increment and membership change of a callers:none counter with permission-denied naming COUNTER_KINDS and the rule", () => {
+    const calls = [{ op: "create" }, { op: "increment", delta: 1 }, { op: "increment", delta: -1 }, { op: "setMember", member: true }, { op: "setMember", member: false }] as const;
+    for (const call of calls) {
+      const error = errorOf(() => checkCallers("c-1-score", call, score, 1000));
+      expect(error).toBeInstanceOf(CounterError);
+      expect(error).toMatchObject({ code: "permission-denied" });
+      expect(error.message).toBe(`counter "c-1-score" is ${call.op === "create" ? "created" : "moved"} only by the app's own functions (COUNTER_KINDS c-{id}-score: callers:none)`);
+    }
+  });
+
+  it("lets callers do anything else to a kind without callers, or an id without a kind", () => {
+    for (const kind of [free, undefined]) {
+      expect(() => checkCallers("c-1-x", { op: "increment", delta: -3 }, kind, 1000)).not.toThrow();
+      expect(() => checkCallers("c-1-x", { op: "setMember", member: false }, kind, 1000)).not.toThrow();
+      expect(() => checkCallers("c-1-x", { op: "create" }, kind, 1000)).not.toThrow();
+    }
+  });
+});
+
 describe("describeKind", () => {
   it("says what a rule declares", () => {
-    expect(parse("p-{id}-views=shards:50;maxDelta:1,p-{id}-likes=shards:20,p-{id}-x=maxDelta:2").map(describeKind)).toEqual([
+    expect(parse("p-{id}-views=shards:50;maxDelta:1,p-{id}-likes=shards:20,p-{id}-x=maxDelta:2,p-{id}-y=callers:add;maxDelta:1,p-{id}-z=callers:none").map(describeKind)).toEqual([
       "p-{id}-views: 50 shards, |delta| <= 1",
       "p-{id}-likes: 20 shards",
       "p-{id}-x: |delta| <= 2",
+      "p-{id}-y: |delta| <= 1, callers only add",
+      "p-{id}-z: callers none (the admin entry only)",
     ]);
   });
 });

@@ -1,13 +1,17 @@
 // `firestore-exact-counter init` as a user runs it on an existing project, everything installed from the
 // packed tarballs: the fixture app (fixtures/existing-app: its own `default` codebase publishing posts,
 // rules for posts, a composite index) with its dependencies and its own firebase-tools, then `npx
-// <cli tarball> init`, which writes the files and runs npm install in the new codebase. Then: a second run
+// <cli tarball> init`, which copies the tarballs into the new codebase, writes the files and runs npm
+// install there. The tarballs travel with the app: a copy of it elsewhere, and what firebase deploy
+// uploads of the codebase, install with npm ci. Then: a second run
 // changes nothing; one emulator run of the app serves both codebases side by side (the app's callable
 // publishes posts, a counter counts); the app's rules allow and deny exactly what they did; the
 // codebase's preflight runs from its folder, and stops an offline deploy whose params the functions would
 // refuse. (Every refusal and option, from the sources: cli/test/init.emulator.test.ts.)
-import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
 import { initializeTestEnvironment } from "@firebase/rules-unit-testing";
 import { doc, getDoc, setDoc, deleteDoc, setLogLevel, type Firestore } from "firebase/firestore";
 import { randomUUID } from "node:crypto";
@@ -58,7 +62,16 @@ afterAll(() => {
 describe("firestore-exact-counter init on an existing project, installed from the packed tarballs", () => {
   it("adds the codebase, firebase.json's entry, the rules and the indexes, installs, and says what it changed", () => {
     expect(first.code).toBe(0);
-    for (const line of ["create counters/package.json", "create counters/index.js", "create counters/.env", "change firebase.json", "change firestore.rules", "change firestore.indexes.json"]) {
+    for (const line of [
+      "copy counters/functions.tgz",
+      "copy counters/cli.tgz",
+      "create counters/package.json",
+      "create counters/index.js",
+      "create counters/.env",
+      "change firebase.json",
+      "change firestore.rules",
+      "change firestore.indexes.json",
+    ]) {
       expect(first.stdout).toContain(`  ${line}: `);
     }
     expect(first.stdout).toContain('  function names: none in common with codebase "default" (1 function)');
@@ -79,8 +92,60 @@ describe("firestore-exact-counter init on an existing project, installed from th
   it("touches nothing else of the app's", () => {
     const now = snapshot(app);
     const changed = Object.keys(now).filter((path) => now[path] !== original[path]).sort();
-    expect(changed).toEqual(["counters/.env", "counters/.gitignore", "counters/index.js", "counters/package-lock.json", "counters/package.json", "firebase.json", "firestore.indexes.json", "firestore.rules"]);
+    expect(changed).toEqual([
+      "counters/.env",
+      "counters/.gitignore",
+      "counters/cli.tgz",
+      "counters/functions.tgz",
+      "counters/index.js",
+      "counters/package-lock.json",
+      "counters/package.json",
+      "firebase.json",
+      "firestore.indexes.json",
+      "firestore.rules",
+    ]);
     expect(Object.keys(original).filter((path) => !(path in now))).toEqual([]);
+  });
+
+  it("copies the tarballs into the codebase folder and names them by relative paths, in package.json and its lock", () => {
+    const pkg = JSON.parse(readFileSync(join(app, "counters", "package.json"), "utf8")) as Record<string, Record<string, string>>;
+    expect(pkg.dependencies!["@firestore-exact-counter/functions"]).toBe("file:./functions.tgz");
+    expect(pkg.devDependencies!["@firestore-exact-counter/cli"]).toBe("file:./cli.tgz");
+    for (const name of ["functions", "cli"] as const) expect(readFileSync(join(app, "counters", `${name}.tgz`)).equals(readFileSync(tarballs[name]))).toBe(true);
+    const lock = readFileSync(join(app, "counters", "package-lock.json"), "utf8");
+    expect(lock).toContain('"resolved": "file:functions.tgz"');
+    expect(lock).not.toContain(dirname(tarballs.functions));
+  });
+
+  it("installs with npm ci in a copy of the app in another folder, as a clone of its repository has it (no node_modules)", async () => {
+    const clone = join(mkdtempSync(join(tmpdir(), "counter-app-clone-")), "app");
+    try {
+      cpSync(app, clone, { recursive: true, filter: (path) => basename(path) !== "node_modules" });
+      const installed = await npm(["ci", "--prefer-offline", "--no-audit", "--no-fund"], join(clone, "counters"));
+      expect({ code: installed.code, errors: installed.stderr.split("\n").filter((line) => line.startsWith("npm error")) }).toEqual({ code: 0, errors: [] });
+      const version = (name: string) => (JSON.parse(readFileSync(join(clone, "counters", "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
+      expect([version("@firestore-exact-counter/functions"), version("@firestore-exact-counter/cli")]).toEqual(["0.2.0", "0.2.0"]);
+    } finally {
+      rmSync(join(clone, ".."), { recursive: true, force: true });
+    }
+  });
+
+  it("installs with npm ci from what firebase deploy uploads of the codebase (its folder alone, packed by firebase-tools' own code)", async () => {
+    const entry = (JSON.parse(readFileSync(join(app, "firebase.json"), "utf8")) as { functions: { codebase?: string; ignore?: string[] }[] }).functions.find((e) => e.codebase === "counters")!;
+    const tools = createRequire(join(app, "node_modules", "firebase-tools", "package.json"));
+    const { prepareFunctionsUpload } = tools("./lib/deploy/functions/prepareFunctionsUpload") as { prepareFunctionsUpload: (dir: string, config: unknown) => Promise<{ pathToSource: string }> };
+    const upload = await prepareFunctionsUpload(join(app, "counters"), { ...entry, ignore: [...(entry.ignore ?? [])] });
+    const built = mkdtempSync(join(tmpdir(), "counter-app-upload-"));
+    try {
+      expect((await run("unzip", ["-q", upload.pathToSource, "-d", built])).code).toBe(0);
+      expect(readdirSync(built).sort()).toEqual([".env", ".gitignore", "cli.tgz", "functions.tgz", "index.js", "package-lock.json", "package.json"]);
+      const installed = await npm(["ci", "--prefer-offline", "--no-audit", "--no-fund"], built);
+      expect({ code: installed.code, errors: installed.stderr.split("\n").filter((line) => line.startsWith("npm error")) }).toEqual({ code: 0, errors: [] });
+      expect(existsSync(join(built, "node_modules", "@firestore-exact-counter", "functions", "lib", "index.js"))).toBe(true);
+    } finally {
+      rmSync(built, { recursive: true, force: true });
+      rmSync(upload.pathToSource, { force: true });
+    }
   });
 
   it("changes nothing when run again (with the CLI the codebase installed), byte for byte", async () => {

@@ -9,7 +9,7 @@ import { pathToFileURL } from "node:url";
 import { freePort } from "../../cli/src/lib/firestore-emulator";
 import { emulatorEnv, EMULATORS, REPO_ROOT, shellQuote } from "../../scripts/lib/firebase-cli";
 import { npm } from "./packed";
-import { runNode, type Run } from "./run";
+import { run as runWith, type Run } from "./run";
 import type { ProbeResult } from "./app-probe";
 
 export const FIXTURES = join(REPO_ROOT, "test", "fixtures");
@@ -76,13 +76,14 @@ export interface ProbeRun {
  * `firebase emulators:exec` of the app (auth, firestore, functions) with `firebase` (the app's
  * firebase-tools), running the probe (helpers/app-probe.ts) inside: what it saw, or an error with the
  * whole output. `env` is added to the environment (the Firestore emulator binary, the probe's settings).
+ * firebase-tools runs on `node` (default: the tests' own), and the functions emulator runs the functions on it.
  */
-export async function probeApp(appDir: string, firebase: string, project: string, env: NodeJS.ProcessEnv): Promise<ProbeRun> {
+export async function probeApp(appDir: string, firebase: string, project: string, env: NodeJS.ProcessEnv, node = process.execPath): Promise<ProbeRun> {
   // tsx from this repository, named by its path: the app's folder (the probe's cwd) has none.
   const tsx = pathToFileURL(join(REPO_ROOT, "node_modules", "tsx", "dist", "loader.mjs")).href;
   const probe = ["node", "--import", tsx, join(__dirname, "app-probe.ts")].map(shellQuote).join(" ");
   const args = [firebase, "emulators:exec", "--project", project, "--only", EMULATORS, "--log-verbosity", "QUIET", probe];
-  const run = await runNode(args, { cwd: appDir, env: { ...emulatorEnv(withoutOuterEmulators()), ...env } });
+  const run = await runWith(node, args, { cwd: appDir, env: { ...emulatorEnv(withoutOuterEmulators()), ...env } });
   const line = /^PROBE (.*)$/m.exec(run.stdout);
   if (run.code !== 0 || line === null) throw new Error(`emulators:exec in ${appDir} failed (code ${run.code}):\n${run.stdout}\n${run.stderr}`);
   return { run, probe: JSON.parse(line[1]!) as ProbeResult };

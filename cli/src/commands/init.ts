@@ -5,9 +5,9 @@ import { join, resolve } from "node:path";
 import { readArgv, lastValue, EXIT, type Command } from "../lib/cli";
 import { useFirebaseToolsFrom } from "../lib/firebase-tools-internals";
 import { CLI_NAME, FUNCTIONS_PACKAGE, VERSION } from "../lib/package";
-import { packageSpec } from "../init/codebase";
 import { checkCodebaseName } from "../init/firebase-json";
-import { changed, planInit, type Plan } from "../init/plan";
+import { changed, changesAnything, planInit, type Plan } from "../init/plan";
+import { resolveSpec } from "../init/tarballs";
 import { npmInstall, writePlan } from "../init/apply";
 
 const HELP = `Usage: ${CLI_NAME} init [--dir <project folder>] [--codebase <name>]
@@ -20,7 +20,9 @@ firebase.json, and touches nothing else of yours:
                            ${FUNCTIONS_PACKAGE} (--functions-package: a version, a range or a tarball path;
                            default ${VERSION}), firebase-functions and firebase-admin, with this CLI as a
                            devDependency for the predeploy preflight (--cli-package, default ${VERSION});
-                           index.js re-exporting the functions; .env with every param's default
+                           index.js re-exporting the functions; .env with every param's default. A
+                           tarball is copied into the folder and named by a relative path (file:./x.tgz),
+                           so a clone of the app and firebase deploy's build install it
   firebase.json            the codebase (source <name>, codebase <name>, the preflight as its predeploy)
                            added to "functions", a single entry of yours becoming a list with it first
   firestore.rules          the counters' block inside match /databases/{database}/documents, every line
@@ -75,24 +77,31 @@ function parse(argv: string[]): Args | "help" {
 async function run(args: Args): Promise<number> {
   const codebaseDir = join(args.dir, args.codebase);
   useFirebaseToolsFrom(args.dir);
+  const functions = resolveSpec("--functions-package", args.functionsPackage ?? VERSION, codebaseDir, args.dir);
+  const cli = resolveSpec("--cli-package", args.cliPackage ?? VERSION, codebaseDir, args.dir);
   const plan = await planInit({
     dir: args.dir,
     codebase: args.codebase,
-    specs: {
-      functions: packageSpec(args.functionsPackage ?? VERSION, codebaseDir, args.dir),
-      cli: packageSpec(args.cliPackage ?? VERSION, codebaseDir, args.dir),
-    },
+    specs: { functions: functions.spec, cli: cli.spec },
+    tarballs: [functions.copy, cli.copy].filter((copy) => copy !== undefined),
   });
+  plan.warnings.unshift(...[functions.warning, cli.warning].filter((warning) => warning !== undefined));
   const changes = changed(plan);
+  const would = args.dryRun ? "would " : "";
   console.log(`init: ${args.dir}${args.dryRun ? " (dry run: nothing is written)" : ""}`);
-  for (const file of changes) console.log(`  ${args.dryRun ? "would " : ""}${file.before === undefined ? "create" : "change"} ${file.path}: ${file.what}`);
+  for (const copy of plan.copies.filter((c) => c.changed)) {
+    console.log(`  ${would}copy ${copy.path}: ${copy.source}, which package.json names (a clone of the app and firebase deploy's build install it from there)`);
+  }
+  for (const file of changes) console.log(`  ${would}${file.before === undefined ? "create" : "change"} ${file.path}: ${file.what}`);
+  for (const path of plan.removals) console.log(`  ${would}remove ${path}: package.json names it no more`);
   console.log(`  ${plan.namesSummary}`);
   console.log(`  ${plan.rulesSummary}`);
   for (const warning of plan.warnings) console.log(`  WARN ${warning}`);
-  const install = args.install && (changes.length > 0 || !plan.installed);
+  const anything = changesAnything(plan);
+  const install = args.install && (anything || !plan.installed);
   if (args.dryRun) {
     if (install) console.log(`  would run npm install in ${args.codebase}/`);
-    if (changes.length === 0) console.log(`init: nothing to change: the counters are in ${args.codebase}/ as this version adds them`);
+    if (!anything) console.log(`init: nothing to change: the counters are in ${args.codebase}/ as this version adds them`);
     return EXIT.ok;
   }
   writePlan(plan);
@@ -104,7 +113,7 @@ async function run(args: Args): Promise<number> {
       return EXIT.failed;
     }
   }
-  console.log(changes.length === 0 ? `init: nothing to change: the counters are in ${args.codebase}/ as this version adds them` : `init: done`);
+  console.log(anything ? "init: done" : `init: nothing to change: the counters are in ${args.codebase}/ as this version adds them`);
   printNext(plan);
   return EXIT.ok;
 }

@@ -37,9 +37,9 @@ Checks, offline, what \`firebase deploy --only functions:counters,firestore\` ch
   mirrors        MIRRORS parses: rules COUNTER_ID_PATTERN=DOCUMENT_PATH_PATTERN:FIELD_PATH, the same
                  placeholder on both sides, a document path (even segments, not in counters/), a
                  valid field path (the message names a bad rule)
-  counter kinds  COUNTER_KINDS parses: rules ID_PATTERN=shards:N;maxDelta:N, shards within MAX_SHARDS,
-                 maxDelta within MAX_DELTA, no rule hidden behind an earlier one (the message names a
-                 bad rule)
+  counter kinds  COUNTER_KINDS parses: rules ID_PATTERN=shards:N;maxDelta:N;callers:add|none, shards
+                 within MAX_SHARDS, maxDelta within MAX_DELTA, callers add or none, no rule hidden
+                 behind an earlier one (the message names a bad rule)
   auto create    AUTO_CREATE parses: rules ID_PATTERN=DOCUMENT_PATTERN, the same placeholder on both
                  sides, a document path not in counters/ (the message names a bad rule)
   extension      EXTENSION_COUNTERS parses: rules DOCUMENT_PATTERN:FIELD=ID_PATTERN of top-level

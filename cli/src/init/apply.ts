@@ -1,21 +1,30 @@
 // Writing a plan (plan.ts) and installing the codebase's dependencies. Every file is written whole, next
-// to its place and then renamed over it, codebase files first and firebase.json last: an interrupted run
-// leaves each file either as it was or as planned, and firebase.json names the codebase only once its
-// files are there.
+// to its place and then renamed over it: the tarballs first, then the codebase files (package.json, which
+// names them, among them), firebase.json last, and only then the tarballs package.json no longer names
+// are removed. An interrupted run leaves each file either as it was or as planned, and firebase.json names
+// the codebase only once its files are there.
 import { spawn } from "node:child_process";
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { changed, type Plan } from "./plan";
 
 export function writePlan(plan: Plan): void {
+  for (const copy of plan.copies.filter((c) => c.changed)) {
+    replace(join(plan.dir, copy.path), (temporary) => copyFileSync(copy.source, temporary));
+  }
   const order = (path: string) => (path === "firebase.json" ? 1 : 0);
   for (const file of [...changed(plan)].sort((a, b) => order(a.path) - order(b.path))) {
-    const path = join(plan.dir, file.path);
-    mkdirSync(dirname(path), { recursive: true });
-    const temporary = `${path}.${process.pid}.init-tmp`;
-    writeFileSync(temporary, file.after);
-    renameSync(temporary, path);
+    replace(join(plan.dir, file.path), (temporary) => writeFileSync(temporary, file.after));
   }
+  for (const path of plan.removals) rmSync(join(plan.dir, path), { force: true });
+}
+
+/** Writes `path` whole: `write` fills a temporary file next to it, which then replaces it. */
+function replace(path: string, write: (temporary: string) => void): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const temporary = `${path}.${process.pid}.init-tmp`;
+  write(temporary);
+  renameSync(temporary, path);
 }
 
 /** `npm install` in the codebase folder, its output shown as it runs; resolves with npm's exit code. */

@@ -4,9 +4,9 @@
 // param's default and what it does. Run again, it keeps what is there and adds only what is missing (a
 // param a newer version declares), so the app's own values and edits stay.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { join } from "node:path";
 import { paramList, type ParamInfo } from "../../../functions/src/model/params";
-import { CLI_NAME, CLI_PACKAGE, FUNCTIONS_NODE, FUNCTIONS_PACKAGE, FUNCTIONS_PEERS, VERSION } from "../lib/package";
+import { CLI_NAME, CLI_PACKAGE, FUNCTIONS_NODE, FUNCTIONS_PACKAGE, FUNCTIONS_TESTED, VERSION } from "../lib/package";
 
 export type FolderState = "missing" | "empty" | "ours" | "not ours";
 
@@ -30,19 +30,6 @@ export function folderState(folder: string): FolderState {
   }
 }
 
-/**
- * A package spec as the codebase's package.json should hold it: a tarball or folder path becomes a file:
- * spec (relative to the codebase folder when it lies inside the project, absolute otherwise); anything
- * else (a version, a range, a tag) is kept as it is.
- */
-export function packageSpec(spec: string, codebaseDir: string, projectDir: string, cwd = process.cwd()): string {
-  const looksLikePath = spec.startsWith(".") || isAbsolute(spec) || spec.endsWith(".tgz") || spec.startsWith("file:");
-  if (!looksLikePath) return spec;
-  const path = resolve(cwd, spec.replace(/^file:/, ""));
-  const inside = !relative(projectDir, path).startsWith("..") && !isAbsolute(relative(projectDir, path));
-  return `file:${inside ? relative(codebaseDir, path).split(sep).join("/") : path}`;
-}
-
 export interface CodebaseSpecs {
   functions: string;
   cli: string;
@@ -64,8 +51,8 @@ export function codebasePackageJson(existing: string | undefined, name: string, 
   pkg.dependencies = sorted({
     ...pkg.dependencies,
     [FUNCTIONS_PACKAGE]: specs.functions,
-    "firebase-admin": pkg.dependencies?.["firebase-admin"] ?? FUNCTIONS_PEERS["firebase-admin"],
-    "firebase-functions": pkg.dependencies?.["firebase-functions"] ?? FUNCTIONS_PEERS["firebase-functions"],
+    "firebase-admin": pkg.dependencies?.["firebase-admin"] ?? FUNCTIONS_TESTED["firebase-admin"],
+    "firebase-functions": pkg.dependencies?.["firebase-functions"] ?? FUNCTIONS_TESTED["firebase-functions"],
   });
   pkg.devDependencies = sorted({ ...pkg.devDependencies, [CLI_PACKAGE]: specs.cli });
   const text = `${JSON.stringify(pkg, null, 2)}\n`;

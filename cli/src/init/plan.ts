@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { checkFunctionNames } from "./names";
 import { codebaseEntry, codebaseEnv, codebasePackageJson, CODEBASE_GITIGNORE, folderState, type CodebaseSpecs } from "./codebase";
+import { copied, replacedTarballs, type TarballCopy } from "./tarballs";
 import { firebaseJsonText, mergeFirebaseJson, refuse, wouldDownloadEmulatorUi } from "./firebase-json";
 import { mergeIndexes } from "./indexes";
 import { mergeRules } from "./rules";
@@ -22,8 +23,17 @@ export interface InitOptions {
   dir: string;
   /** The codebase's name and folder. */
   codebase: string;
-  /** Package specs as given (a version, a range, a tarball path); resolved against the codebase folder. */
+  /** Package specs as package.json names them (tarballs.ts: a version, a range, file:./x.tgz). */
   specs: CodebaseSpecs;
+  /** The tarballs the specs name that init copies into the codebase folder. */
+  tarballs?: TarballCopy[];
+}
+
+/** A tarball init copies into the codebase folder (or finds there already, byte for byte). */
+export interface PlannedCopy extends TarballCopy {
+  /** Relative to the project folder. */
+  path: string;
+  changed: boolean;
 }
 
 export interface FileChange {
@@ -41,6 +51,10 @@ export interface Plan {
   codebase: string;
   /** Every file init writes, changed or not (unchanged ones have before === after). */
   files: FileChange[];
+  /** The tarballs package.json names, copied into the codebase folder. */
+  copies: PlannedCopy[];
+  /** Tarballs of the codebase folder that package.json named before and names no more (relative to the project folder). */
+  removals: string[];
   /** What the user should know (nothing refused, nothing blocked). */
   warnings: string[];
   /** The app's rules file (as firebase.json names it), and the result of its check, for the summary. */
@@ -97,6 +111,8 @@ export function planFiles(options: InitOptions): Plan & { others: CodebaseEntry[
   add("firebase.json", firebaseJsonText(originalJson, merged), [codebaseWhat, ...firestoreWhat].join("; "));
   add(rulesPath, mergeRules(rulesBefore, rulesPath), rulesBefore === undefined ? "the counters' rules" : "the counters' block inside match /databases/{database}/documents, every line of yours kept");
   add(indexesPath, indexes.text, `${indexes.addedIndexes} composite index(es) and ${indexes.addedOverrides} field override(s) of the counters' (the TTL policy of their idempotency records among them)`);
+  const copies = plannedCopies(codebase, codebaseDir, options.tarballs ?? []);
+  const removals = replacedTarballs(read(join(codebaseDir, "package.json")), [FUNCTIONS_PACKAGE, CLI_PACKAGE], [specs.functions, specs.cli], codebaseDir).map((name) => `${codebase}/${name}`);
   const installed = existsSync(join(codebaseDir, "node_modules", ...FUNCTIONS_PACKAGE.split("/"), "package.json"));
   // firebase-tools runs the predeploy steps of every entry without a codebase name on a deploy of ours too
   // (getReleventConfigs in its deploy/lifecycleHooks.js): worth knowing, never changed for the app.
@@ -105,7 +121,20 @@ export function planFiles(options: InitOptions): Plan & { others: CodebaseEntry[
       `firebase.json's codebase "default" (${entry.source ?? "remote"}) names no "codebase", so firebase deploy --only functions:${codebase} runs its predeploy steps too; add "codebase": "default" to it to avoid that`,
     );
   }
-  return { dir, codebase, files, warnings, rulesPath, rulesSummary: "", namesSummary: "", installed, others: merged.others };
+  return { dir, codebase, files, copies, removals, warnings, rulesPath, rulesSummary: "", namesSummary: "", installed, others: merged.others };
+}
+
+/** The copies into the codebase folder; two tarballs of the same name are refused (one would replace the other). */
+function plannedCopies(codebase: string, codebaseDir: string, tarballs: readonly TarballCopy[]): PlannedCopy[] {
+  const copies: PlannedCopy[] = [];
+  for (const tarball of tarballs) {
+    const same = copies.find((c) => c.name === tarball.name);
+    if (same !== undefined && same.source !== tarball.source) {
+      refuse(`${same.source} and ${tarball.source} have the same name, and init copies both into ${codebase}/: rename one`);
+    }
+    if (same === undefined) copies.push({ ...tarball, path: `${codebase}/${tarball.name}`, changed: !copied(codebaseDir, tarball) });
+  }
+  return copies;
 }
 
 /** planFiles, then the checks that run code: the app's codebases' function names, and the merged rules in an emulator. */
@@ -151,6 +180,11 @@ async function checkMergedRules(rules: string, file: string): Promise<string> {
 /** The files init changes (or creates), with the project-relative path. */
 export function changed(plan: Plan): FileChange[] {
   return plan.files.filter((f) => f.before !== f.after);
+}
+
+/** Whether the plan changes anything: a file, a tarball copied, or one removed. */
+export function changesAnything(plan: Plan): boolean {
+  return changed(plan).length > 0 || plan.copies.some((c) => c.changed) || plan.removals.length > 0;
 }
 
 /** A path relative to the project folder, for messages. */

@@ -1,6 +1,6 @@
 // What this command ships with: its own version (the three packages are versioned together, so it is
-// also the functions package an init installs by default), the peer ranges the functions package asks
-// for, and the files it merges into an app (the repository's firestore.rules and firestore.indexes.json,
+// also the functions package an init installs by default), the firebase-functions and firebase-admin ranges
+// a codebase it makes installs, and the files it merges into an app (the repository's firestore.rules and firestore.indexes.json,
 // copied next to the built command by build.mjs). The JSON is read at build time: the bundle carries it.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -11,8 +11,12 @@ export const CLI_NAME = "firestore-exact-counter";
 export const CLI_PACKAGE = cliPackage.name;
 export const VERSION = cliPackage.version;
 export const FUNCTIONS_PACKAGE = functionsPackage.name;
-/** The ranges of firebase-functions and firebase-admin a codebase that re-exports the functions installs. */
-export const FUNCTIONS_PEERS = functionsPackage.peerDependencies;
+/**
+ * The ranges of firebase-functions and firebase-admin a codebase that init makes installs: the ones the
+ * functions are built and tested with (their devDependencies), within their peer ranges (which also take
+ * the firebase-admin 13 of a codebase `firebase init` made).
+ */
+export const FUNCTIONS_TESTED = functionsPackage.devDependencies;
 /** The Node major the functions run on (their engines.node: firebase-tools reads it as the runtime). */
 export const FUNCTIONS_NODE = functionsPackage.engines.node;
 

@@ -8,6 +8,7 @@ import { parseAutoCreateRules } from "../../../functions/src/model/auto-create-r
 import { parseCounterKinds, type KindLimits } from "../../../functions/src/model/kinds";
 import { parseMirrorRules, type MirrorRule } from "../../../functions/src/model/mirror-rules";
 import { matchesEveryIdOf, parseCounterIdPatterns, type Template } from "../../../functions/src/model/patterns";
+import { editDistance } from "../../../functions/src/model/near-names";
 import { envFiles, userEnvs } from "./context";
 import type { CheckResult, Context } from "./types";
 
@@ -114,17 +115,8 @@ function nearMisses(lists: Record<keyof IdParams, Template[]>): string[] {
 
 /** The edit distance between two patterns, a placeholder counting as one character whatever its name. */
 export function distance(a: Template, b: Template): number {
-  const x = [...a.prefix, ...(a.placeholder === null ? [] : ["{}"]), ...a.suffix];
-  const y = [...b.prefix, ...(b.placeholder === null ? [] : ["{}"]), ...b.suffix];
-  let previous = Array.from({ length: y.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= x.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= y.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[y.length]!;
+  const tokens = (t: Template) => [...t.prefix, ...(t.placeholder === null ? [] : ["{}"]), ...t.suffix];
+  return editDistance(tokens(a), tokens(b));
 }
 
 function example(pattern: Template): string {

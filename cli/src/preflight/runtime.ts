@@ -1,6 +1,6 @@
 // The runtime and the functions SDK: the runtime a deploy would choose is supported (and not about to be
-// deprecated), the scripts run on its Node, and firebase-functions is installed, recent enough to have
-// a manifest, and the version package.json declares.
+// deprecated), the scripts run on its Node where the project has it, and firebase-functions is installed,
+// recent enough to have a manifest, and the version package.json declares.
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { errorMessage, nodeValidate, runtimeChoice, supported, versioning } from "../lib/firebase-tools-internals";
@@ -38,16 +38,47 @@ export function checkRuntime(ctx: Context): CheckResult[] {
   } else {
     results.push({ check, status: "ok", message: `${runtime} (${info.friendly}) is supported: ${window}` });
   }
-  const hostMajor = process.versions.node.split(".")[0];
-  const runtimeMajor = runtime.replace(/^nodejs/, "");
-  if (hostMajor !== runtimeMajor) {
-    results.push({
-      check: "local node",
-      status: "warn",
-      message: `this runs on Node ${process.versions.node} but the functions deploy to ${runtime}: run the scripts through npm (npm run …), which puts the project's Node ${runtimeMajor} first on PATH`,
-    });
-  }
+  const local = checkLocalNode(ctx, runtime);
+  if (local !== undefined) results.push(local);
   return results;
+}
+
+/**
+ * The Node that runs this, when it is not the runtime's major. A deploy builds and runs the functions on
+ * the runtime whatever runs here, so that alone is no warning; the emulator runs them on the Node that
+ * runs firebase-tools ("Using node@20 from host": 14.27.0 means to prefer a codebase's own `node`
+ * package, but looks for its version where it never finds one). Only a project that has a Node of the
+ * runtime's major as a package (this repository's devDependency `node`) can do better: npm run puts it
+ * first on PATH, so a bare `node` or `tsx` was not meant (a warning).
+ */
+export function checkLocalNode(ctx: Context, runtime: string, host = process.versions.node): CheckResult | undefined {
+  const runtimeMajor = runtime.replace(/^nodejs/, "");
+  if (host.split(".")[0] === runtimeMajor) return undefined;
+  const check = "local node";
+  const own = [ctx.options.projectDir, ctx.sourceDir].find((dir) => nodePackageMajor(dir) === runtimeMajor);
+  if (own !== undefined) {
+    const where = relative(ctx.options.projectDir, join(own, "node_modules", "node")) || "node_modules/node";
+    return {
+      check,
+      status: "warn",
+      message: `this runs on Node ${host}, not the project's Node ${runtimeMajor} (${where}): run the scripts through npm (npm run …), which puts it first on PATH`,
+    };
+  }
+  return {
+    check,
+    status: "ok",
+    message: `Node ${host} runs this, not Node ${runtimeMajor}: no matter for a deploy, which builds and runs the functions on ${runtime}; the emulator runs them on the Node that runs firebase-tools`,
+  };
+}
+
+/** The major version of the `node` package installed in `dir`'s node_modules (the npm registry's Node binary), if any. */
+function nodePackageMajor(dir: string): string | undefined {
+  try {
+    const pkg = JSON.parse(readFileSync(join(dir, "node_modules", "node", "package.json"), "utf8")) as { version?: unknown };
+    return typeof pkg.version === "string" ? pkg.version.split(".")[0] : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function runtimeSource(ctx: Context): string {

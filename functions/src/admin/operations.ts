@@ -65,8 +65,9 @@ async function run<S extends z.ZodType, R>(
 ): Promise<R> {
   const { app, ...rest } = checkedOptions(options, keys);
   const settings = envSettings();
-  const parsed = schema(settings.limits()).safeParse({ ...args, ...rest });
-  if (!parsed.success) throw new CounterError("invalid-argument", describeIssue(parsed.error));
+  const validate = schema(settings.limits());
+  const parsed = validate.safeParse({ ...args, ...rest });
+  if (!parsed.success) throw new CounterError("invalid-argument", describeIssue(parsed.error, validate));
   const on = appOf(app);
   const databaseId = settings.databaseId();
   await checkDeployedParams(on, databaseId, process.env, "this process's environment");

@@ -3,6 +3,7 @@
 import type { App } from "firebase-admin/app";
 import { defaultApp } from "../default-app";
 import { CounterError } from "../model/errors";
+import { resembles } from "../model/near-names";
 
 /** Every call's last argument may name the firebase-admin app to use (default: the default app). */
 export interface AdminOptions {
@@ -15,8 +16,10 @@ export function checkedOptions(options: unknown, keys: readonly string[]): Recor
   const { app, ...rest } = options as Record<string, unknown>;
   const unknown = Object.keys(rest).filter((key) => !keys.includes(key));
   if (unknown.length > 0) {
-    const known = ["app", ...keys].join(", ");
-    throw new CounterError("invalid-argument", `unknown option ${JSON.stringify(unknown[0]!.slice(0, 32))}: the options are ${known}`);
+    const known = ["app", ...keys];
+    const hint = resembles(unknown[0]!, known);
+    const meant = hint === undefined ? "" : ` (did you mean ${JSON.stringify(hint)}?)`;
+    throw new CounterError("invalid-argument", `unknown option ${JSON.stringify(unknown[0]!.slice(0, 32))}${meant}: the options are ${known.join(", ")}`);
   }
   if (app !== undefined && !isApp(app)) throw new CounterError("invalid-argument", "options.app must be a firebase-admin App (what initializeApp() returns)");
   return options as Record<string, unknown>;

@@ -4,14 +4,14 @@
 // stop the rollup, and a bad rollup setting must not stop the callables.
 import * as logger from "firebase-functions/logger";
 import { autoCreateTarget, parseAutoCreateRules, type AutoCreateTarget } from "../model/auto-create-rules";
-import { kindFor, parseCounterKindRules, type CounterKind, type KindLimits } from "../model/kinds";
+import { callersKindFor, kindFor, parseCounterKindRules, type CounterKind, type KindLimits } from "../model/kinds";
 import { newCounterRule, type NewCounterRule } from "../model/new-counter";
 import { parseExtensionRules, sourcesOfCounter, type ExtensionRule, type ExtensionSource } from "../model/extension-rules";
 import { parseDocumentCounterRules, ruleNaming, type DocumentRule } from "../model/document-rules";
 import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "../model/mirror-rules";
 import { parseCounterIdPatterns, type Template } from "../model/patterns";
 import type { RateLimit } from "../model/ratelimit";
-import { operationLimits, type CounterSettings, type OperationLimits } from "../model/settings";
+import { operationLimits, type ClientSettings, type OperationLimits } from "../model/settings";
 import { HOT_FOR_MS, type GrowthSettings } from "../rollup/growth";
 import { staleAfterMsFor } from "../rollup/plan";
 import {
@@ -132,8 +132,8 @@ export function windowedCounterPatterns(): Template[] {
  * must stay within MAX_SHARDS and MAX_DELTA). A bad rule throws, naming it, for the ids it could match
  * only, so createCounter and incrementCounter, the two operations it bounds, fail loudly for those
  * (logged, `internal`) instead of running as if it were absent: a typo must not hand the shard count and
- * the delta back to clients. Every other counter goes on (kinds.ts, kindFor). The rollup, setMember and
- * the admin callables never read it.
+ * the delta back to clients. Every other counter goes on (kinds.ts, kindFor). The rollup and the admin
+ * callables never read it; setMember reads only a rule's callers (counterCallersKindFor, below).
  */
 export function counterKindFor(counterId: string, limits: KindLimits): CounterKind | undefined {
   return kindFor(parseCounterKindRules("COUNTER_KINDS", counterKinds.value(), limits), counterId);
@@ -260,8 +260,13 @@ export function documentRuleFor(counterId: string): string | undefined {
   return ruleNaming(parseDocumentCounterRules("DOCUMENT_COUNTERS", documentCounters.value()), counterId)?.source;
 }
 
+/** The COUNTER_KINDS rule whose callers decides a callable's call on `counterId` (kinds.ts, callersKindFor). */
+export function counterCallersKindFor(counterId: string, limits: KindLimits): CounterKind | undefined {
+  return callersKindFor(parseCounterKindRules("COUNTER_KINDS", counterKinds.value(), limits), counterId);
+}
+
 /** The counter operations' view of the params, for the callables (model/settings.ts). */
-export const paramSettings: CounterSettings = {
+export const paramSettings: ClientSettings = {
   limits: () => {
     const { defaultShards, maxShards, maxGrownShards, maxDelta, requestTtlMs } = config();
     return { defaultShards, maxShards, maxGrownShards, maxDelta, requestTtlMs } satisfies OperationLimits;
@@ -269,6 +274,7 @@ export const paramSettings: CounterSettings = {
   uniquePatterns: uniqueCounterPatterns,
   windowedPatterns: windowedCounterPatterns,
   kindFor: counterKindFor,
+  callersKindFor: counterCallersKindFor,
   mirrorsFor: mirrorTargetsFor,
   autoCreateFor,
   extensionSourcesFor,

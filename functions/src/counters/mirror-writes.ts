@@ -22,7 +22,8 @@ interface Updater {
 
 /**
  * Writes `value` (0, or a delete) to each target whose snapshot (read with mirrorRefs, in the same order)
- * exists, and warns of the others. The total and, on a windowed counter, every window are all that value
+ * exists, and warns of the others (not for a delete: it has nothing to take from a document that is gone,
+ * such as the post whose deletion deletes its counters). The total and, on a windowed counter, every window are all that value
  * (created or reset: 0; deleted: gone). A window's target on a counter that is not windowed is left as it
  * is, as in the rollup's commit (writeTargets): that counter has no such window, and a 0 there would read
  * as "no views this week" (a WINDOWED_COUNTERS typo would otherwise zero a trending field).
@@ -39,7 +40,7 @@ export function writeMirrors(
     const snap = snaps[i];
     if (target.value !== "total" && !counter.windowed) logWindowOfPlainCounter(counterId, target);
     else if (snap?.exists) tx.update(snap.ref, { [target.field]: value });
-    else logMissingMirror(counterId, target);
+    else if (typeof value === "number") logMissingMirror(counterId, target);
   });
 }
 

@@ -1,7 +1,8 @@
-// incrementCounter: adds a delta (within the counter's kind, COUNTER_KINDS) to a plain counter; a missing
-// one that AUTO_CREATE names creates itself first (counters/operations.ts).
+// incrementCounter: adds a delta (within the counter's kind, COUNTER_KINDS: its maxDelta, and its callers,
+// counters/client-calls.ts) to a plain counter; a missing one that AUTO_CREATE names creates itself first
+// (counters/operations.ts).
 import { paramSettings } from "../config/read";
-import { incrementWith } from "../counters/operations";
+import { clientIncrement } from "../counters/client-calls";
 import { incrementCounterInput } from "../model/schema";
 import { countersDb } from "./deps";
 import { validatedOnCall } from "./oncall";
@@ -10,5 +11,5 @@ export const incrementCounter = validatedOnCall({
   name: "incrementCounter",
   schema: incrementCounterInput,
   rateLimited: true,
-  handler: (input) => incrementWith(countersDb(), paramSettings, input),
+  handler: (input) => clientIncrement(countersDb(), paramSettings, input),
 });

@@ -105,8 +105,9 @@ async function handleCall<S extends z.ZodType, R>(
     // object's prototype instead of a key zod could see. Refuse it like any other unknown field.
     throw new HttpsError("invalid-argument", 'unknown field "__proto__": not part of this request');
   }
-  const parsed = spec.schema({ maxShards: settings.maxShards, maxGrownShards: settings.maxGrownShards, maxDelta: settings.maxDelta }).safeParse(request.data);
-  if (!parsed.success) throw new HttpsError("invalid-argument", describeIssue(parsed.error));
+  const schema = spec.schema({ maxShards: settings.maxShards, maxGrownShards: settings.maxGrownShards, maxDelta: settings.maxDelta });
+  const parsed = schema.safeParse(request.data);
+  if (!parsed.success) throw new HttpsError("invalid-argument", describeIssue(parsed.error, schema));
 
   await publishParams({ by: spec.name });
   try {

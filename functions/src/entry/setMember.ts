@@ -1,7 +1,8 @@
-// setMember: the signed-in caller joins or leaves a unique counter (counters/members.ts); a missing one
-// that AUTO_CREATE names creates itself first (counters/operations.ts).
+// setMember: the signed-in caller joins or leaves a unique counter (counters/members.ts) as COUNTER_KINDS'
+// callers allows (counters/client-calls.ts); a missing one that AUTO_CREATE names creates itself first
+// (counters/operations.ts).
 import { paramSettings } from "../config/read";
-import { setMemberWith } from "../counters/operations";
+import { clientSetMember } from "../counters/client-calls";
 import { setMemberInput } from "../model/schema";
 import { countersDb } from "./deps";
 import { validatedOnCall } from "./oncall";
@@ -13,6 +14,6 @@ export const setMember = validatedOnCall({
   rateLimited: true,
   handler: (input, { uid }) => {
     if (uid === null) throw new Error("setMember ran without a signed-in user"); // validatedOnCall refuses that first
-    return setMemberWith(countersDb(), paramSettings, input, uid);
+    return clientSetMember(countersDb(), paramSettings, input, uid);
   },
 });

@@ -1,7 +1,7 @@
 // Errors the counter operations report to callers. They carry a callable error code but no Firebase
 // Functions import, so store code stays usable from scripts; entry/oncall.ts turns them into HttpsError.
 
-export type CounterErrorCode = "not-found" | "already-exists" | "aborted" | "failed-precondition" | "invalid-argument";
+export type CounterErrorCode = "not-found" | "already-exists" | "aborted" | "failed-precondition" | "invalid-argument" | "permission-denied";
 
 export class CounterError extends Error {
   constructor(

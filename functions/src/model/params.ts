@@ -115,8 +115,10 @@ export const PARAMS = {
     default: COUNTER_DEFAULTS.COUNTER_KINDS,
     description:
       "Shapes the server declares for counter ids, so clients cannot choose them: rules ID_PATTERN=SPEC, " +
-      "comma-separated, SPEC being shards:N and/or maxDelta:N separated by ; (e.g. post-{id}-likes=shards:20," +
-      "post-{id}-views=shards:50;maxDelta:1). The first matching rule applies; reshardCounter is not bound by it.",
+      "comma-separated, SPEC being shards:N, maxDelta:N and callers:add|none separated by ; (e.g. post-{id}-likes=shards:20," +
+      "post-{id}-views=shards:50;maxDelta:1;callers:add). callers:add lets the callables only add; callers:none leaves " +
+      "creating and moving the counter to the app's own functions (the admin entry). The first matching rule applies; " +
+      "reshardCounter is not bound by it.",
   },
   EXTENSION_COUNTERS: {
     kind: "string",

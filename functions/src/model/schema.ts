@@ -1,6 +1,7 @@
 // The shapes that cross a boundary: callable request data (validated with zod, every message naming its
 // field and never echoing the value) and the stored counter document.
 import { z } from "zod";
+import { resembles } from "./near-names";
 
 /** counterId and requestId: 1–128 characters of [A-Za-z0-9_-] (docs/api.md). */
 export const ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
@@ -95,16 +96,26 @@ export const storedCounter = z.object({
 
 const MAX_KEY_CHARS = 32;
 
-/** One short, field-naming sentence for the first problem zod found. Values are never echoed. */
-export function describeIssue(error: z.ZodError): string {
+/**
+ * One short, field-naming sentence for what zod found. An unknown field comes first, with the field it
+ * resembles when `schema` has one (a `counterID` also makes `counterId` missing: the typo is the cause).
+ * Values are never echoed.
+ */
+export function describeIssue(error: z.ZodError, schema?: z.ZodType): string {
+  const unknown = error.issues.find((i) => i.code === "unrecognized_keys");
+  if (unknown !== undefined) return unknownFields(unknown.keys, schema instanceof z.ZodObject ? Object.keys(schema.shape) : []);
   const issue = error.issues[0];
   if (issue === undefined) return "data is invalid";
-  if (issue.code === "unrecognized_keys") {
-    const keys = issue.keys.map((k) => JSON.stringify(k.slice(0, MAX_KEY_CHARS))).join(", ");
-    return `unknown field${issue.keys.length > 1 ? "s" : ""} ${keys}: not part of this request`;
-  }
   const field = issue.path.map(String).join(".");
   if (field === "") return issue.message;
   // Our messages start with the field name; zod's built-in ones (rare) get it prefixed.
   return issue.message.startsWith(field) ? issue.message : `${field}: ${issue.message}`;
+}
+
+/** `unknown field "counterID" (did you mean "counterId"?)`, or `unknown field "x": not part of this request` when none of `known` resembles it. */
+function unknownFields(keys: readonly string[], known: readonly string[]): string {
+  const hints = keys.map((key) => resembles(key, known));
+  const named = keys.map((key, i) => `${JSON.stringify(key.slice(0, MAX_KEY_CHARS))}${hints[i] === undefined ? "" : ` (did you mean ${JSON.stringify(hints[i])}?)`}`);
+  const tail = hints.some((hint) => hint !== undefined) ? "" : ": not part of this request";
+  return `unknown field${keys.length > 1 ? "s" : ""} ${named.join(", ")}${tail}`;
 }

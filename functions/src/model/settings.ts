@@ -55,6 +55,11 @@ export interface CounterSettings {
   documentRuleFor(counterId: string): string | undefined;
 }
 
+/** What the callables read besides: the kind whose callers decides what a client may do (kinds.ts, callersKindFor). */
+export interface ClientSettings extends CounterSettings {
+  callersKindFor(counterId: string, limits: KindLimits): CounterKind | undefined;
+}
+
 /** What a counter is created as. */
 export interface NewCounter {
   numShards: number;
