@@ -15,15 +15,14 @@ const FOLDERS = "<rootDir>/{functions,client,cli,scripts,examples/*}/test";
 
 const tier = (name) => ({
   displayName: name,
-  preset: "ts-jest",
   testEnvironment: "node",
   rootDir: __dirname,
   testMatch: [`${FOLDERS}/*.${TIERS[name]}.ts`],
   // A pure test is any *.test.ts that no other tier's suffix claims.
   testPathIgnorePatterns: ["/node_modules/", ...(name === "pure" ? ["\\.(emulator|browser|app)\\.test\\.ts$"] : [])],
   transform: {
-    // Transpiled file by file (isolatedModules in tsconfig.json): `npm run typecheck` checks the types once.
-    "^.+\\.ts$": ["ts-jest", { tsconfig: "<rootDir>/tsconfig.json" }],
+    // Transpiled file by file by esbuild (ts-transform.cjs): `npm run typecheck` checks the types once.
+    "^.+\\.tsx?$": `${HELPERS}/ts-transform.cjs`,
     [`/node_modules/(${ESM_ONLY.join("|")})/.+\\.js$`]: `${HELPERS}/esm-to-cjs.cjs`,
   },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join("|")})/)`],
