@@ -1,6 +1,6 @@
 // A counter and a like button for Android, in Kotlin: the same rules as the web client
 // (client/src/coverage.ts for increments, client/src/member-coverage.ts for likes), explained in
-// docs/app.md.
+// docs/native.md.
 //
 // NOT COMPILED OR TESTED HERE: this repository has no Android or Gradle toolchain. Every API below was
 // read in the SDK's source instead (list at the end of this header), on the firebase-android-sdk main
@@ -12,7 +12,7 @@
 // What each model does, as the web client does: nothing before the first snapshot, nothing for a counter
 // that does not exist, one key per tap retried on everything but a refusal (8 attempts, backoff 250 ms
 // doubling to 8 s, equal jitter), every tap settled (its writeTime, or taken back, also when the scope is
-// cancelled), listeners removed by close(). The retry table of docs/app.md ("What a lost connection looks
+// cancelled), listeners removed by close(). The retry table of docs/native.md ("What a lost connection looks
 // like") says why INTERNAL and exceptions that are not FirebaseFunctionsException are retried.
 //
 // Sources (github.com/firebase/firebase-android-sdk):

@@ -1,6 +1,6 @@
 // A counter and a like button for Flutter, in Dart: the same rules as the web client
 // (client/src/coverage.ts for increments, client/src/member-coverage.ts for likes), explained in
-// docs/app.md.
+// docs/native.md.
 //
 // NOT COMPILED OR TESTED HERE: this repository has no Flutter or Dart toolchain. Every API below was read
 // in the plugins' source instead (list at the end of this header), on the flutterfire main branch in
@@ -10,7 +10,7 @@
 // What each model does, as the web client does: nothing before the first snapshot, nothing for a counter
 // that does not exist, one key per tap retried on everything but a refusal (8 attempts, backoff 250 ms
 // doubling to 8 s, equal jitter), every tap settled (its writeTime, or taken back, also on dispose()),
-// listeners cancelled by dispose(). The retry table of docs/app.md ("What a lost connection looks like")
+// listeners cancelled by dispose(). The retry table of docs/native.md ("What a lost connection looks like")
 // says why 'unknown', 'unavailable' and errors that are not FirebaseFunctionsException are retried.
 //
 // Sources (github.com/firebase/flutterfire):

@@ -1,5 +1,5 @@
 // An app's own trigger that deletes a post's counters when the post is deleted, with the counters' admin
-// entry (docs/app.md, "Counters that go with their document"): after it, a like or a view of the deleted
+// entry (docs/admin.md, "Counters that go with their document"): after it, a like or a view of the deleted
 // post answers not-found, and AUTO_CREATE makes no new counter for it (the post is gone). The event is
 // delivered at least once and retried on failure: a counter already deleted (by an earlier delivery, or
 // never created) answers not-found, which is nothing to do; any other error is thrown, so the platform

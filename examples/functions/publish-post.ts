@@ -1,7 +1,7 @@
 // An app's own Cloud Function that publishes a post and creates the post's two counters in its own code,
 // with the counters' admin entry: no callable round trip, no service user, and CREATE_POLICY=admin stays
 // closed to clients. The counters' shapes come from the params this codebase's environment gives the
-// admin entry (docs/app.md, "From your own functions"): UNIQUE_COUNTERS=post-{id}-likes makes the likes
+// admin entry (docs/admin.md, "From your own functions"): UNIQUE_COUNTERS=post-{id}-likes makes the likes
 // counter unique, WINDOWED_COUNTERS=post-{id}-views the views counter windowed, and MIRRORS starts
 // posts/{id}.likeCount and .views at 0. Run by functions/test/admin.emulator.test.ts.
 import { FieldValue, getFirestore } from "firebase-admin/firestore";

@@ -1,6 +1,6 @@
 // A counter and a like button for iOS, in Swift: the same rules as the web client
 // (client/src/coverage.ts for increments, client/src/member-coverage.ts for likes), explained in
-// docs/app.md.
+// docs/native.md.
 //
 // NOT COMPILED OR TESTED HERE: this repository has no Xcode or iOS toolchain. Every API below was read in
 // the SDK's source instead (list at the end of this header), on the firebase-ios-sdk main branch in
@@ -12,7 +12,7 @@
 // What each model does, as the web client does: nothing before the first snapshot, nothing for a counter
 // that does not exist, one key per tap retried on everything but a refusal (8 attempts, backoff 250 ms
 // doubling to 8 s, equal jitter), every tap settled (its writeTime, or taken back), listeners removed by
-// stop(). The retry table of docs/app.md ("What a lost connection looks like") says why any error outside
+// stop(). The retry table of docs/native.md ("What a lost connection looks like") says why any error outside
 // FunctionsErrorDomain is retried.
 //
 // Sources (github.com/firebase/firebase-ios-sdk):

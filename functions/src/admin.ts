@@ -1,5 +1,5 @@
 // @firestore-exact-counter/functions/admin: the counters' operations for an app's own Cloud Functions and
-// scripts, with admin rights and no callable round trip (docs/app.md, "From your own functions"): the same
+// scripts, with admin rights and no callable round trip (docs/admin.md, "From your own functions"): the same
 // validation, param rules, answers and error codes as the callables (admin/operations.ts); a refusal throws
 // a CounterError whose `code` is the callable's. And the maintenance runs the firestore-exact-counter
 // command line is made of (admin/maintenance.ts, admin/documents.ts): reconcile, migrateExtension and

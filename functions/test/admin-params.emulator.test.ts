@@ -1,4 +1,4 @@
-// The admin entry's copy of the params against the counters codebase's as deployed (docs/app.md, "Where
+// The admin entry's copy of the params against the counters codebase's as deployed (docs/admin.md, "Where
 // the admin entry's rules come from"), against the Firestore emulator: the counters codebase publishes the
 // values it runs with (entry/publish-params.ts), and the admin entry, in a process that is not the counters
 // codebase (this file loads the admin entry and the publisher, never the functions' main entry), refuses a

@@ -46,8 +46,8 @@ describe("publishPost, an app's function that creates its post's counters with t
     await expect(call(functions.incrementCounter, { counterId: `post-${postId}-views` }, USER)).resolves.toMatchObject({ applied: true });
   });
 
-  it("is the function docs/app.md shows, as written", () => {
-    const doc = readFileSync(join(REPO, "docs", "app.md"), "utf8");
+  it("is the function docs/admin.md shows, as written", () => {
+    const doc = readFileSync(join(REPO, "docs", "admin.md"), "utf8");
     const file = readFileSync(join(REPO, "examples", "functions", "publish-post.ts"), "utf8");
     expect(doc).toContain("```ts\n" + file.slice(file.indexOf("import { FieldValue")) + "```");
   });

@@ -1,4 +1,4 @@
-// AUTO_CREATE with conditions on its document (docs/app.md, "Counters that create themselves"), wrapped,
+// AUTO_CREATE with conditions on its document (docs/admin.md, "Counters that create themselves"), wrapped,
 // against the real Firestore emulator: `ac-{id}-likes=acposts/{id}[published==true]` creates a post's likes
 // counter only while the post exists and is published. A draft post (or one whose field is missing, or holds
 // the text "true") answers not-found with the very message of a post that does not exist, and nothing is

@@ -1,5 +1,5 @@
 // Counters that go with their document: an app's onDocumentDeleted trigger (examples/functions/
-// delete-post-counters.ts, shown in docs/app.md) deletes a post's counters through the admin entry, wrapped
+// delete-post-counters.ts, shown in docs/admin.md) deletes a post's counters through the admin entry, wrapped
 // and against the real Firestore emulator: the counters and everything under them go, a like or a view of
 // the deleted post is then not-found (AUTO_CREATE makes nothing for it: the post is gone), a second
 // delivery of the same event and a post whose counters were never made are nothing to do, the mirrors on
@@ -17,7 +17,7 @@ import { fft } from "../../test/helpers/wrapped";
 beforeAll(requireEmulators);
 jest.setTimeout(120_000);
 
-const REPO = join(__dirname, "..", "..", "..");
+const REPO = join(__dirname, "..", "..");
 
 withParam("UNIQUE_COUNTERS", "post-{id}-likes");
 withParam("WINDOWED_COUNTERS", "post-{id}-views");
@@ -105,8 +105,8 @@ describe("deletePostCounters, an app's trigger that deletes a post's counters wi
     expect(await documentsUnder(`post-${postId}-views`)).toEqual([]);
   });
 
-  it("is the function docs/app.md shows, as written", () => {
-    const doc = readFileSync(join(REPO, "docs", "app.md"), "utf8");
+  it("is the function docs/admin.md shows, as written", () => {
+    const doc = readFileSync(join(REPO, "docs", "admin.md"), "utf8");
     const file = readFileSync(join(REPO, "examples", "functions", "delete-post-counters.ts"), "utf8");
     expect(doc).toContain("```ts\n" + file.slice(file.indexOf("import { onDocumentDeleted")) + "```");
   });

@@ -3,7 +3,7 @@
 // environment (functions/src/model/env-settings.ts), that is, from its own .env files. Where they differ from the
 // counters codebase's, the two sides would create counters of different shapes (a likes counter plain on
 // one side, unique on the other), so the deploy stops here, naming each param and both files
-// (docs/app.md, "Where the admin entry's rules come from").
+// (docs/admin.md, "Where the admin entry's rules come from").
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { COUNTER_PARAM_DEFAULTS, COUNTER_PARAM_NAMES } from "../../../functions/src/model/params";
@@ -48,7 +48,7 @@ export function checkAdminSettings(ctx: Context): CheckResult {
       status: "fail",
       message:
         `${problems.join("; ")}: the admin entry in codebase ${names} would create counters of another shape than the callables. ` +
-        `Give it the counters' values (${env.base}, ${env.project}) in its own .env files (docs/app.md)`,
+        `Give it the counters' values (${env.base}, ${env.project}) in its own .env files (docs/admin.md)`,
     };
   }
   return { check, status: "ok", message: `codebase ${names} uses the admin entry with the counters' values of ${COUNTER_PARAM_NAMES.length} params` };

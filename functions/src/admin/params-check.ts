@@ -1,5 +1,5 @@
 // The admin entry's copy of the params, compared with the counters codebase's as deployed before its first
-// write (docs/app.md, "Where the admin entry's rules come from"): the counters codebase publishes them
+// write (docs/admin.md, "Where the admin entry's rules come from"): the counters codebase publishes them
 // (entry/publish-params.ts, model/deployed-params.ts), and a copy that differs (an app's codebase deployed
 // alone with an old .env, a script run with a stale one) is refused with failed-precondition, naming each
 // param, both values and where each comes from, before anything is written: no likes counter made plain,

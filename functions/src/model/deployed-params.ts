@@ -1,7 +1,7 @@
 // The params an app's own code must share with the counters codebase (model/params.ts, COUNTER_PARAM_NAMES:
 // what decides a counter's shape and what one call may do, the database, the extension's fields), as the
 // counters codebase publishes them and as the admin entry compares its own copy with them before its first
-// write (docs/app.md, "Where the admin entry's rules come from"). The published document lives under the
+// write (docs/admin.md, "Where the admin entry's rules come from"). The published document lives under the
 // `counters` collection, below an id that no counter can have (`~` is not a counter-id character), whose
 // parent document never exists: no listing of counters (reconcile, its count(), the sweeps' queries)
 // returns it, and clients may not read it (firestore.rules closes every subcollection of `counters`). Pure:
@@ -67,6 +67,6 @@ export function staleParamsMessage(differences: readonly ParamDifference[], sour
   const each = differences.map((d) => `${d.name} is ${JSON.stringify(d.here)} in ${sources.here} but ${JSON.stringify(d.deployed)} in the counters codebase as deployed`);
   return (
     `${each.join("; ")} (${sources.deployed}): this copy of the params is stale, and nothing was written. ` +
-    `Give this process the counters codebase's values (its .env files), as docs/app.md says ("Where the admin entry's rules come from")`
+    `Give this process the counters codebase's values (its .env files), as docs/admin.md says ("Where the admin entry's rules come from")`
   );
 }

@@ -3,7 +3,7 @@
 // params (config/params.ts) would make firebase-tools ask the app's codebase for every one of them; and for
 // the tools, which read a codebase's .env files. The same names, defaults (params.ts), ranges
 // (param-rules.ts) and parsers as the callables', read when an operation needs them, so a value means the
-// same thing on both sides; docs/app.md says where the values come from. Pure.
+// same thing on both sides; docs/admin.md says where the values come from. Pure.
 import { autoCreateTarget, parseAutoCreateRules } from "./auto-create-rules";
 import { parseExtensionRules, sourcesOfCounter } from "./extension-rules";
 import { parseDocumentCounterRules, ruleNaming } from "./document-rules";
@@ -54,5 +54,5 @@ export function envSettings(env: NodeJS.ProcessEnv = process.env): EnvSettings {
 }
 
 function settingError(problem: string): string {
-  return `${problem}: set it in the environment of this process, the same value as in the counters codebase's .env (docs/app.md)`;
+  return `${problem}: set it in the environment of this process, the same value as in the counters codebase's .env (docs/admin.md)`;
 }
