@@ -35,6 +35,10 @@ module.exports = {
       sourcefile: filename,
       sourcemap: "external",
       tsconfigRaw: TSCONFIG,
+      // import() becomes require(), as it does in TypeScript's CommonJS: jest's module runtime runs a real
+      // import() only under --experimental-vm-modules, and the CLI loads what a run needs with import()
+      // (cli/src/lib/rules-check.ts), which the preflight's tests run in-process.
+      supported: { "dynamic-import": false },
     });
     for (const [helper, text] of [["__defProp(", DEF_PROP], ["__toESM(", TO_ESM]]) {
       if (code.includes(helper) && !code.includes(text)) {
