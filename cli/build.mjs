@@ -8,12 +8,13 @@
 // firebase-tools (the app's, found at run time). Each command's module runs only when that command does.
 import { build } from "esbuild";
 import { copyFileSync, mkdirSync, rmSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");
-const lib = join(here, "lib");
+// Into lib/, or the folder given (the CLI's tests run a bundle of their own: cli/test/commands.test.ts).
+const lib = process.argv[2] === undefined ? join(here, "lib") : resolve(process.argv[2]);
 
 rmSync(lib, { recursive: true, force: true });
 mkdirSync(lib, { recursive: true });
