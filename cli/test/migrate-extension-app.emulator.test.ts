@@ -22,11 +22,12 @@ import { FieldPath } from "firebase-admin/firestore";
 import { FunctionsError } from "firebase/functions";
 import { REPO_ROOT } from "../../scripts/lib/firebase-cli";
 import { runNode } from "../../test/helpers/run";
-import { E2E_PROJECT, functionsErrorCode, isTransportFailure, signedInClient, withConcurrency, type Client } from "../../test/helpers/client";
+import { E2E_PROJECT, isTransportFailure, signedInClient, withConcurrency, type Client } from "../../test/helpers/client";
 import { e2eAdminDb } from "../../test/helpers/admin";
 import { requireEmulators, requireFunctionsEmulator } from "../../test/helpers/emulators";
 import { shardSumIn } from "../../test/helpers/documents";
 import { localParams, type LocalParams } from "../../test/helpers/local-params";
+import { untilPublished } from "../../test/helpers/published-params";
 import { appCollection, incrementFields, SHARDS, withSeed, workerPartial } from "../../test/helpers/extension";
 import { createCounter } from "../../functions/src/counters/create";
 import { incrementCounter } from "../../functions/src/counters/increment";
@@ -94,18 +95,6 @@ async function untilFolding(): Promise<number> {
     await sleep(1000);
   }
   return written;
-}
-
-/**
- * The reloaded codebase publishes its params for the admin entry on its first callable call (in production the
- * sweep does it within a minute too; the emulator runs no schedule): until then the admin entry finds the
- * values an earlier test file's call published, and migrate-extension refuses them as stale, writing nothing.
- * One call that counts nothing (a counter no rule creates: not-found) publishes them, as a deploy's first
- * user does.
- */
-async function untilPublished(): Promise<void> {
-  const user = await signedInClient();
-  expect(await functionsErrorCode(user.call("incrementCounter", { counterId: `${C}-publish`, delta: 1, requestId: `publish-${C}` }))).toBe("functions/not-found");
 }
 
 /** After the restore: waits until a rollup commits without the test's mirror (the reload is done), so later test files meet the committed params. */
@@ -355,7 +344,7 @@ it(`moves ${PAGES} extension counters exactly as the guide says, while old and n
     params.set(PARAMS);
     Object.assign(process.env, PARAMS);
     const probe: Page = { id: "probe", exists: true, devices: ["probe-device"], visits: await untilFolding(), shares: 0 };
-    await untilPublished();
+    await untilPublished(db, PARAMS);
     phase("reload");
 
     const during = oldClients(pages, random, 2);

@@ -7,6 +7,7 @@ import { functionsErrorCode, isTransportFailure, signedInClient, type Client } f
 import { e2eAdminDb, waitFor } from "../../test/helpers/admin";
 import { pathsUnderIn, shardSumIn } from "../../test/helpers/documents";
 import { localParam, type LocalParam } from "../../test/helpers/local-params";
+import { untilPublished } from "../../test/helpers/published-params";
 import * as adminEntry from "../src/admin";
 
 jest.setTimeout(300_000);
@@ -21,6 +22,7 @@ let user: Client;
 let admin: Client;
 let kindsParam: LocalParam;
 let serial = 0;
+const savedKinds = process.env.COUNTER_KINDS;
 
 const viewsId = () => `e2e-kind-${Date.now()}x${serial++}-views`;
 const total = async (counterId: string) => (await db.doc(`counters/${counterId}`).get()).get("total") as unknown;
@@ -48,6 +50,8 @@ beforeAll(async () => {
 afterAll(async () => {
   try {
     kindsParam.restore();
+    if (savedKinds === undefined) delete process.env.COUNTER_KINDS;
+    else process.env.COUNTER_KINDS = savedKinds;
     // Leave the emulator serving the committed params for the tests that run next.
     await untilReloaded(shardsAre(Number(process.env.DEFAULT_SHARDS)));
   } finally {
@@ -60,6 +64,9 @@ describe(`COUNTER_KINDS=${KINDS}`, () => {
   beforeAll(async () => {
     kindsParam.set(KINDS);
     await untilReloaded(shardsAre(7));
+    // The app's own code (the admin entry, in this process) runs with the codebase's values, as it must.
+    process.env.COUNTER_KINDS = KINDS;
+    await untilPublished(db, { COUNTER_KINDS: KINDS });
   });
 
   it("creates a matching id with the declared shards, whoever creates it", async () => {

@@ -16,6 +16,7 @@ import { E2E_PROJECT, withConcurrency } from "../../test/helpers/client";
 import { firestoreHost, requireEmulators, requireFunctionsEmulator } from "../../test/helpers/emulators";
 import { withSeed } from "../../test/helpers/document-writes";
 import { localParams, type LocalParams } from "../../test/helpers/local-params";
+import { untilPublished } from "../../test/helpers/published-params";
 
 jest.setTimeout(600_000);
 
@@ -75,6 +76,7 @@ beforeAll(async () => {
   params = localParams(Object.keys(PARAMS));
   params.set(PARAMS);
   await untilCounting();
+  await untilPublished(db, PARAMS);
 });
 
 afterAll(async () => {
