@@ -11,6 +11,7 @@ import { newCounterRuleOf } from "../../../functions/src/model/new-counter";
 import { EXIT, integerValue, lastValue, readArgv, UsageError, type Command } from "../lib/cli";
 import { answers } from "../lib/firestore-emulator";
 import { configuredFirestoreHost, countersSourceDir, firebasercProject, projectDir, ProjectError, readFirebaseJson, runningParams } from "../lib/project";
+import { loadAdminEntry } from "../lib/admin-entry";
 
 const PROGRESS_EVERY_MS = 2_000;
 /** The shell's code for a run stopped by Ctrl-C (128 + SIGINT). */
@@ -134,7 +135,7 @@ async function run(args: Args): Promise<number> {
     }
     process.env.METADATA_SERVER_DETECTION ??= "none";
   }
-  const [{ deleteApp, initializeApp }, { backfillDocuments }] = await Promise.all([import("firebase-admin/app"), import("@firestore-exact-counter/functions/admin")]);
+  const [{ deleteApp, initializeApp }, { backfillDocuments }] = await loadAdminEntry();
   const app = initializeApp({ projectId: args.project }, `backfill-${Date.now()}`);
   const started = Date.now();
   let lastProgress = started;

@@ -14,6 +14,7 @@ import { paramProblem } from "../../../functions/src/model/param-rules";
 import { EXIT, integerValue, lastValue, readArgv, UsageError, type Command } from "../lib/cli";
 import { answers } from "../lib/firestore-emulator";
 import { configuredFirestoreHost, countersSourceDir, firebasercProject, ProjectError, readFirebaseJson, runningParams } from "../lib/project";
+import { loadAdminEntry } from "../lib/admin-entry";
 
 const HELP = `Usage: firestore-exact-counter migrate-extension --document <pattern> --field <field> --counter <id-pattern>
          [--dry-run] [--project <id>] [--database <id>] [--dir <folder>] [--concurrency <n>] [--quiet]
@@ -242,7 +243,7 @@ async function run(args: Args): Promise<number> {
     }
     process.env.METADATA_SERVER_DETECTION ??= "none";
   }
-  const [{ deleteApp, initializeApp }, { migrateExtension }] = await Promise.all([import("firebase-admin/app"), import("@firestore-exact-counter/functions/admin")]);
+  const [{ deleteApp, initializeApp }, { migrateExtension }] = await loadAdminEntry();
   const app = initializeApp({ projectId: args.project }, `migrate-extension-${Date.now()}`);
   const env = { ...args.params, DATABASE_ID: args.database };
 

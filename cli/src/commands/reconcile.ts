@@ -13,6 +13,7 @@ import { parseDocumentCounterRules } from "../../../functions/src/model/document
 import { answers } from "../lib/firestore-emulator";
 import { configuredFirestoreHost, countersSourceDir, firebasercProject, projectDir, ProjectError, readFirebaseJson, runningParams } from "../lib/project";
 import { progressLine } from "../lib/progress";
+import { loadAdminEntry } from "../lib/admin-entry";
 
 /** A progress line on stderr at most this often (a run over 100,000 counters takes minutes). */
 const PROGRESS_EVERY_MS = 2_000;
@@ -158,7 +159,7 @@ async function run(args: Args): Promise<number> {
     console.error(env);
     return EXIT.usage;
   }
-  const [{ initializeApp }, { countCounters, reconcile }] = await Promise.all([import("firebase-admin/app"), import("@firestore-exact-counter/functions/admin")]);
+  const [{ initializeApp }, { countCounters, reconcile }] = await loadAdminEntry();
   // Which counters, and where: what the count and the run share.
   const selection: ToolOptions & Parameters<typeof countCounters>[0] = {
     app: initializeApp({ projectId: args.project }),

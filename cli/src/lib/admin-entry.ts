@@ -1,0 +1,13 @@
+// What reconcile, backfill and migrate-extension run: the admin SDK and the functions' admin entry, loaded
+// when a run starts (--help and argument mistakes load neither). The entry's code logs through
+// firebase-functions' logger, which writes its debug and info lines to stdout with the console it finds when
+// it loads: they go to stderr, so that stdout carries the command's report alone (reconcile --json is read
+// a line at a time).
+import type * as AdminApp from "firebase-admin/app";
+import type * as AdminEntry from "@firestore-exact-counter/functions/admin";
+
+export async function loadAdminEntry(): Promise<[typeof AdminApp, typeof AdminEntry]> {
+  console.debug = console.error;
+  console.info = console.error;
+  return await Promise.all([import("firebase-admin/app"), import("@firestore-exact-counter/functions/admin")]);
+}
