@@ -17,6 +17,9 @@ const tier = (name) => ({
   displayName: name,
   testEnvironment: "node",
   rootDir: __dirname,
+  // What jest reads of the tree: the packages and the tests, not .cache/ (the copies of apps that tests make
+  // and remove while another run may be reading the tree) nor the apps' own node_modules.
+  roots: ["functions", "client", "cli", "scripts", "examples", "test"].map((dir) => `<rootDir>/${dir}`),
   testMatch: [`${FOLDERS}/*.${TIERS[name]}.ts`],
   // A pure test is any *.test.ts that no other tier's suffix claims.
   testPathIgnorePatterns: ["/node_modules/", ...(name === "pure" ? ["\\.(emulator|browser|app)\\.test\\.ts$"] : [])],

@@ -543,7 +543,7 @@ describe("preflight", () => {
 
     it("passes when it gives the counters' params the counters' values", async () => {
       const check = await adminCheck(appUsingAdmin("UNIQUE_COUNTERS=post-{id}-likes\n"));
-      expect(check).toEqual({ check: "admin settings", status: "ok", message: 'codebase "default" uses the admin entry with the counters\' values of 12 params' });
+      expect(check).toEqual({ check: "admin settings", status: "ok", message: 'codebase "default" uses the admin entry with the counters\' values of 13 params' });
     });
   });
 });
