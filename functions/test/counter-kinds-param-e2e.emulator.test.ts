@@ -39,6 +39,24 @@ async function untilReloaded(check: (outcome: unknown) => boolean): Promise<void
   }
 }
 
+/**
+ * Waits until incrementCounter runs with the new COUNTER_KINDS too. A worker started after .env.local changed
+ * reads the new values (createCounter's, when it had none idle), while a worker of another function left idle
+ * from before serves with the old ones until the emulator has loaded the functions again and stopped it: so a
+ * views counter's increment beyond maxDelta:1 must be refused before the tests run (each try on a fresh counter).
+ */
+async function untilIncrementsBounded(): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const counterId = viewsId();
+    await user.call("createCounter", { counterId }).catch(() => undefined);
+    const outcome = await user.call("incrementCounter", { counterId, delta: 2 }).catch((e: unknown) => e);
+    if (outcome instanceof FunctionsError && outcome.code === "functions/invalid-argument") return;
+    if (Date.now() - started > RELOAD_MS) throw new Error(`incrementCounter did not reload with the new COUNTER_KINDS: ${String(outcome)}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
 const shardsAre = (n: number) => (outcome: unknown) => (outcome as { numShards?: unknown }).numShards === n;
 
 beforeAll(async () => {
@@ -64,6 +82,7 @@ describe(`COUNTER_KINDS=${KINDS}`, () => {
   beforeAll(async () => {
     kindsParam.set(KINDS);
     await untilReloaded(shardsAre(7));
+    await untilIncrementsBounded();
     // The app's own code (the admin entry, in this process) runs with the codebase's values, as it must.
     process.env.COUNTER_KINDS = KINDS;
     await untilPublished(db, { COUNTER_KINDS: KINDS });
