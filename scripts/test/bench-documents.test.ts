@@ -11,6 +11,7 @@ import {
   expectedNaiveDrift,
   naiveLags,
   nextOperation,
+  oursHops,
   oursLags,
   truthOf,
   type CommentWrite,
@@ -113,6 +114,8 @@ describe("lag of a counted change", () => {
     expect(oursLags([w], older, parents)).toMatchObject({ count: 0, uncovered: 1 });
     // Writes that change no count have no lag.
     expect(oursLags([{ ...w, delta: 0 }], records, parents)).toMatchObject({ count: 0, uncovered: 0 });
+    // The lag's two hops: to the shard write that applied it, and from there to the total.
+    expect(oursHops([w], records, parents)).toMatchObject({ toShard: { count: 1, p50: 400 }, shardToTotal: { count: 1, p50: 700 } });
   });
 
   it("the usual trigger: to its update on the first delivery", () => {

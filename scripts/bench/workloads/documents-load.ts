@@ -10,9 +10,8 @@
 // - the usual ±1 trigger (naive/src/documents.ts) on the naive counter of the post.
 // Measured as documents-measure.ts says, against the documents themselves.
 import { randomUUID } from "node:crypto";
-import type { DocumentReference, DocumentSnapshot, Firestore, Timestamp } from "firebase-admin/firestore";
+import type { Timestamp } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
-import { versionAt, versionJustAfter } from "../../../functions/src/model/document-records";
 import { parseDocumentCounterRules } from "../../../functions/src/model/document-rules";
 import { documentTriggers } from "../../../functions/src/model/document-triggers";
 import { microsCeil } from "../../../functions/src/model/time";
@@ -26,15 +25,14 @@ import { paced, seededRandom } from "../pace";
 import { caughtUp, watchParents, type PhaseResult } from "../recorder";
 import { withConcurrency } from "../../lib/concurrency";
 import { counterIdFor, phasePrefixOf, type BenchContext } from "./context";
+import { readComments, writeComment } from "./documents-comments";
 import { watchRecords, watchShards } from "./documents-watch";
 import {
-  applyOperation,
-  countOf,
   driftOf,
   exactSinceUs,
   expectedNaiveDrift,
   naiveLags,
-  nextOperation,
+  oursHops,
   oursLags,
   truthOf,
   type CommentWrite,
@@ -73,6 +71,8 @@ export interface DocumentPhase {
   rule: string | null;
   rollupDeliveries: DeliveryStats | null;
   shardWritesMerged: number;
+  /** Ours: the lag's two hops (documents-measure.ts, oursHops). */
+  hops: ReturnType<typeof oursHops> | null;
 }
 
 interface CommentEvent {
@@ -159,67 +159,6 @@ function handlersFor(wrapped: WrappedFunctions, rule: string | null, instances: 
   });
 }
 
-interface Comment {
-  ref: DocumentReference;
-  counterId: string;
-  post: string;
-  id: string;
-  data(): Record<string, unknown> | undefined;
-  /** Runs a write of this comment after its previous one, from the snapshot that one left. */
-  next(write: (before: DocumentSnapshot) => Promise<DocumentSnapshot>): Promise<void>;
-}
-
-/** The comments of the phase, each read once (none exists yet): the first write's before snapshot. */
-async function readComments(db: Firestore, load: DocumentLoad, postOf: (i: number) => string, ids: readonly string[]): Promise<Comment[]> {
-  const refs = Array.from({ length: load.posts * load.commentsPerPost }, (_, n) => {
-    const post = Math.floor(n / load.commentsPerPost);
-    return { ref: db.doc(`${postOf(post)}/comments/c${n % load.commentsPerPost}`), counterId: ids[post]!, post: postOf(post).split("/")[1]!, id: `c${n % load.commentsPerPost}` };
-  });
-  const snaps = await db.getAll(...refs.map((r) => r.ref));
-  return refs.map((r, i) => {
-    let last: DocumentSnapshot = snaps[i]!;
-    let queue: Promise<unknown> = Promise.resolve();
-    return {
-      ...r,
-      data: () => (last.exists ? last.data() : undefined),
-      next(write) {
-        const run = queue.then(async () => {
-          last = await write(last);
-        });
-        queue = run.catch(() => undefined);
-        return run;
-      },
-    };
-  });
-}
-
-/** One write of `comment` drawn by the mix (documents-measure.ts), with its after snapshot. */
-async function writeComment(comment: Comment, before: DocumentSnapshot, random: () => number, text: string): Promise<{ write: CommentWrite & { time: Timestamp }; after: DocumentSnapshot }> {
-  const was = before.exists ? before.data() : undefined;
-  const op = nextOperation(was, random);
-  const now = applyOperation(was, op, text);
-  const result =
-    op.kind === "create"
-      ? await comment.ref.create(now!)
-      : op.kind === "delete"
-        ? await comment.ref.delete({ exists: true })
-        : await comment.ref.update(op.kind === "toggle" ? { status: op.status } : { text });
-  const after = await comment.ref.get();
-  if (op.kind === "delete" ? after.exists : after.updateTime?.isEqual(result.writeTime) !== true) {
-    throw new Error(`comment ${comment.ref.path} was written by someone else during the benchmark`);
-  }
-  const write = {
-    counterId: comment.counterId,
-    path: comment.ref.path,
-    delta: countOf(now) - countOf(was),
-    version: op.kind === "delete" ? versionJustAfter(before.updateTime!) : versionAt(result.writeTime),
-    writtenAtUs: microsCeil(result.writeTime),
-    deliveries: 0,
-    time: result.writeTime,
-  };
-  return { write, after };
-}
-
 interface Measured {
   rollup: Rollup;
   counters: readonly Counter[];
@@ -248,7 +187,8 @@ async function measure(m: Measured): Promise<DocumentPhase> {
     totals.set(counter.id, final?.total ?? 0);
     parentWrites += final?.writes ?? 0;
     const states = m.watch.states(counter.id);
-    statesSeen += states.length;
+    // The usual trigger's counters were created at 0 before the phase: their first state is no write.
+    statesSeen += states.filter((state) => state.writes > 0).length;
     parents.set(counter.id, states);
     const exact = truth.get(counter.id) ?? 0;
     const since = states.length === 0 && exact === 0 ? 0 : exactSinceUs(states, exact);
@@ -291,5 +231,6 @@ async function measure(m: Measured): Promise<DocumentPhase> {
     rule: m.rule,
     rollupDeliveries: m.rollupDeliveries,
     shardWritesMerged: m.merged,
+    hops: m.records === null ? null : oursHops(m.writes, m.records, parents),
   };
 }

@@ -102,6 +102,25 @@ export function oursLags(writes: readonly CommentWrite[], records: ReadonlyMap<s
   return { ...summarize(lags), uncovered };
 }
 
+/**
+ * Where our lag goes, per counted change: from the comment's write to the shard write that applied it (the
+ * document trigger's delivery and work), and from that shard write to the total (rollupTotal's delivery, its
+ * slot and commit). Only the changes both hops are known for.
+ */
+export function oursHops(writes: readonly CommentWrite[], records: ReadonlyMap<string, readonly RecordSeen[]>, parents: ReadonlyMap<string, readonly ParentSeen[]>): { toShard: Summary; shardToTotal: Summary } {
+  const toShard: number[] = [];
+  const shardToTotal: number[] = [];
+  for (const w of writes) {
+    if (w.delta === 0) continue;
+    const applied = (records.get(w.path) ?? []).find((r) => r.version >= w.version);
+    const shown = applied === undefined ? undefined : (parents.get(w.counterId) ?? []).find((p) => p.coveredUntilUs !== null && p.coveredUntilUs >= applied.atUs);
+    if (applied === undefined || shown === undefined) continue;
+    toShard.push(Math.max(0, (applied.atUs - w.writtenAtUs) / 1000));
+    shardToTotal.push(Math.max(0, (shown.atUs - applied.atUs) / 1000));
+  }
+  return { toShard: summarize(toShard), shardToTotal: summarize(shardToTotal) };
+}
+
 /** Lags of the usual trigger's counted changes: to its update on the first delivery. */
 export function naiveLags(writes: readonly CommentWrite[]): LagResult {
   const lags: number[] = [];

@@ -71,7 +71,7 @@ export const documents: Workload<DocumentsResult> = {
       p.rollupDeliveries === null
         ? []
         : [
-            `Ours: rollupTotal got ${int(p.rollupDeliveries.deliveries)} deliveries (${int(p.rollupDeliveries.duplicates)} duplicates, ${int(p.rollupDeliveries.retries)} retried) of the shard writes the document trigger made; ${p.shardWritesMerged === 0 ? "the shard listeners saw every shard write as its own state" : `the shard listeners merged ${int(p.shardWritesMerged)} shard write(s) into a later state (one rollup event fewer each)`}.`,
+            `Ours: rollupTotal got ${int(p.rollupDeliveries.deliveries)} deliveries (${int(p.rollupDeliveries.duplicates)} duplicates, ${int(p.rollupDeliveries.retries)} retried) of the shard writes the document trigger made; ${p.shardWritesMerged === 0 ? "the shard listeners saw every shard write as its own state" : `the shard listeners merged ${int(p.shardWritesMerged)} shard write(s) into a later state (one rollup event fewer each)`}. ${hopsLine(p)}`,
             "",
           ],
     ),
@@ -158,6 +158,12 @@ function documentsTable(r: DocumentsResult): string {
     ]),
     1,
   );
+}
+
+function hopsLine(p: DocumentPhase): string {
+  if (p.hops === null) return "";
+  const { toShard, shardToTotal } = p.hops;
+  return `Where the lag went: from the comment's write to the shard write that applied it (the document trigger's delivery and work) p50 ${ms(toShard.p50)} ms, p99 ${ms(toShard.p99)} ms; from that shard write to the total (rollupTotal's delivery, its slot and commit) p50 ${ms(shardToTotal.p50)} ms, p99 ${ms(shardToTotal.p99)} ms.`;
 }
 
 function backfillLine(b: BackfillResult): string {
