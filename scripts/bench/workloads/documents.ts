@@ -6,6 +6,7 @@
 // that holds it, and the cost per counted change, all in. Then the backfill's throughput on existing comments
 // (documents-backfill.ts). The run fails if our drift is not 0 or the backfill is not exact.
 import { allInRows, type AllInRow } from "../allin";
+import { outcomeLines } from "../costs";
 import type { CallableOps } from "../callable";
 import { ROLLUPS } from "../counters";
 import { dollars, fixed, int, markdownTable, ms } from "../format";
@@ -123,7 +124,8 @@ export const documents: Workload<DocumentsResult> = {
     const row = oursRow(allInRows(results.costs));
     if (row === undefined || row.vsNaive === null) return [];
     return [
-      `Workload 11, per 1,000,000 counted changes (a comment created, deleted, published or unpublished; its rows of the tables above count those as increments), all in: ours ${dollars(row.allIn)} (the document trigger's invocations, reads and writes, and rollupTotal's, with both functions' instance time), the usual ±1 trigger ${dollars(row.allIn / row.vsNaive)}: ${fixed(row.vsNaive, 2)}×. Every write of a comment invokes both triggers, counted or not; the comment's own write is the app's, the same for both, and left out.`,
+      ...outcomeLines(results.costs.find((c) => c.workload === DOCUMENTS_WORKLOAD && c.rollup === "ours")),
+      `Workload 11, per 1,000,000 counted changes (a comment created, deleted, published or unpublished; its rows of the tables above count those as increments), all in: ours ${dollars(row.allIn)} (the document trigger's invocations, reads and writes, and rollupTotal's, with both functions' instance time), the usual ±1 trigger ${dollars(row.allIn / row.vsNaive)}: ${fixed(row.vsNaive, 2)}×. Every write of a comment invokes both triggers, counted or not; the comment's own write is the app's, the same for both, and left out. In the table above, the document trigger's invocations are the outcomes "document trigger: …" (counted: it wrote the record and a shard; covered: a duplicate or late event, read and found applied; unchanged: the write changed no count), the rest are rollupTotal's.`,
       "",
     ];
   },
