@@ -94,7 +94,7 @@ describe("drift against the documents", () => {
 describe("lag of a counted change", () => {
   it("ours: to the first parent state whose read time covers the record state that applied it (its own, or a later write's)", () => {
     const w = write({ writtenAtUs: 1_000_000, version: "2026-01-01T00:00:01.000000000Z" });
-    const records = new Map([["posts/1/comments/a", [{ path: "posts/1/comments/a", version: "2026-01-01T00:00:01.000000000Z", atUs: 1_400_000 }]]]);
+    const records = new Map([["posts/1/comments/a", [{ path: "posts/1/comments/a", version: "2026-01-01T00:00:01.000000000Z", counted: 1, atUs: 1_400_000 }]]]);
     const parents = new Map([
       [
         "c",
@@ -106,14 +106,21 @@ describe("lag of a counted change", () => {
     ]);
     expect(oursLags([w], records, parents)).toMatchObject({ count: 1, p50: 1100, uncovered: 0 });
     // Applied by a later write's observation (a delete, versioned just after the create), the create's event covered.
-    const later = new Map([["posts/1/comments/a", [{ path: "posts/1/comments/a", version: "2026-01-01T00:00:01.000000000Z+", atUs: 1_900_000 }]]]);
+    const later = new Map([["posts/1/comments/a", [{ path: "posts/1/comments/a", version: "2026-01-01T00:00:01.000000000Z+", counted: 1, atUs: 1_900_000 }]]]);
     expect(oursLags([w], later, parents)).toMatchObject({ count: 1, p50: 1100 });
     // No record of it yet, or no total that covers it: never in the total.
     expect(oursLags([w], new Map(), parents)).toMatchObject({ count: 0, uncovered: 1 });
-    const older = new Map([["posts/1/comments/a", [{ path: "posts/1/comments/a", version: "2026-01-01T00:00:00.500000000Z", atUs: 900_000 }]]]);
+    const older = new Map([["posts/1/comments/a", [{ path: "posts/1/comments/a", version: "2026-01-01T00:00:00.500000000Z", counted: 1, atUs: 900_000 }]]]);
     expect(oursLags([w], older, parents)).toMatchObject({ count: 0, uncovered: 1 });
     // Writes that change no count have no lag.
     expect(oursLags([{ ...w, delta: 0 }], records, parents)).toMatchObject({ count: 0, uncovered: 0 });
+    // Undone before its events came (published, then unpublished; the unpublish applied first): the record never
+    // counted it and no shard moved, so the total held it when the record did.
+    const undone = new Map([["posts/1/comments/a", [{ path: "posts/1/comments/a", version: "2026-01-01T00:00:02.000000000Z", counted: 0, atUs: 2_500_000 }]]]);
+    expect(oursLags([w], undone, parents)).toMatchObject({ count: 1, p50: 1500, uncovered: 0 });
+    // A state that moved nothing after one that did: the total holds it once it covers the one that did, and not before it applied.
+    const after = new Map([["posts/1/comments/a", [records.get("posts/1/comments/a")![0]!, { path: "posts/1/comments/a", version: "2026-01-01T00:00:03.000000000Z", counted: 1, atUs: 2_600_000 }]]]);
+    expect(oursLags([{ ...w, version: "2026-01-01T00:00:02.500000000Z" }], after, parents)).toMatchObject({ count: 1, p50: 1600 });
     // The lag's two hops: to the shard write that applied it, and from there to the total.
     expect(oursHops([w], records, parents)).toMatchObject({ toShard: { count: 1, p50: 400 }, shardToTotal: { count: 1, p50: 700 } });
   });

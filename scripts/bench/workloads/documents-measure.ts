@@ -8,7 +8,8 @@
 // - ours: the document trigger applies W when D's record (counters/{id}/exactCounterDocuments/{key}) first
 //   holds a version ≥ v: W's own observation, or a later write's that covers it. The record is written in the
 //   same batch as the shard, so that state's update time is the shard write's commit time; the total holds W
-//   from the first parent state whose `rollup.readTime` is at or after it (the product's coverage rule).
+//   from the first parent state whose `rollup.readTime` is at or after the last record state of D, up to that
+//   one, that moved the count (the product's coverage rule), and not before W is applied (oursApplied).
 // - the usual trigger: its update of the total, on W's first delivery (the handler answers its commit time).
 // Both end at a commit time on the emulator's clock; the lag is that minus t.
 import type { Summary } from "../stats";
@@ -69,10 +70,11 @@ export interface CommentWrite {
   naiveAppliedAtUs?: number;
 }
 
-/** A state of a document's record, as a listener saw it. */
+/** A state of a document's record, as a listener saw it: its version, what the document counts, its update time. */
 export interface RecordSeen {
   path: string;
   version: string;
+  counted: number;
   atUs: number;
 }
 
@@ -88,35 +90,52 @@ export interface LagResult extends Summary {
   uncovered: number;
 }
 
+/**
+ * When the total first holds our counted change `w` (µs), or undefined: the record state that applied it
+ * (header) and the shard write its count last moved with. A state whose `counted` is the one before it moved
+ * no shard (a change undone before its events came, a late event of a deleted comment): then the total
+ * holds `w` as soon as it covers the last state that did (none: the count never moved, and holds it at once).
+ */
+function oursApplied(w: CommentWrite, records: ReadonlyMap<string, readonly RecordSeen[]>, parents: ReadonlyMap<string, readonly ParentSeen[]>): { appliedUs: number; shownUs: number } | undefined {
+  const states = records.get(w.path) ?? [];
+  const at = states.findIndex((r) => r.version >= w.version);
+  if (at === -1) return undefined;
+  let moved: RecordSeen | undefined;
+  for (let i = 0; i <= at; i++) if (states[i]!.counted !== (i === 0 ? 0 : states[i - 1]!.counted)) moved = states[i];
+  const appliedUs = states[at]!.atUs;
+  if (moved === undefined) return { appliedUs, shownUs: appliedUs };
+  const movedUs = moved.atUs;
+  const shown = (parents.get(w.counterId) ?? []).find((p) => p.coveredUntilUs !== null && p.coveredUntilUs >= movedUs);
+  return shown === undefined ? undefined : { appliedUs, shownUs: Math.max(appliedUs, shown.atUs) };
+}
+
 /** Lags of our counted changes (header): `records` by document path, `parents` by counter id, each in time order. */
 export function oursLags(writes: readonly CommentWrite[], records: ReadonlyMap<string, readonly RecordSeen[]>, parents: ReadonlyMap<string, readonly ParentSeen[]>): LagResult {
   const lags: number[] = [];
   let uncovered = 0;
   for (const w of writes) {
     if (w.delta === 0) continue;
-    const applied = (records.get(w.path) ?? []).find((r) => r.version >= w.version);
-    const shown = applied === undefined ? undefined : (parents.get(w.counterId) ?? []).find((p) => p.coveredUntilUs !== null && p.coveredUntilUs >= applied.atUs);
-    if (shown === undefined) uncovered++;
-    else lags.push(Math.max(0, (shown.atUs - w.writtenAtUs) / 1000));
+    const applied = oursApplied(w, records, parents);
+    if (applied === undefined) uncovered++;
+    else lags.push(Math.max(0, (applied.shownUs - w.writtenAtUs) / 1000));
   }
   return { ...summarize(lags), uncovered };
 }
 
 /**
- * Where our lag goes, per counted change: from the comment's write to the shard write that applied it (the
- * document trigger's delivery and work), and from that shard write to the total (rollupTotal's delivery, its
- * slot and commit). Only the changes both hops are known for.
+ * Where our lag goes, per counted change: from the comment's write to the record state that applied it (the
+ * document trigger's delivery and work; its shard write, if any, is in the same batch), and from there to the
+ * total (rollupTotal's delivery, its slot and commit). Only the changes the total holds.
  */
 export function oursHops(writes: readonly CommentWrite[], records: ReadonlyMap<string, readonly RecordSeen[]>, parents: ReadonlyMap<string, readonly ParentSeen[]>): { toShard: Summary; shardToTotal: Summary } {
   const toShard: number[] = [];
   const shardToTotal: number[] = [];
   for (const w of writes) {
     if (w.delta === 0) continue;
-    const applied = (records.get(w.path) ?? []).find((r) => r.version >= w.version);
-    const shown = applied === undefined ? undefined : (parents.get(w.counterId) ?? []).find((p) => p.coveredUntilUs !== null && p.coveredUntilUs >= applied.atUs);
-    if (applied === undefined || shown === undefined) continue;
-    toShard.push(Math.max(0, (applied.atUs - w.writtenAtUs) / 1000));
-    shardToTotal.push(Math.max(0, (shown.atUs - applied.atUs) / 1000));
+    const applied = oursApplied(w, records, parents);
+    if (applied === undefined) continue;
+    toShard.push(Math.max(0, (applied.appliedUs - w.writtenAtUs) / 1000));
+    shardToTotal.push((applied.shownUs - applied.appliedUs) / 1000);
   }
   return { toShard: summarize(toShard), shardToTotal: summarize(shardToTotal) };
 }

@@ -72,7 +72,7 @@ export function watchRecords(db: Firestore, ids: readonly string[]) {
           const doc = change.doc;
           const path = doc.get("document") as string;
           const atUs = microsCeil(doc.updateTime);
-          (seen.get(path) ?? seen.set(path, []).get(path)!).push({ path, version: doc.get("version") as string, atUs });
+          (seen.get(path) ?? seen.set(path, []).get(path)!).push({ path, version: doc.get("version") as string, counted: doc.get("counted") as number, atUs });
           latest.set(doc.ref.path, atUs);
         }
       },
