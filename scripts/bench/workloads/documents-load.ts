@@ -210,7 +210,8 @@ async function measure(m: Measured): Promise<DocumentPhase> {
     counters: m.counters.length,
     increments: counted,
     parentWrites,
-    drift: drift.net,
+    // Σ |total − exact count|: a +1 too many on one post and a −1 on another are two wrong counts, not none.
+    drift: drift.absolute,
     countersWithDrift: drift.counters,
     settledExactly: drift.absolute === 0,
     lagFrom: "commit",
