@@ -20,6 +20,11 @@ export const WRAPPED_PROJECT = "demo-counter-bench-wrapped";
  * query finds exactly the workload's windowed counters, and no trigger runs on their writes.
  */
 export const MIDNIGHT_PROJECT = "demo-counter-bench-midnight";
+/**
+ * Where workload 11 times the backfill (workloads/documents-backfill.ts): a project of its own, so the backfill
+ * finds exactly its documents, no trigger runs on its writes, and no function has published params there.
+ */
+export const BACKFILL_PROJECT = "demo-counter-bench-backfill";
 
 /**
  * Puts the functions' params into process.env as the functions emulator does (functions/.env, then

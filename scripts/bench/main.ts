@@ -13,7 +13,7 @@ import { BENCH_CONFIG, BENCH_EMULATORS, BENCH_PROJECT } from "./env";
 import { DEFAULT_OUT_DIR, helpText, parseOptions, type BenchOptions } from "./options";
 import { emulatorLogPath } from "./ops";
 import { OPTIONS_ENV, SAY_TAG } from "./say";
-import { FLAGS } from "./workloads";
+import { FLAGS, WORKLOADS } from "./workloads";
 
 async function main(parsed: BenchOptions): Promise<number> {
   // Paths given on the command line are relative to where it was typed; the default folder is the
@@ -101,4 +101,5 @@ function tail(path: string, lines: number): string {
   }
 }
 
-runCli("bench", helpText(FLAGS), (argv) => parseOptions(argv, FLAGS), main);
+const ids = WORKLOADS.map((w) => w.id);
+runCli("bench", helpText(FLAGS, ids), (argv) => parseOptions(argv, FLAGS, ids), main);

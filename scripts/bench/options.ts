@@ -2,7 +2,7 @@
 // each workload's in its file, in the list's order), parsed once outside the emulators (main.ts) and
 // handed to the run inside them (run.ts) as JSON.
 import { PARAMS } from "../../functions/src/model/params";
-import { integerOption, lastValue, readArgv } from "../../cli/src/lib/cli";
+import { integerOption, lastValue, readArgv, UsageError } from "../../cli/src/lib/cli";
 
 export interface Flag {
   key: string;
@@ -34,6 +34,8 @@ export interface BenchOptions {
   publish: boolean;
   /** Every sized flag's value, by its key: the shared ones below and each workload's (workloads/). */
   sizes: Record<string, number>;
+  /** `--only`: the ids of the workloads to run (the warm-up and the capacity still run); absent: every one. */
+  only?: string[];
 }
 
 /** rollupTotal's concurrency as deployed by default (functions/src/model/params.ts): what one instance takes at once. */
@@ -62,7 +64,7 @@ export const DEFAULT_OUT_DIR = "bench-results";
 /** The results page, in <out>/ and, with --publish, in docs/ (with the workloads' plots beside it). */
 export const RESULTS_PAGE = "benchmark-results.md";
 
-export function helpText(flags: readonly Flag[]): string {
+export function helpText(flags: readonly Flag[], ids: readonly string[] = []): string {
   const rows = flags.map((f) => `  ${`${f.flag} <n>`.padEnd(30)}${f.help} (default ${f.full}; --quick ${f.quick})`);
   return `Usage: npm run bench -- [options]
        node --import tsx scripts/bench/main.ts [options]
@@ -78,19 +80,23 @@ emulator's delivery and under production-like delivery), prints tables, writes <
   --out <dir>                   results folder (default ${DEFAULT_OUT_DIR}/)
   --publish                     also write the page and the plots into docs/ (the committed copies; a
                                 --quick run's page says so in its header)
+  --only <ids>                  run only these workloads (comma-separated ids: ${ids.join(", ")}); its page
+                                says so in its header (not with --publish)
 ${rows.join("\n")}
   -h, --help                    this text
 
-Exit code: 0 when every workload completed, our rollup's drift is 0 everywhere and workload 10's midnight
-commit moved every windowed counter; 1 otherwise; 2 on bad arguments.`;
+Exit code: 0 when every workload completed, our rollup's drift is 0 everywhere (workload 11: every document
+counter equals its documents, after the live load and after the backfill) and workload 10's midnight commit
+moved every windowed counter; 1 otherwise; 2 on bad arguments.`;
 }
 
-/** Parses argv; throws UsageError (cli/src/lib/cli.ts) on anything it does not understand. */
-export function parseOptions(argv: string[], flags: readonly Flag[]): BenchOptions | "help" {
+/** Parses argv; throws UsageError (cli/src/lib/cli.ts) on anything it does not understand (`ids`: the workloads `--only` may name). */
+export function parseOptions(argv: string[], flags: readonly Flag[], ids: readonly string[] = []): BenchOptions | "help" {
   const read = readArgv(argv, {
     flags: ["--quick", "--publish"],
     values: {
       "--out": "a results folder",
+      "--only": "workload ids, comma-separated",
       ...Object.fromEntries(flags.map((f) => [f.flag, range(f)])),
     },
   });
@@ -98,7 +104,12 @@ export function parseOptions(argv: string[], flags: readonly Flag[]): BenchOptio
   const quick = read.flags.has("--quick");
   const sizes: Record<string, number> = {};
   for (const f of flags) sizes[f.key] = integerOption(read, f.flag, { min: f.min, max: f.max ?? Number.MAX_SAFE_INTEGER }, quick ? f.quick : f.full);
-  return { quick, outDir: lastValue(read, "--out") ?? DEFAULT_OUT_DIR, publish: read.flags.has("--publish"), sizes };
+  const onlyValue = lastValue(read, "--only");
+  const only = onlyValue?.split(",").map((id) => id.trim());
+  const unknown = only?.filter((id) => !ids.includes(id)) ?? [];
+  if (only !== undefined && read.flags.has("--publish")) throw new UsageError("--publish replaces the whole results page in docs/: run every workload for it, not --only");
+  if (unknown.length > 0) throw new UsageError(`--only: no workload ${unknown.map((id) => JSON.stringify(id)).join(", ")}; the workloads are ${ids.join(", ")}`);
+  return { quick, outDir: lastValue(read, "--out") ?? DEFAULT_OUT_DIR, publish: read.flags.has("--publish"), sizes, ...(only === undefined ? {} : { only }) };
 }
 
 /** Every sized flag with the value this run used, in the order of --help (for the results page). */

@@ -31,7 +31,7 @@ export function resultsPage(r: BenchResults, plots: readonly Pick<RenderedPlot, 
       ? "**A `--quick` run**: smoke-test sizes, seconds of load each. Its numbers show that every workload runs and that the totals are exact; they say little about lag, coalescing or cost. A full run (`npm run bench -- --publish`) replaces this page."
       : "A full run (`npm run bench -- --publish`).",
     "",
-    `- **Run**: ${quick ? "`--quick`" : "full"}, started ${r.startedAt}, finished ${r.finishedAt} (${fixed(r.seconds, 0)} s)`,
+    `- **Run**: ${quick ? "`--quick`" : "full"}${r.options.only === undefined ? "" : `, only \`--only ${r.options.only.join(",")}\``}, started ${r.startedAt}, finished ${r.finishedAt} (${fixed(r.seconds, 0)} s)`,
     `- **Machine**: ${machineLine(r.machine)}`,
     `- **Rollup interval**: ${r.intervalMs} ms (\`ROLLUP_INTERVAL_MS\`)`,
     "",

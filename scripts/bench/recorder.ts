@@ -137,6 +137,8 @@ export interface PhaseResult {
   deliveries: DeliveryStats | null;
   counters: number;
   increments: number;
+  /** Events delivered, where they are not the increments (workload 11: every write of a comment, counted or not). */
+  events?: number;
   /** Exact parent writes by the rollup during the phase (see header). */
   parentWrites: number;
   /** Σ over the phase's counters of (total − Σ shards) once events settled. */

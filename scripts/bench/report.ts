@@ -83,7 +83,7 @@ export function deliveriesTable(phases: readonly PhaseResult[]): string {
   const rows = phases.flatMap((p) =>
     p.deliveries === null
       ? []
-      : [[p.workload, p.rollup, p.delivery, int(p.increments), int(p.deliveries.deliveries), int(p.deliveries.duplicates), int(p.deliveries.retries), int(p.deliveries.maxInFlight)]],
+      : [[p.workload, p.rollup, p.delivery, int(p.events ?? p.increments), int(p.deliveries.deliveries), int(p.deliveries.duplicates), int(p.deliveries.retries), int(p.deliveries.maxInFlight)]],
   );
   return markdownTable(["workload", "rollup", "delivery", "events", "deliveries", "duplicates", "retried", "most in flight"], rows, 3);
 }

@@ -22,7 +22,7 @@ import { machineLine, renderReport } from "./report";
 import { machine, type BenchResults } from "./results";
 import { sleep } from "./pace";
 import { OPTIONS_ENV, say } from "./say";
-import { phasesOf, ran, targetsOf, WORKLOADS } from "./workloads";
+import { phasesOf, ran, selected, targetsOf, WORKLOADS } from "./workloads";
 import { emulatorCapacity } from "./workloads/capacity";
 import { step, type BenchContext } from "./workloads/context";
 import { drainFunctionsQueue, emulatorDelivery } from "./workloads/phase";
@@ -49,12 +49,12 @@ async function main(): Promise<number> {
   const ctx: BenchContext = { app, db: getFirestore(app), options, intervalMs: rollupIntervalMs(), runId: startedAt.getTime().toString(36) };
   const shared = sharedSizes(options);
   const host = machine();
-  say(`bench: ${options.quick ? "quick" : "full"} run on ${machineLine(host)}; rollup interval ${ctx.intervalMs} ms`);
+  say(`bench: ${options.quick ? "quick" : "full"} run${options.only === undefined ? "" : ` of ${options.only.join(", ")} only`} on ${machineLine(host)}; rollup interval ${ctx.intervalMs} ms`);
 
   // Each workload's answer per stage it ran in, collected once all have run.
   const parts = new Map<string, unknown[]>();
   const stage = async (on: On) => {
-    for (const w of WORKLOADS.filter((w) => w.stages.includes(on.stage))) parts.set(w.id, [...(parts.get(w.id) ?? []), await w.run(ctx, on)]);
+    for (const w of selected(options.only).filter((w) => w.stages.includes(on.stage))) parts.set(w.id, [...(parts.get(w.id) ?? []), await w.run(ctx, on)]);
   };
   // First: its cold samples restart every functions worker, which would undo the warm-up.
   await stage({ stage: "first" });

@@ -14,7 +14,8 @@ import { allInRows } from "../bench/allin";
 import { smallDollars } from "../bench/format";
 import { machineLine } from "../bench/report";
 import type { BenchResults } from "../bench/results";
-import { FLAGS, ran, targetsOf } from "../bench/workloads";
+import { FLAGS, ran, selected, targetsOf, WORKLOADS } from "../bench/workloads";
+import { documents } from "../bench/workloads/documents";
 import { HOT_PLOT_FILE } from "../bench/workloads/hot";
 import { PLOT_FILE } from "../bench/workloads/sustained";
 import { windowsTargets } from "../bench/workloads/windows";
@@ -63,7 +64,7 @@ describe("the benchmark's results page", () => {
     expect(full).toContain("A full run");
   });
 
-  it("holds every table of the run: capacity, one row per phase, deliveries, workloads 4 to 10, costs, targets", () => {
+  it("holds every table of the run: capacity, one row per phase, deliveries, workloads 4 to 11, costs, targets", () => {
     const page = write(RECORDED);
     expect(page).toContain(`Emulator delivery capacity: ${RECORDED.capacity.eventsPerSecond.toFixed(0)} events/s`);
     for (const phase of RECORDED.phases) expect(page).toContain(`| ${phase.workload} | ${phase.rollup} | ${phase.delivery} | ${phase.counters} |`);
@@ -73,7 +74,7 @@ describe("the benchmark's results page", () => {
     const n = (value: number) => value.toLocaleString("en-US");
     const delivered = RECORDED.phases.filter((p) => p.deliveries !== null);
     expect(delivered.length).toBeGreaterThan(0);
-    for (const p of delivered) expect(page).toContain(`| ${p.workload} | ${p.rollup} | ${p.delivery} | ${n(p.increments)} | ${n(p.deliveries!.deliveries)} |`);
+    for (const p of delivered) expect(page).toContain(`| ${p.workload} | ${p.rollup} | ${p.delivery} | ${n(p.events ?? p.increments)} | ${n(p.deliveries!.deliveries)} |`);
     expect(page).toMatch(/Workload 5, mirrors on/);
     expect(page).toMatch(/Workload 6, likes on unique counters/);
     expect(page).toMatch(/Workload 7, cold start/);
@@ -85,6 +86,11 @@ describe("the benchmark's results page", () => {
     expect(page).toMatch(/^\| windowed \| production-like \| /m);
     expect(page).toMatch(/Per 1,000,000 increments on idle counters: plain \$[\d.]+, windowed \$[\d.]+: windows add/);
     expect(page).toMatch(/^\| naive \(plain\) \| production-like \| /m);
+    expect(page).toMatch(/Workload 11, document counters \(benchDocPosts/);
+    expect(page).toMatch(/^\| ours \(document trigger \+ rollupTotal\) \| 4 \| 40 \| 30 \| /m);
+    expect(page).toMatch(/^\| the usual ±1 trigger \| 4 \| 40 \| 30 \| /m);
+    expect(page).toContain("200 seen and 150 counted in 2.0 s: 100 documents/s");
+    expect(page).toMatch(/Workload 11, per 1,000,000 counted changes .* all in: ours \$[\d.]+ .* the usual ±1 trigger \$[\d.]+: [\d.]+×/);
     // The all-in table: a row per counted phase (workload 4's calls are not counted), with the ratio to its naive row.
     expect(page).toContain("All in, per 1,000,000 increments");
     for (const row of allInRows(RECORDED.costs)) expect(page).toContain(`| ${row.workload} | ${row.rollup} | ${row.delivery} | `);
@@ -105,6 +111,33 @@ describe("the benchmark's results page", () => {
     expect(windowsTargets(foundAgain).map((t) => t.met)).toEqual([true, true, false]);
     expect(windowsTargets({ ...w, windowsDrift: 1 })[0]!.met).toBe(false);
     expect(windowsTargets({ ...w, phases: { ...w.phases, windowed: { ...w.phases.windowed, drift: 1 } } })[0]!.met).toBe(false);
+  });
+
+  it("judges workload 11: our drift 0, the usual trigger's as its duplicates, lag p99, the backfill exact and idempotent, the cost ratio; fails the run on our drift or the backfill", () => {
+    const d = W.documents;
+    const met = (result: typeof d) => documents.targets!(result, { intervalMs: RECORDED.intervalMs }).map((t) => [t.target.split(":")[1]!.trim().split(" ")[0], t.met]);
+    expect(met(d)).toEqual([["drift,", true], ["lag", true], ["drift,", true], ["the", true]]);
+    const drifted = { ...d, phases: d.phases.map((p) => (p.phase.rollup === "ours" ? { ...p, drift: { net: 0, absolute: 2, counters: 2 } } : p)) };
+    expect(met(drifted)[0]).toEqual(["drift,", false]);
+    expect(documents.failures!(drifted)).toEqual(["workload 11: 2 document counter(s) differ from their documents by 2 in all"]);
+    const late = { ...d, phases: d.phases.map((p) => (p.phase.rollup === "ours" ? { ...p, phase: { ...p.phase, lagMs: { ...p.phase.lagMs, p99: 2500 } } } : p)) };
+    expect(met(late)[1]).toEqual(["lag", false]);
+    const again = { ...d, backfill: { ...d.backfill, second: { ...d.backfill.second, counted: 1 } } };
+    expect(met(again)[3]).toEqual(["the", false]);
+    expect(documents.failures!(again)).toEqual(["workload 11: a second backfill changed counts"]);
+    expect(documents.failures!(d)).toEqual([]);
+    const cost = documents.costTargets!(allInRows(RECORDED.costs));
+    expect(cost).toHaveLength(1);
+    expect(cost[0]!.target).toBe("workload 11: a counted change, ours all in ≤ 2× the usual ±1 trigger all in");
+  });
+
+  it("runs only the workloads --only names, never with --publish, and refuses an unknown one", () => {
+    const ids = WORKLOADS.map((w) => w.id);
+    expect(parseOptions(["--quick", "--only", "documents,mirrors"], FLAGS, ids)).toMatchObject({ only: ["documents", "mirrors"] });
+    expect(selected(["documents"]).map((w) => w.id)).toEqual(["documents"]);
+    expect(selected(undefined)).toBe(WORKLOADS);
+    expect(() => parseOptions(["--only", "document"], FLAGS, ids)).toThrow(/--only: no workload "document"; the workloads are/);
+    expect(() => parseOptions(["--only", "documents", "--publish"], FLAGS, ids)).toThrow(/not --only/);
   });
 
   it("judges workload 1's targets on workload 1 only, not on workload 10's rows", () => {

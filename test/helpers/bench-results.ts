@@ -11,6 +11,8 @@ import type { DeliveryLabel, PhaseResult } from "../../scripts/bench/recorder";
 import type { BenchResults } from "../../scripts/bench/results";
 import { FLAGS, phasesOf, ran, targetsOf } from "../../scripts/bench/workloads";
 import type { ColdStartResult } from "../../scripts/bench/workloads/coldStart";
+import type { DocumentsResult } from "../../scripts/bench/workloads/documents";
+import type { DocumentPhase } from "../../scripts/bench/workloads/documents-load";
 import type { EndToEndResult, PathName } from "../../scripts/bench/workloads/endToEnd";
 import type { HotResult, HotRun, HotVariant } from "../../scripts/bench/workloads/hot-seconds";
 import { calmFrom, type HotSecond } from "../../scripts/bench/workloads/hot-seconds";
@@ -166,7 +168,40 @@ export function workloadResults() {
     naiveIncrements: 60,
     naiveOpsPrefix: "e2e-naive-x-",
   };
-  return { sparse, sustained, burst, redelivery, mirrors, likes, coldStart, resets, hot, windows, endToEnd };
+  const documents: DocumentsResult = { phases: [documentPhase("ours"), documentPhase("naive")], backfill: backfill() };
+  return { sparse, sustained, burst, redelivery, mirrors, likes, coldStart, resets, hot, windows, documents, endToEnd };
+}
+
+/** Workload 11's phase of `rollup`: 40 writes of comments, 30 of them counted; the usual trigger off by its one duplicated counted change. */
+function documentPhase(rollup: Rollup): DocumentPhase {
+  const ours = rollup === "ours";
+  const hop = { count: 30, p50: 400, p99: 900, max: 950 };
+  return {
+    phase: phase("11 documents", rollup, "production-like", { increments: 30, events: 40, counters: 4, drift: ours ? 0 : 1 }),
+    writes: 40,
+    counted: 30,
+    drift: ours ? { net: 0, absolute: 0, counters: 0 } : { net: 1, absolute: 1, counters: 1 },
+    duplicatedCounted: 1,
+    expectedNaiveDrift: 1,
+    driftAsDuplicated: !ours,
+    rule: ours ? "benchDocPosts/{post}/comments/{comment}[status==published]=documents-prod-ours-x-{post}" : null,
+    rollupDeliveries: ours ? { deliveries: 31, duplicates: 1, retries: 0, maxInFlight: 4, busyMs: 500 } : null,
+    shardWritesMerged: 0,
+    hops: ours ? { toShard: hop, shardToTotal: hop } : null,
+  };
+}
+
+function backfill(): DocumentsResult["backfill"] {
+  return {
+    documents: 200,
+    posts: 4,
+    published: 150,
+    rule: "benchBackfillPosts/{post}/comments/{comment}[status==published]=documents-backfill-ours-x-{post}",
+    first: { seen: 200, counted: 150, takenOut: 0, seconds: 2 },
+    documentsPerSecond: 100,
+    drift: { net: 0, absolute: 0, counters: 0 },
+    second: { seen: 200, counted: 0, takenOut: 0, seconds: 1 },
+  };
 }
 
 export type WorkloadResults = ReturnType<typeof workloadResults>;

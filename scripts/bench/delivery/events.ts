@@ -104,6 +104,6 @@ const incrementWrite: ShardWriter = async (counter, shard) => {
 };
 
 /** RFC 3339 with nanoseconds, as CloudEvents carry the event time. */
-function rfc3339(ts: Timestamp): string {
+export function rfc3339(ts: Timestamp): string {
   return `${new Date(ts.seconds * 1000).toISOString().slice(0, 19)}.${String(ts.nanoseconds).padStart(9, "0")}Z`;
 }

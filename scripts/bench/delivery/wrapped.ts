@@ -11,7 +11,7 @@
 import { createRequire } from "node:module";
 import { dirname, join, sep } from "node:path";
 import { getApps, initializeApp, type App } from "firebase-admin/app";
-import { getFirestore, type Firestore } from "firebase-admin/firestore";
+import { getFirestore, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
 import functionsTest from "firebase-functions-test";
 import type { CloudEvent, CloudFunction } from "firebase-functions/v2";
 import type { Rollup } from "../counters";
@@ -26,16 +26,47 @@ export interface WrappedFunctions {
   db: Firestore;
   /** `count` instances of a rollup's exported trigger, each with a module (and memory) of its own. */
   instances(rollup: Rollup, count: number): Handler<RecordedEvent>[];
+  /**
+   * `count` instances of any document trigger: the one `pick` finds in a fresh copy of `source` (workload 11's
+   * document triggers); each resolves with what the handler answers.
+   */
+  triggers(source: TriggerSource, pick: (module: TriggerModule) => unknown, count: number): ((event: TriggerInput) => Promise<unknown>)[];
   cleanup(): void;
 }
 
-type TriggerModule = Record<string, unknown>;
+export type TriggerModule = Record<string, unknown>;
 
-/** Where each rollup's trigger is exported, and the folder of the code each instance evaluates afresh. */
-function exporters(): Record<Rollup, { file: string; root: string; name: string }> {
+/** Where a trigger is exported, and the folder of the code each instance evaluates afresh. */
+export interface TriggerSource {
+  file: string;
+  root: string;
+}
+
+/** A document write as a trigger of this process is handed it: the real snapshots, the wildcards' values, the event's id and time. */
+export interface TriggerInput {
+  before: DocumentSnapshot;
+  after: DocumentSnapshot;
+  params: Record<string, string>;
+  eventId: string;
+  /** RFC 3339 with nanoseconds: the write's commit time. */
+  time: string;
+}
+
+/** The product as an app loads it: its main entry (the built package), every module of the package's own code afresh. */
+export function productSource(): TriggerSource {
+  return { file: entryFile("."), root: packageDir() };
+}
+
+/** The naive codebase's `src/<name>.ts`, its modules afresh. */
+export function naiveSource(name: string): TriggerSource {
+  return { file: join(NAIVE_CODEBASE, "src", `${name}.ts`), root: NAIVE_CODEBASE };
+}
+
+/** Where each rollup's trigger is exported. */
+function exporters(): Record<Rollup, TriggerSource & { name: string }> {
   return {
-    ours: { file: entryFile("."), root: packageDir(), name: "rollupTotal" },
-    naive: { file: join(NAIVE_CODEBASE, "src", "naive.ts"), root: NAIVE_CODEBASE, name: "naiveRollupTotal" },
+    ours: { ...productSource(), name: "rollupTotal" },
+    naive: { ...naiveSource("naive"), name: "naiveRollupTotal" },
   };
 }
 
@@ -64,31 +95,36 @@ export function wrappedFunctions(): WrappedFunctions {
   const app = getApps().find((a) => a.name === "[DEFAULT]") ?? initializeApp({ projectId: WRAPPED_PROJECT });
   if (app.options.projectId !== WRAPPED_PROJECT) throw new Error(`the default app is for ${app.options.projectId}, not ${WRAPPED_PROJECT}`);
 
-  const wrap = (fn: CloudFunction<CloudEvent<unknown>>): Handler<RecordedEvent> => {
+  const wrap = (fn: CloudFunction<CloudEvent<unknown>>) => {
     const wrapped = fft.wrap(fn);
-    return async (event) => {
-      // firebase-functions-test types the result as `any`; the handlers return nothing we use.
-      await (wrapped({
+    // firebase-functions-test types the result as `any`: what the handler answers.
+    return (event: TriggerInput): Promise<unknown> =>
+      wrapped({
         data: fft.makeChange(event.before, event.after),
         // firebase-functions-test 3 does not derive params from the document path for v2 functions: pass them.
-        params: { counterId: event.record.counterId, shardId: String(event.record.shard) },
+        params: event.params,
         id: event.eventId,
         time: event.time,
-      }) as Promise<unknown>);
-    };
+      }) as Promise<unknown>;
   };
+  const triggers = (source: TriggerSource, pick: (module: TriggerModule) => unknown, count: number) =>
+    Array.from({ length: count }, () => {
+      const fn = pick(freshCopy(source.file, source.root));
+      if (typeof fn !== "function") throw new Error(`${source.file} does not export the trigger asked for`);
+      return wrap(fn as CloudFunction<CloudEvent<unknown>>);
+    });
 
   return {
     app,
     db: getFirestore(app),
     instances(rollup, count) {
-      const { file, root, name } = exporters()[rollup];
-      return Array.from({ length: count }, () => {
-        const fn = freshCopy(file, root)[name];
-        if (typeof fn !== "function") throw new Error(`${file} does not export a function ${name}`);
-        return wrap(fn as CloudFunction<CloudEvent<unknown>>);
+      const { name, ...source } = exporters()[rollup];
+      return triggers(source, (module) => module[name], count).map((handler) => async (event: RecordedEvent) => {
+        const { before, after, eventId, time } = event;
+        await handler({ before, after, params: { counterId: event.record.counterId, shardId: String(event.record.shard) }, eventId, time });
       });
     },
+    triggers,
     cleanup: () => fft.cleanup(),
   };
 }

@@ -4,6 +4,7 @@
 // the tests' builder a made-up one). A new workload is its file and a line here.
 import { burst } from "./burst";
 import { coldStart } from "./coldStart";
+import { documents } from "./documents";
 import { endToEnd } from "./endToEnd";
 import { hot } from "./hot";
 import { likes } from "./likes";
@@ -20,7 +21,12 @@ import type { PhaseResult } from "../recorder";
 import { sharedTargets, type Target } from "../targets";
 import type { AnyWorkload } from "./workload";
 
-export const WORKLOADS: readonly AnyWorkload[] = [sparse, sustained, burst, redelivery, mirrors, likes, coldStart, resets, hot, windows, endToEnd];
+export const WORKLOADS: readonly AnyWorkload[] = [sparse, sustained, burst, redelivery, mirrors, likes, coldStart, resets, hot, windows, documents, endToEnd];
+
+/** The workloads a run runs: every one, or those `--only` names. */
+export function selected(only: readonly string[] | undefined): readonly AnyWorkload[] {
+  return only === undefined ? WORKLOADS : WORKLOADS.filter((w) => only.includes(w.id));
+}
 
 /** Every sized flag of a run, in --help's order: the shared ones (options.ts) around the workloads'. */
 export const FLAGS = allFlags(WORKLOADS.flatMap((w) => w.flags));

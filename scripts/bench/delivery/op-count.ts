@@ -1,0 +1,62 @@
+// What a handler run in this process did in Firestore, counted on the calls themselves: the document
+// trigger of functions/src/documents/ logs no "rollup ops" line (the rollup does: ops.ts), so workload 11
+// counts its reads and writes where they happen. This process's Firestore client is one (delivery/wrapped.ts:
+// every instance shares firebase-admin), so its `getAll` (every document read: DocumentReference.get calls
+// it too) and `WriteBatch.commit` (every write outside a transaction: DocumentReference.update and friends
+// commit a batch too) are wrapped once, and a call counts toward the run that `counting` started, found
+// through the async context: the rollup's invocations, which run outside it, are not counted here.
+import { AsyncLocalStorage } from "node:async_hooks";
+import { DocumentReference, Firestore, WriteBatch } from "firebase-admin/firestore";
+
+export interface OpCount {
+  /** Documents asked for by getAll (one read each, found or not). */
+  reads: number;
+  /** Writes of batches that committed (a failed commit writes nothing). */
+  writes: number;
+}
+
+const current = new AsyncLocalStorage<OpCount>();
+let installed = false;
+
+/** A prototype's own method, unbound, to be called with `this` (the wrapper below). */
+function original<F>(prototype: object, name: string): F {
+  const value = Object.getOwnPropertyDescriptor(prototype, name)?.value as unknown;
+  if (typeof value !== "function") throw new Error(`the Firestore client has no ${name}: the benchmark cannot count its calls`);
+  return value as F;
+}
+
+function install(): void {
+  if (installed) return;
+  installed = true;
+  type GetAll = (this: Firestore, ...args: unknown[]) => Promise<unknown>;
+  const getAll = original<GetAll>(Firestore.prototype, "getAll");
+  const countedGetAll: GetAll = function (this: Firestore, ...args) {
+    const count = current.getStore();
+    if (count !== undefined) count.reads += args.filter((a) => a instanceof DocumentReference).length;
+    return getAll.apply(this, args);
+  };
+  Object.defineProperty(Firestore.prototype, "getAll", { value: countedGetAll, writable: true, configurable: true });
+  type Commit = (this: WriteBatch) => Promise<unknown>;
+  const commit = original<Commit>(WriteBatch.prototype, "commit");
+  const countedCommit: Commit = async function (this: WriteBatch) {
+    const count = current.getStore();
+    // The batch's number of writes: @google-cloud/firestore keeps it as `_opCount` (its own trace attribute).
+    const ops = (this as unknown as { _opCount?: unknown })._opCount;
+    if (count !== undefined && typeof ops !== "number") throw new Error("WriteBatch has no _opCount: the benchmark cannot count this client's writes");
+    const results = await commit.apply(this);
+    if (count !== undefined) count.writes += ops as number;
+    return results;
+  };
+  Object.defineProperty(WriteBatch.prototype, "commit", { value: countedCommit, writable: true, configurable: true });
+}
+
+/** Runs `work`, counting the Firestore reads and writes made in its async context. */
+export async function counting<T>(work: () => Promise<T>): Promise<{ result: T; ops: OpCount } | { error: unknown; ops: OpCount }> {
+  install();
+  const ops: OpCount = { reads: 0, writes: 0 };
+  try {
+    return { result: await current.run(ops, work), ops };
+  } catch (error) {
+    return { error, ops };
+  }
+}
