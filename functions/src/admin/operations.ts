@@ -4,7 +4,8 @@
 // params-check.ts), answers and error codes, with admin rights and no callable round trip.
 import { getFirestore, type Firestore } from "firebase-admin/firestore";
 import type { z } from "zod";
-import { envSettings, type EnvSettings } from "../model/env-settings";
+import { envSettings } from "../model/env-settings";
+import type { Settings } from "../model/settings";
 import { CounterError } from "../model/errors";
 import * as ops from "../counters/operations";
 import { counterOnlyInput, createCounterInput, describeIssue, incrementCounterInput, reshardCounterInput, setMemberInput, type Limits } from "../model/schema";
@@ -48,7 +49,7 @@ export function deleteCounter(counterId: string, options: AdminOptions = {}): Pr
 
 interface Context {
   db: Firestore;
-  settings: EnvSettings;
+  settings: Settings;
 }
 
 /**

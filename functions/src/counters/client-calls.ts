@@ -8,14 +8,14 @@ import type { IncrementResult } from "./increment";
 import type { SetMemberResult } from "./members";
 import { createWith, incrementWith, setMemberWith } from "./operations";
 import { checkCallers, type ClientCall } from "../model/kinds";
-import type { ClientSettings, Requested } from "../model/settings";
+import type { Settings, Requested } from "../model/settings";
 
-function checkClient(settings: ClientSettings, counterId: string, call: ClientCall): void {
+function checkClient(settings: Settings, counterId: string, call: ClientCall): void {
   const limits = settings.limits();
   checkCallers(counterId, call, settings.callersKindFor(counterId, limits), limits.maxDelta);
 }
 
-export async function clientCreate(db: Firestore, settings: ClientSettings, input: Requested & { counterId?: string | undefined }): Promise<CreateResult> {
+export async function clientCreate(db: Firestore, settings: Settings, input: Requested & { counterId?: string | undefined }): Promise<CreateResult> {
   // An auto id is drawn here so that the kind of the id the counter gets is the one checked.
   const counterId = input.counterId ?? newCounterId(db);
   checkClient(settings, counterId, { op: "create" });
@@ -24,14 +24,14 @@ export async function clientCreate(db: Firestore, settings: ClientSettings, inpu
 
 export async function clientIncrement(
   db: Firestore,
-  settings: ClientSettings,
+  settings: Settings,
   input: { counterId: string; delta?: number | undefined; requestId?: string | undefined },
 ): Promise<IncrementResult> {
   checkClient(settings, input.counterId, { op: "increment", delta: input.delta ?? 1 });
   return await incrementWith(db, settings, input);
 }
 
-export async function clientSetMember(db: Firestore, settings: ClientSettings, input: { counterId: string; member: boolean }, uid: string): Promise<SetMemberResult> {
+export async function clientSetMember(db: Firestore, settings: Settings, input: { counterId: string; member: boolean }, uid: string): Promise<SetMemberResult> {
   checkClient(settings, input.counterId, { op: "setMember", member: input.member });
   return await setMemberWith(db, settings, input, uid);
 }

@@ -1,8 +1,8 @@
 // The six counter operations with the params' rules applied (UNIQUE_COUNTERS, WINDOWED_COUNTERS,
 // COUNTER_KINDS, MIRRORS, AUTO_CREATE, EXTENSION_COUNTERS, DOCUMENT_COUNTERS, the limits), on validated input: what a callable's handler runs
-// (entry/) and what the admin entry runs (admin.ts), each with its own reader of the params
-// (settings.ts). So both give the same answers and the same refusals (CounterError codes) for the same
-// values. Who may call is the callers' business: the callables check auth, policy and rate limits first.
+// (entry/) and what the admin entry runs (admin.ts), each with the settings of its own source, read once
+// per call (model/settings.ts). So both give the same answers and the same refusals (CounterError codes)
+// for the same values. Who may call is the callers' business: the callables check auth, policy and rate limits first.
 import type { Firestore } from "firebase-admin/firestore";
 import type { AutoCreateLookup } from "./auto-create";
 import { createCounter, newCounterId, type CreateResult } from "./create";
@@ -13,9 +13,9 @@ import { CounterError } from "../model/errors";
 import { setMember, type SetMemberResult } from "./members";
 import { resetCounter } from "./reset";
 import { reshardCounter } from "./reshard";
-import { newCounter, type CounterSettings, type OperationLimits, type Requested } from "../model/settings";
+import { newCounter, type Settings, type OperationLimits, type Requested } from "../model/settings";
 
-export async function createWith(db: Firestore, settings: CounterSettings, input: Requested & { counterId?: string | undefined }): Promise<CreateResult> {
+export async function createWith(db: Firestore, settings: Settings, input: Requested & { counterId?: string | undefined }): Promise<CreateResult> {
   const limits = settings.limits();
   // The id is chosen before the shape: the patterns and COUNTER_KINDS apply to auto ids too.
   const counterId = input.counterId ?? newCounterId(db);
@@ -26,7 +26,7 @@ export async function createWith(db: Firestore, settings: CounterSettings, input
 
 export async function incrementWith(
   db: Firestore,
-  settings: CounterSettings,
+  settings: Settings,
   input: { counterId: string; delta?: number | undefined; requestId?: string | undefined },
 ): Promise<IncrementResult> {
   onlyItsDocuments(settings, input.counterId, "incrementCounter");
@@ -40,12 +40,12 @@ export async function incrementWith(
   });
 }
 
-export async function setMemberWith(db: Firestore, settings: CounterSettings, input: { counterId: string; member: boolean }, uid: string): Promise<SetMemberResult> {
+export async function setMemberWith(db: Firestore, settings: Settings, input: { counterId: string; member: boolean }, uid: string): Promise<SetMemberResult> {
   onlyItsDocuments(settings, input.counterId, "setMember");
   return setMember(db, input.counterId, uid, input.member, { autoCreate: autoCreateOf(settings, input.counterId) });
 }
 
-export async function resetWith(db: Firestore, settings: CounterSettings, counterId: string): Promise<{ counterId: string }> {
+export async function resetWith(db: Firestore, settings: Settings, counterId: string): Promise<{ counterId: string }> {
   onlyItsDocuments(settings, counterId, "resetCounter");
   return resetCounter(db, counterId, { mirrors: settings.mirrorsFor(counterId) });
 }
@@ -55,12 +55,12 @@ export function reshardWith(db: Firestore, counterId: string, numShards: number)
   return reshardCounter(db, counterId, numShards);
 }
 
-export async function deleteWith(db: Firestore, settings: CounterSettings, counterId: string): Promise<{ counterId: string }> {
+export async function deleteWith(db: Firestore, settings: Settings, counterId: string): Promise<{ counterId: string }> {
   return deleteCounter(db, counterId, { mirrors: settings.mirrorsFor(counterId), documents: settings.documentRuleFor(counterId) !== undefined });
 }
 
 /** DOCUMENT_COUNTERS: a counter a rule names moves with its documents only, whether it exists yet or not (docs/documents.md). */
-function onlyItsDocuments(settings: CounterSettings, counterId: string, operation: string): void {
+function onlyItsDocuments(settings: Settings, counterId: string, operation: string): void {
   const rule = settings.documentRuleFor(counterId);
   if (rule !== undefined) {
     throw new CounterError("failed-precondition", `${operation}: counter "${counterId}" counts documents (DOCUMENT_COUNTERS rule ${JSON.stringify(rule)}); only its documents move it`);
@@ -68,7 +68,7 @@ function onlyItsDocuments(settings: CounterSettings, counterId: string, operatio
 }
 
 /** AUTO_CREATE for `counterId`, looked up (with the counter's shape) only once a call found it missing. */
-function autoCreateOf(settings: CounterSettings, counterId: string, known?: OperationLimits): AutoCreateLookup {
+function autoCreateOf(settings: Settings, counterId: string, known?: OperationLimits): AutoCreateLookup {
   return () => {
     const target = settings.autoCreateFor(counterId);
     if (target === undefined) return undefined;

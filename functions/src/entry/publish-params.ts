@@ -12,42 +12,11 @@
 import { FieldValue, getFirestore, type Firestore } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
 import { defaultApp } from "../default-app";
-import {
-  autoCreate,
-  counterKinds,
-  documentCounters,
-  databaseId,
-  defaultShards,
-  extensionCounters,
-  maxDelta,
-  maxGrownShards,
-  maxShards,
-  mirrors,
-  requestTtlHours,
-  uniqueCounters,
-  windowedCounters,
-} from "../config/params";
+import { deployedValue } from "../config/params";
 import { paramValues, type ParamValues } from "../model/deployed-params";
 import type { CounterParamName } from "../model/params";
 import { deployedParamsRef } from "../model/paths";
 import { countersDb } from "./deps";
-
-/** The declared params the admin entry shares, by name (model/params.ts, COUNTER_PARAM_NAMES). */
-const DECLARED: Record<CounterParamName, { value(): string | number }> = {
-  DATABASE_ID: databaseId,
-  DEFAULT_SHARDS: defaultShards,
-  MAX_SHARDS: maxShards,
-  MAX_GROWN_SHARDS: maxGrownShards,
-  MAX_DELTA: maxDelta,
-  REQUEST_TTL_HOURS: requestTtlHours,
-  UNIQUE_COUNTERS: uniqueCounters,
-  WINDOWED_COUNTERS: windowedCounters,
-  COUNTER_KINDS: counterKinds,
-  MIRRORS: mirrors,
-  AUTO_CREATE: autoCreate,
-  EXTENSION_COUNTERS: extensionCounters,
-  DOCUMENT_COUNTERS: documentCounters,
-};
 
 /** The values this instance knows are published (JSON), and the publication under way. */
 let published: string | undefined;
@@ -55,7 +24,7 @@ let publishing: { key: string; done: Promise<void> } | undefined;
 
 /** The deployed values of the shared params, as this instance runs with them. */
 export function deployedValues(): ParamValues {
-  return paramValues((name) => DECLARED[name].value());
+  return paramValues(deployedValue);
 }
 
 /**

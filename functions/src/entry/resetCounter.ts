@@ -1,5 +1,4 @@
 // resetCounter (admin): every shard, the total and its mirrors back to 0 (counters/reset.ts).
-import { paramSettings } from "../config/read";
 import { resetWith } from "../counters/operations";
 import { counterOnlyInput } from "../model/schema";
 import { countersDb } from "./deps";
@@ -9,5 +8,5 @@ export const resetCounter = validatedOnCall({
   name: "resetCounter",
   schema: counterOnlyInput,
   admin: true,
-  handler: (input) => resetWith(countersDb(), paramSettings, input.counterId),
+  handler: (input, { settings }) => resetWith(countersDb(), settings, input.counterId),
 });
