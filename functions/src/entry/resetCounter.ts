@@ -1,5 +1,5 @@
 // resetCounter (admin): every shard, the total and its mirrors back to 0 (counters/reset.ts).
-import { resetWith } from "../counters/operations";
+import { ruledReset } from "../counters/operations";
 import { counterOnlyInput } from "../model/schema";
 import { countersDb } from "./deps";
 import { validatedOnCall } from "./oncall";
@@ -8,5 +8,5 @@ export const resetCounter = validatedOnCall({
   name: "resetCounter",
   schema: counterOnlyInput,
   admin: true,
-  handler: (input, { settings }) => resetWith(countersDb(), settings, input.counterId),
+  handler: (input, { settings }) => ruledReset(countersDb(), settings, input.counterId),
 });
