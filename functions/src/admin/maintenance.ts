@@ -88,5 +88,5 @@ export function tool(options: unknown, keys: readonly string[]): { db: Firestore
   const on = appOf(app);
   const databaseId = settings.databaseId();
   const here = env === undefined ? "this process's environment" : "the params given (options.env)";
-  return { db: getFirestore(on, databaseId), settings, rest, check: () => checkDeployedParams(on, databaseId, values, here) };
+  return { db: getFirestore(on, databaseId), settings, rest, check: () => checkDeployedParams(on, databaseId, settings, here) };
 }

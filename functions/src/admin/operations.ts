@@ -72,6 +72,6 @@ async function run<S extends z.ZodType, R>(
   if (!parsed.success) throw new CounterError("invalid-argument", describeIssue(parsed.error, validate));
   const on = appOf(app);
   const databaseId = settings.databaseId();
-  await checkDeployedParams(on, databaseId, process.env, "this process's environment");
+  await checkDeployedParams(on, databaseId, settings, "this process's environment");
   return operation({ db: getFirestore(on, databaseId), settings }, parsed.data);
 }

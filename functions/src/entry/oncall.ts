@@ -1,10 +1,11 @@
 // validatedOnCall: the one place a callable request is checked and the one place HttpsErrors are made.
-// The params are read once per call (config/read.ts, deployedSettings) and handed to the handler.
-// Order: the limits and the gate's params → App Check (if enforced) → signed-in user (unless allowed anonymous) → admin claim (admin
-// callables) → the callable's policy (createCounter: CREATE_POLICY) → the caller's rate limit → zod
-// validation of `data` → (an instance's first valid call: the params published for the admin entry,
-// publish-params.ts) → handler. Known failures become their callable code; anything
-// else is logged with context and surfaces as `internal`.
+// The params are read once per call (config/read.ts, deployedSettings): the checks, the publication and the
+// handler all take them from the call's settings. Order: the limits and the gate's params → App Check (if
+// enforced) → signed-in user (unless allowed anonymous) → admin claim (admin callables) → the callable's
+// policy (createCounter: CREATE_POLICY) → the caller's rate limit → zod validation of `data` → (an
+// instance's first valid call: the params published for the admin entry, publish-params.ts) → handler.
+// Known failures become their callable code; anything else is logged with context and surfaces as
+// `internal`.
 import { HttpsError, onCall, type CallableFunction, type CallableRequest } from "firebase-functions/v2/https";
 import * as logger from "firebase-functions/logger";
 import type { z } from "zod";
@@ -115,7 +116,7 @@ async function handleCall<S extends z.ZodType, R>(
   const parsed = schema.safeParse(request.data);
   if (!parsed.success) throw new HttpsError("invalid-argument", describeIssue(parsed.error, schema));
 
-  await publishParams({ by: spec.name });
+  await publishParams({ by: spec.name, read: (name) => settings.paramValue(name) });
   try {
     return await spec.handler(parsed.data, { uid, settings });
   } catch (error) {

@@ -13,6 +13,7 @@ import { FieldValue, getFirestore, type Firestore } from "firebase-admin/firesto
 import * as logger from "firebase-functions/logger";
 import { defaultApp } from "../default-app";
 import { deployedValue } from "../config/params";
+import type { RawValue } from "../model/param-rules";
 import { paramValues, type ParamValues } from "../model/deployed-params";
 import type { CounterParamName } from "../model/params";
 import { deployedParamsRef } from "../model/paths";
@@ -22,19 +23,19 @@ import { countersDb } from "./deps";
 let published: string | undefined;
 let publishing: { key: string; done: Promise<void> } | undefined;
 
-/** The deployed values of the shared params, as this instance runs with them. */
-export function deployedValues(): ParamValues {
-  return paramValues(deployedValue);
+/** The deployed values of the shared params, as this instance runs with them (`read`: as a call's settings hold them). */
+export function deployedValues(read: (name: CounterParamName) => RawValue = deployedValue): ParamValues {
+  return paramValues(read);
 }
 
 /**
  * Makes sure the published document holds this instance's values: does nothing once it did for these values
  * (unless `recheck`: the sweep). Never throws.
  */
-export async function publishParams(options: { recheck?: boolean; by?: string } = {}): Promise<void> {
+export async function publishParams(options: { recheck?: boolean; by?: string; read?: (name: CounterParamName) => RawValue } = {}): Promise<void> {
   let values: ParamValues;
   try {
-    values = deployedValues();
+    values = deployedValues(options.read);
   } catch (error) {
     logger.warn("could not read the params to publish for the admin entry", { error: message(error) });
     return;

@@ -33,6 +33,8 @@ export interface CallerGate {
 
 /** What the params say. Each method reads (and checks) its params when first called; it throws, naming the param, for a bad value. */
 export interface Settings {
+  /** A param's value as the source holds it, unchecked: what is published and compared (model/deployed-params.ts). */
+  paramValue(name: ParamName): RawValue;
   /** DATABASE_ID: the database the counters live in. */
   databaseId(): string;
   /** DEFAULT_SHARDS, MAX_SHARDS, MAX_GROWN_SHARDS, MAX_DELTA, REQUEST_TTL_HOURS. */
@@ -83,6 +85,7 @@ export function settingsOf(read: (name: ParamName) => RawValue, refusal: (proble
     return flag === true || flag === "true";
   };
   return {
+    paramValue: raw,
     databaseId: once(() => String(checked("DATABASE_ID"))),
     limits: once(() => {
       const values = {
