@@ -29,8 +29,8 @@ import { shardSumIn } from "../../test/helpers/documents";
 import { localParams, type LocalParams } from "../../test/helpers/local-params";
 import { untilPublished } from "../../test/helpers/published-params";
 import { appCollection, incrementFields, SHARDS, withSeed, workerPartial } from "../../test/helpers/extension";
-import { createCounter } from "../../functions/src/counters/create";
-import { incrementCounter } from "../../functions/src/counters/increment";
+import { createParentAndShards } from "../../functions/src/counters/create";
+import { addToRandomShard } from "../../functions/src/counters/increment";
 import * as adminEntry from "@firestore-exact-counter/functions/admin";
 
 jest.setTimeout(600_000);
@@ -104,8 +104,8 @@ async function untilMirrorsOff(): Promise<void> {
     const page = `${C}/settle-${n}`;
     const counterId = `${C}-settle-${n}-visits`;
     await db.doc(page).set({ stats: { visits: -1 } });
-    await createCounter(db, counterId, 1);
-    await incrementCounter(db, counterId, 1, { requestTtlMs: 60_000 });
+    await createParentAndShards(db, counterId, 1);
+    await addToRandomShard(db, counterId, 1, { requestTtlMs: 60_000 });
     while ((await db.doc(`counters/${counterId}`).get()).get("total") !== 1 && Date.now() - started < RELOAD_MS) await sleep(200);
     if ((await db.doc(page).get()).get(FIELD) === -1) return;
   }

@@ -11,8 +11,8 @@ import { requireEmulators } from "../../test/helpers/emulators";
 import { runReconcile } from "../../test/helpers/reconcile-cli";
 import { withConcurrency } from "../../test/helpers/client";
 import { counterRef, memberRef, membersRef, shardRef } from "../../functions/src/model/paths";
-import { createCounter } from "../../functions/src/counters/create";
-import { setMember } from "../../functions/src/counters/members";
+import { createParentAndShards } from "../../functions/src/counters/create";
+import { writeMembership } from "../../functions/src/counters/members";
 
 // A project of its own: no rollup trigger runs here, so totals move only when a test (or reconcile) commits.
 const PROJECT = "demo-reconcile-unique";
@@ -25,8 +25,8 @@ afterAll(() => deleteApp(app));
 
 async function newUnique(numShards: number, users: number): Promise<string> {
   const counterId = `u-${randomUUID().slice(0, 8)}`;
-  await createCounter(db, counterId, numShards, { unique: true });
-  for (let n = 0; n < users; n++) await setMember(db, counterId, `user-${n}`, true);
+  await createParentAndShards(db, counterId, numShards, { unique: true });
+  for (let n = 0; n < users; n++) await writeMembership(db, counterId, `user-${n}`, true);
   await settle(counterId);
   return counterId;
 }
@@ -97,7 +97,7 @@ describe("reconcile on unique counters", () => {
       4,
       Array.from({ length: 200 }, (_, i) => async () => {
         if (i === 50 || i === 51 || i === 120) fixes.push(reportOf(counterId, true));
-        await setMember(db, counterId, `user-${i % 30}`, i % 3 !== 2);
+        await writeMembership(db, counterId, `user-${i % 30}`, i % 3 !== 2);
       }),
     );
     const reports = await Promise.all(fixes);
@@ -121,7 +121,7 @@ describe("reconcile on unique counters", () => {
 
   it("leaves members null on plain counters", async () => {
     const counterId = `p-${randomUUID().slice(0, 8)}`;
-    await createCounter(db, counterId, 1);
+    await createParentAndShards(db, counterId, 1);
     expect(await reportOf(counterId)).toMatchObject({ unique: false, members: null, memberSum: null, memberDrift: null, status: "ok" });
   });
 });

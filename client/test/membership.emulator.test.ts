@@ -31,7 +31,7 @@ import { createCounterClient, SetMemberError, type CounterClient, type MemberVie
 import { asTime, compareTimes, laterOf } from "../src/coverage";
 import { E2E_PROJECT, signedInClient, type Client } from "../../test/helpers/client";
 import { e2eAdminDb, waitFor } from "../../test/helpers/admin";
-import { setMember as setMemberOnServer } from "../../functions/src/counters/members";
+import { writeMembership } from "../../functions/src/counters/members";
 import { authHost, firestoreHost, requireFunctionsEmulator } from "../../test/helpers/emulators";
 import { shardSumIn } from "../../test/helpers/documents";
 // The model check's seeded PRNG (mulberry32), so a failing schedule can be replayed.
@@ -457,7 +457,7 @@ describe("setMember and watchMember against the emulators", () => {
     stopBefore();
     before.client.dispose();
     // The server's own setMember, against the same emulator, dying between its commit and the write of its time.
-    const died = setMemberOnServer(db, counterId, user.user.uid, true, {
+    const died = writeMembership(db, counterId, user.user.uid, true, {
       beforeTimeWritten: () => {
         throw new Error("instance died after the commit");
       },

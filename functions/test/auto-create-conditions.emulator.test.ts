@@ -7,7 +7,7 @@
 import { HttpsError } from "firebase-functions/v2/https";
 import { call, db, documentsUnder, functions, httpsErrorOf, shardSum, uniqueId, withParam, type Caller } from "../../test/helpers/functions";
 import { requireEmulators } from "../../test/helpers/emulators";
-import { setMember as setMemberStore } from "../src/counters/members";
+import { writeMembership } from "../src/counters/members";
 
 beforeAll(requireEmulators);
 jest.setTimeout(120_000);
@@ -73,7 +73,7 @@ describe("AUTO_CREATE with a condition on the post", () => {
         await db.doc(`acposts/${id}`).update({ published: false });
       },
     });
-    const error = await setMemberStore(db, counterId, "u1", true, { autoCreate }).then(
+    const error = await writeMembership(db, counterId, "u1", true, { autoCreate }).then(
       () => undefined,
       (e: unknown) => e,
     );

@@ -11,8 +11,8 @@ import { ADMIN, call, db, documentsUnder, functions, httpsErrorOf, readCounter, 
 import { requireEmulators } from "../../test/helpers/emulators";
 import { withConcurrency } from "../../test/helpers/client";
 import { cleanupRef, counterRef, membersRef } from "../src/model/paths";
-import { incrementCounter as incrementStore } from "../src/counters/increment";
-import { setMember as setMemberStore } from "../src/counters/members";
+import { addToRandomShard } from "../src/counters/increment";
+import { writeMembership } from "../src/counters/members";
 import type { AutoCreate } from "../src/counters/auto-create";
 
 const { createCounter, incrementCounter, setMember, resetCounter, deleteCounter } = functions;
@@ -192,7 +192,7 @@ describe("a post deleted mid-call", () => {
       counter: () => ({ numShards: 1, unique: false, windowed: false, mirrors: [] }),
       beforeCreate: () => db.doc(`aposts/${id}`).delete().then(() => undefined),
     };
-    const error = await incrementStore(db, counterId, 1, { requestTtlMs: 60_000, autoCreate: () => auto }).catch((e: unknown) => e);
+    const error = await addToRandomShard(db, counterId, 1, { requestTtlMs: 60_000, autoCreate: () => auto }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "not-found" });
     expect(await documentsUnder(counterId)).toEqual([]);
   });
@@ -206,7 +206,7 @@ describe("a post deleted mid-call", () => {
       counter: () => ({ numShards: 1, unique: true, windowed: false, mirrors: [] }),
       beforeCreate: () => db.doc(`aposts/${id}`).delete().then(() => undefined),
     };
-    const error = await setMemberStore(db, counterId, "auto-1", true, { autoCreate: () => auto }).catch((e: unknown) => e);
+    const error = await writeMembership(db, counterId, "auto-1", true, { autoCreate: () => auto }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "not-found" });
     expect(await documentsUnder(counterId)).toEqual([]);
   });
@@ -277,7 +277,7 @@ describe("what it costs", () => {
       lookups++;
       return { document: `aposts/${id}`, counter: () => ({ numShards: 1, unique: false, windowed: false, mirrors: [] }) };
     };
-    for (let i = 0; i < 11; i++) await incrementStore(db, counterId, 1, { requestTtlMs: 60_000, autoCreate: lookup });
+    for (let i = 0; i < 11; i++) await addToRandomShard(db, counterId, 1, { requestTtlMs: 60_000, autoCreate: lookup });
     expect(lookups).toBe(1);
     expect(await shardSum(counterId)).toBe(11);
   });

@@ -1,10 +1,10 @@
-// AUTO_CREATE's rules (model/auto-create-rules.ts), and the two readers of the counters' params
+// AUTO_CREATE's rules (model/auto-create-rules.ts), and the two sources of the one settings type
 // (model/settings.ts): the callables' (declared params) and the admin entry's (an environment), which
-// must read the same values the same way.
+// must read the same values the same way, each param once per call.
 import { autoCreateDocument, autoCreateTarget, parseAutoCreateRules } from "../src/model/auto-create-rules";
-import { newCounter } from "../src/model/settings";
+import { newCounter, settingsOf } from "../src/model/settings";
 import { envSettings } from "../src/model/env-settings";
-import { paramSettings } from "../src/config/read";
+import { deployedSettings } from "../src/config/read";
 import { COUNTER_PARAM_DEFAULTS, COUNTER_PARAM_NAMES } from "../src/model/params";
 import * as params from "../src/config/params";
 
@@ -94,7 +94,7 @@ describe("the admin entry's settings (an environment) and the callables' (declar
     COUNTER_KINDS: "post-{id}-views=shards:7;maxDelta:1",
     MIRRORS: "post-{id}-likes=posts/{id}:likeCount,post-{id}-views=posts/{id}:views7d@last7Days",
     AUTO_CREATE: "post-{id}-likes=posts/{id}",
-    // Read by the callables' config() too (not by the admin entry): the unit tier loads no .env.
+    // Read by the callables' gate (Settings.gate), not by the operations: the unit tier loads no .env.
     RATE_LIMIT_PER_MINUTE: "0",
     RATE_LIMIT_BURST: "60",
   };
@@ -114,11 +114,12 @@ describe("the admin entry's settings (an environment) and the callables' (declar
 
   it("read the same values the same way: limits, new counters' shapes, mirrors and AUTO_CREATE", () => {
     const env = envSettings();
-    expect(env.limits()).toEqual(paramSettings.limits());
+    const deployed = deployedSettings();
+    expect(env.limits()).toEqual(deployed.limits());
     expect(env.limits()).toEqual({ defaultShards: 2, maxShards: 40, maxGrownShards: 500, maxDelta: 9, requestTtlMs: 3 * 3_600_000 });
     for (const id of ["post-1-likes", "post-1-views", "post-1-shares", "x"]) {
-      expect(newCounter(id, {}, env, env.limits())).toEqual(newCounter(id, {}, paramSettings, paramSettings.limits()));
-      expect(env.autoCreateFor(id)).toEqual(paramSettings.autoCreateFor(id));
+      expect(newCounter(id, {}, env, env.limits())).toEqual(newCounter(id, {}, deployed, deployed.limits()));
+      expect(env.autoCreateFor(id)).toEqual(deployed.autoCreateFor(id));
     }
     expect(newCounter("post-1-views", {}, env, env.limits())).toEqual({
       numShards: 7,
@@ -146,11 +147,47 @@ describe("the admin entry's settings (an environment) and the callables' (declar
     expect(envSettings({ AUTO_CREATE: "x-{id}=posts" }).limits().maxShards).toBe(200);
   });
 
+  it("read each param from their source once, when a call first needs it", () => {
+    const reads: string[] = [];
+    const settings = settingsOf(
+      (name) => {
+        reads.push(name);
+        return VALUES[name] ?? String(params.DECLARED[name].value());
+      },
+      (problem) => new Error(problem),
+    );
+    expect(reads).toEqual([]);
+    const limits = settings.limits();
+    settings.limits();
+    for (const id of ["post-1-likes", "post-1-views"]) {
+      newCounter(id, {}, settings, limits);
+      settings.autoCreateFor(id);
+      settings.callersKindFor(id, limits);
+    }
+    expect(settings.gate()).toEqual(deployedSettings().gate());
+    expect([...reads].sort()).toEqual(
+      [
+        "DEFAULT_SHARDS",
+        "MAX_SHARDS",
+        "MAX_GROWN_SHARDS",
+        "MAX_DELTA",
+        "REQUEST_TTL_HOURS",
+        "UNIQUE_COUNTERS",
+        "WINDOWED_COUNTERS",
+        "COUNTER_KINDS",
+        "MIRRORS",
+        "AUTO_CREATE",
+        "RATE_LIMIT_PER_MINUTE",
+        "RATE_LIMIT_BURST",
+        "ALLOW_UNAUTHENTICATED",
+        "ENFORCE_APP_CHECK",
+      ].sort(),
+    );
+  });
+
   it("has a default for every param it reads, the one the declared param has", () => {
     const declared = Object.fromEntries(
-      Object.values(params as Record<string, unknown>)
-        .filter((p): p is { name: string; options?: { default?: unknown } } => typeof p === "object" && p !== null && typeof (p as { name?: unknown }).name === "string")
-        .map((p) => [p.name, p.options?.default]),
+      Object.values(params.DECLARED as Record<string, { name: string; options?: { default?: unknown } }>).map((p) => [p.name, p.options?.default]),
     );
     for (const name of COUNTER_PARAM_NAMES) expect([name, declared[name]]).toEqual([name, COUNTER_PARAM_DEFAULTS[name]]);
   });

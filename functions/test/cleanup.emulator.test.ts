@@ -9,7 +9,7 @@ import { ADMIN, call, db, documentsUnder, functions, httpsErrorOf, newCounter } 
 import { requireEmulators } from "../../test/helpers/emulators";
 import { cleanUp, cleanupRound, resumeStrandedCleanups, roundOf } from "../src/counters/deletion";
 import { cleanupRef, MEMBERS, memberRef, REQUESTS, requestRef, shardRef } from "../src/model/paths";
-import { deleteCounter as deleteStore } from "../src/counters/delete";
+import { deleteParentAndShards } from "../src/counters/delete";
 
 const { createCounter, incrementCounter } = functions;
 const clock = { nowMs: Date.now };
@@ -37,7 +37,7 @@ describe("deleteCounter beyond its budget", () => {
     await seed(counterId, 1_500, 700);
 
     // No budget at all: the call deletes the counter and hands every leftover on.
-    await expect(deleteStore(db, counterId, { cleanupBudgetMs: 0 })).resolves.toEqual({ counterId });
+    await expect(deleteParentAndShards(db, counterId, { cleanupBudgetMs: 0 })).resolves.toEqual({ counterId });
     expect(await markerRound(counterId)).toBe(1);
     const refused = await httpsErrorOf(call(createCounter, { counterId }));
     expect(refused.code).toBe("failed-precondition");
@@ -75,7 +75,7 @@ describe("deleteCounter beyond its budget", () => {
   it("while a handed-off cleanup runs, deleteCounter answers not-found and createCounter failed-precondition, touching nothing", async () => {
     const counterId = await newCounter("del-again", 1);
     await seed(counterId, 900, 5);
-    await deleteStore(db, counterId, { cleanupBudgetMs: 0 });
+    await deleteParentAndShards(db, counterId, { cleanupBudgetMs: 0 });
     expect(await markerRound(counterId)).toBe(1);
     const before = await cleanupRef(db, counterId).get();
     const leftovers = (await documentsUnder(counterId)).length;
@@ -140,7 +140,7 @@ describe("a cleanup resumes from the cursor in its marker", () => {
   it("a round cut off mid-way leaves its cursor in the marker; the next round starts there, and no page starts from the head", async () => {
     const counterId = await newCounter("del-cursor", 2);
     await seed(counterId, 1_500, 700);
-    await deleteStore(db, counterId, { cleanupBudgetMs: 0 });
+    await deleteParentAndShards(db, counterId, { cleanupBudgetMs: 0 });
     const log = pageLog();
     let round = 1;
     for (;;) {
@@ -163,7 +163,7 @@ describe("a cleanup resumes from the cursor in its marker", () => {
   it("the next round lists after the cursor, not from the head: a document put behind the cursor is never listed again", async () => {
     const counterId = await newCounter("del-behind", 1);
     await seed(counterId, 0, 900);
-    await deleteStore(db, counterId, { cleanupBudgetMs: 0 });
+    await deleteParentAndShards(db, counterId, { cleanupBudgetMs: 0 });
     // One page: the round reads the clock at its start and at its first look, then it is past the deadline.
     await expect(cleanupRound(db, counterId, 1, 1, pastDeadlineAfter(2))).resolves.toMatchObject({ done: false, removed: 400 });
     // Nothing can write here while the marker exists (counters/deletion.ts); this test does, to see where pages start.
@@ -178,7 +178,7 @@ describe("a cleanup resumes from the cursor in its marker", () => {
   it("a run that died without handing off is resumed by the sweep from the cursor it left", async () => {
     const counterId = await newCounter("del-cursor-resume", 1);
     await seed(counterId, 2_000, 0);
-    await deleteStore(db, counterId, { cleanupBudgetMs: 0 });
+    await deleteParentAndShards(db, counterId, { cleanupBudgetMs: 0 });
     await cleanupRef(db, counterId).update({ round: 0 }); // round 0's runner, still to hand off
     const log = pageLog();
     // Round 0 gets one page done (its first look), then its instance is lost: no handoff.
@@ -196,7 +196,7 @@ describe("a cleanup resumes from the cursor in its marker", () => {
   it("overlapping cleanups delete each page once: one waits for the cursor the other moved", async () => {
     const counterId = await newCounter("del-overlap", 1);
     await seed(counterId, 2_400, 300);
-    await deleteStore(db, counterId, { cleanupBudgetMs: 0 });
+    await deleteParentAndShards(db, counterId, { cleanupBudgetMs: 0 });
     const both = await Promise.all([cleanUp(db, counterId, Date.now() + 60_000, clock), cleanUp(db, counterId, Date.now() + 60_000, clock)]);
     expect(both.every((p) => p.done)).toBe(true);
     expect(both[0].removed + both[1].removed).toBe(2_700);
@@ -209,7 +209,7 @@ describe("the sweep resumes a cleanup that lost its runner", () => {
     const counterId = await newCounter("del-stranded", 1);
     await seed(counterId, 50, 10);
     // A deleteCounter whose instance died right after its transaction: marker at round 0, no handoff.
-    await deleteStore(db, counterId, { cleanupBudgetMs: 0 });
+    await deleteParentAndShards(db, counterId, { cleanupBudgetMs: 0 });
     await cleanupRef(db, counterId).update({ round: 0 }); // as if round 0 never handed off
     await resumeStrandedCleanups(db, clock, 60 * 60_000); // a live one (changed just now): left alone
     expect(await markerRound(counterId)).toBe(0);

@@ -9,8 +9,8 @@ import { deleteApp, initializeApp, type FirebaseApp } from "firebase/app";
 import { connectFirestoreEmulator, deleteDoc, doc, getFirestore, setDoc, terminate, updateDoc, type Firestore } from "firebase/firestore";
 import { getApps, type App } from "firebase-admin/app";
 import * as adminEntry from "../src/admin";
-import { createCounter } from "../src/counters/create";
-import { incrementCounter } from "../src/counters/increment";
+import { createParentAndShards } from "../src/counters/create";
+import { addToRandomShard } from "../src/counters/increment";
 import { e2eAdminDb, waitFor } from "../../test/helpers/admin";
 import { E2E_PROJECT, withConcurrency } from "../../test/helpers/client";
 import { firestoreHost, requireEmulators, requireFunctionsEmulator } from "../../test/helpers/emulators";
@@ -58,8 +58,8 @@ async function untilMirrorsOff(): Promise<void> {
     const counterId = `e2ed-${id}-stars`;
     const product = db.doc(`${PRODUCTS}/${id}`);
     await product.set({ stars: -1 });
-    await createCounter(db, counterId, 1);
-    await incrementCounter(db, counterId, 1, { requestTtlMs: 60_000 });
+    await createParentAndShards(db, counterId, 1);
+    await addToRandomShard(db, counterId, 1, { requestTtlMs: 60_000 });
     while ((await db.doc(`counters/${counterId}`).get()).get("total") !== 1 && Date.now() - started < RELOAD_MS) await sleep(200);
     if ((await product.get()).get("stars") === -1) return;
   }

@@ -32,31 +32,31 @@ describe("foldPlan", () => {
   });
 
   it("creates the counter with the field and the amounts when nothing of it exists", () => {
-    expect(foldPlan(state({}), "trigger")).toEqual({ kind: "write", field: { taken: 120, createRecord: true, settlement: "taken" }, total: 123, createCounter: true });
+    expect(foldPlan(state({}), "trigger")).toEqual({ kind: "write", field: { taken: 120, createRecord: true, settlement: "taken" }, total: 123, createsCounter: true });
   });
 
   it("creates the counter of a page whose extension count is 0 (the migration), and of none without a count", () => {
     const zero = state({ field: 0, moves: 0, sum: 0 });
-    expect(foldPlan(zero, "migration")).toMatchObject({ kind: "write", total: 0, createCounter: true });
+    expect(foldPlan(zero, "migration")).toMatchObject({ kind: "write", total: 0, createsCounter: true });
     expect(foldPlan(state({ fieldPresent: false, field: 0, moves: 0, sum: 0 }), "migration")).toEqual({ kind: "nothing" });
   });
 
   it("adds only the amounts to a counter that exists, with or without a record", () => {
-    expect(foldPlan(state({ parent: true }), "trigger")).toMatchObject({ kind: "write", total: 3, createCounter: false, field: { settlement: "left" } });
-    expect(foldPlan(state({ parent: true, record: true }), "trigger")).toMatchObject({ kind: "write", total: 3, createCounter: false, field: { createRecord: false } });
+    expect(foldPlan(state({ parent: true }), "trigger")).toMatchObject({ kind: "write", total: 3, createsCounter: false, field: { settlement: "left" } });
+    expect(foldPlan(state({ parent: true, record: true }), "trigger")).toMatchObject({ kind: "write", total: 3, createsCounter: false, field: { createRecord: false } });
   });
 
   it("no counter from nowhere: the trigger does not create one under a document that does not exist; the migration does", () => {
     const ghost = state({ documentExists: false, fieldPresent: false, field: 0 });
     expect(foldPlan(ghost, "trigger")).toEqual({ kind: "no-document" });
-    expect(foldPlan(ghost, "migration")).toMatchObject({ kind: "write", total: 3, createCounter: true });
+    expect(foldPlan(ghost, "migration")).toMatchObject({ kind: "write", total: 3, createsCounter: true });
     // A counter that exists takes the amounts, although its page is gone.
-    expect(foldPlan({ ...ghost, parent: true, record: true }, "trigger")).toMatchObject({ kind: "write", total: 3, createCounter: false });
+    expect(foldPlan({ ...ghost, parent: true, record: true }, "trigger")).toMatchObject({ kind: "write", total: 3, createsCounter: false });
   });
 
   it("brings a deleted counter back only with new amounts, never from its field alone", () => {
     expect(foldPlan(state({ record: true, moves: 0, sum: 0 }), "migration")).toEqual({ kind: "nothing" });
-    expect(foldPlan(state({ record: true }), "trigger")).toMatchObject({ kind: "write", total: 3, createCounter: true, field: { taken: 0 } });
+    expect(foldPlan(state({ record: true }), "trigger")).toMatchObject({ kind: "write", total: 3, createsCounter: true, field: { taken: 0 } });
   });
 
   it("waits while the id is still being deleted", () => {

@@ -6,7 +6,7 @@
 import { db, newCounter, readCounter } from "../../test/helpers/functions";
 import { requireEmulators } from "../../test/helpers/emulators";
 import { rollupDeps, shardWriteOfIncrement } from "../../test/helpers/rollup";
-import { incrementCounter } from "../src/counters/increment";
+import { addToRandomShard } from "../src/counters/increment";
 import { shardsRef } from "../src/model/paths";
 import { rollupShardWrite } from "../src/rollup/index";
 import type { ClaimMemo, LeadMemo, RollupOutcome } from "../src/rollup/types";
@@ -30,7 +30,7 @@ interface Driven {
  * rollup reads of it: the shard, the commit time, a count that changed.
  */
 async function incrementAndDeliver(driven: Driven, delta: number): Promise<void> {
-  const result = await incrementCounter(db, driven.counterId, delta, { requestTtlMs: 3_600_000 });
+  const result = await addToRandomShard(db, driven.counterId, delta, { requestTtlMs: 3_600_000 });
   driven.increments++;
   driven.sum += delta;
   const write = shardWriteOfIncrement(driven.counterId, result, delta);

@@ -20,7 +20,7 @@ import {
 import { requireEmulators } from "../../test/helpers/emulators";
 import { withConcurrency } from "../../test/helpers/client";
 import { counterRef, requestRef, requestsRef, shardsRef } from "../src/model/paths";
-import { resetCounter as resetStore } from "../src/counters/reset";
+import { zeroShardsAndTotal } from "../src/counters/reset";
 
 const { incrementCounter, resetCounter, reshardCounter, deleteCounter } = functions;
 
@@ -256,7 +256,7 @@ describe("resetCounter holds no lock on the shards", () => {
     const counterId = await newCounter("reset-nolock", 4);
     for (const d of [5, 7, -2]) await increment(counterId, d);
     let during: IncrementResult | undefined;
-    await resetStore(db, counterId, {
+    await zeroShardsAndTotal(db, counterId, {
       beforeCommit: async () => {
         during ??= await increment(counterId, 3, "during-reset");
       },
@@ -273,7 +273,7 @@ describe("resetCounter holds no lock on the shards", () => {
     for (const d of [4, 6]) await increment(counterId, d);
     let attempts = 0;
     let rolledUpAt: Timestamp | undefined;
-    await resetStore(db, counterId, {
+    await zeroShardsAndTotal(db, counterId, {
       beforeCommit: async () => {
         attempts++;
         // What a rollup commit does to the parent, for a sum read after the reset's read: the 10 the reset
@@ -295,7 +295,7 @@ describe("resetCounter holds no lock on the shards", () => {
     const counterId = await newCounter("reset-reshard", 6);
     for (let i = 0; i < 12; i++) await increment(counterId, i + 1);
     let attempts = 0;
-    await resetStore(db, counterId, {
+    await zeroShardsAndTotal(db, counterId, {
       beforeCommit: async () => {
         attempts++;
         if (attempts === 1) await call(reshardCounter, { counterId, numShards: 2 }, ADMIN);
@@ -312,7 +312,7 @@ describe("resetCounter holds no lock on the shards", () => {
     const counterId = await newCounter("reset-reshard-back", 6);
     for (let i = 0; i < 12; i++) await increment(counterId, i + 1);
     let attempts = 0;
-    await resetStore(db, counterId, {
+    await zeroShardsAndTotal(db, counterId, {
       beforeCommit: async () => {
         attempts++;
         if (attempts > 1) return;

@@ -266,7 +266,7 @@ describe("setMember", () => {
   it("counts once when the answer of a committed join is lost and the call is retried", async () => {
     const counterId = await newUniqueCounter("lost-answer", 3);
     // The batch commits, then the instance dies before answering (the client sees an error and retries).
-    const lost = members.setMember(db, counterId, USER.uid, true, {
+    const lost = members.writeMembership(db, counterId, USER.uid, true, {
       onCommitted: () => {
         throw new Error("instance crashed after the commit");
       },
@@ -277,7 +277,7 @@ describe("setMember", () => {
     expect(await memberIds(counterId)).toEqual([USER.uid]);
     // The same for a leave.
     await expect(
-      members.setMember(db, counterId, USER.uid, false, {
+      members.writeMembership(db, counterId, USER.uid, false, {
         onCommitted: () => {
           throw new Error("lost again");
         },
@@ -389,7 +389,7 @@ describe("the membership record (counters/{id}/memberships/{uid})", () => {
     let inner: Answer[] = [];
     // The member document is absent at the read and again at the commit, so its create() cannot tell that
     // a join and a leave committed in between: only the record's precondition can.
-    const outer = await members.setMember(db, counterId, USER.uid, true, {
+    const outer = await members.writeMembership(db, counterId, USER.uid, true, {
       beforeCommit: async () => {
         if (inner.length > 0) return;
         inner = [(await like(counterId, USER)) as Answer, (await like(counterId, USER, false)) as Answer];
@@ -404,7 +404,7 @@ describe("the membership record (counters/{id}/memberships/{uid})", () => {
   it("a change that commits before the last one's time is written takes that time from the record and leaves it", async () => {
     const counterId = await newUniqueCounter("record-overtaken", 2);
     let leave: Answer | undefined;
-    const join = await members.setMember(db, counterId, USER.uid, true, {
+    const join = await members.writeMembership(db, counterId, USER.uid, true, {
       beforeTimeWritten: async () => {
         leave = (await like(counterId, USER, false)) as Answer;
       },
@@ -415,7 +415,7 @@ describe("the membership record (counters/{id}/memberships/{uid})", () => {
 
   /** A join whose instance dies between its commit and the write of its time: the record stays without it. */
   async function joinThatDied(counterId: string): Promise<Timestamp> {
-    const died = members.setMember(db, counterId, USER.uid, true, {
+    const died = members.writeMembership(db, counterId, USER.uid, true, {
       beforeTimeWritten: () => {
         throw new Error("instance died after the commit");
       },

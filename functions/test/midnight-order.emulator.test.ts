@@ -5,7 +5,7 @@
 // commit moves every one of them, and the values it writes give the next midnight another order.
 import type { Timestamp } from "firebase-admin/firestore";
 import { logger } from "../../test/helpers/logger";
-import { createCounter } from "../src/counters/create";
+import { createParentAndShards } from "../src/counters/create";
 import { addDays, dayOf } from "../src/model/windows";
 import { storedMoveAtUs } from "../src/model/midnight-order";
 import { counterRef } from "../src/model/paths";
@@ -62,7 +62,7 @@ it("visits counters whose ids count up in an order spread over them, each once, 
   await withConcurrency(
     8,
     ids.map((id) => async () => {
-      await createCounter(db, id, 1, { windowed: true, now: clock.now });
+      await createParentAndShards(db, id, 1, { windowed: true, now: clock.now });
       await rollupShardWrite((await increment(id, 1, clock.now)).write, deps(clock.now));
     }),
   );
@@ -98,7 +98,7 @@ it("finds at the midnight's very millisecond every counter whose value lies micr
   const ids = Array.from({ length: 10 }, () => uniqueId("edge"));
   clock.set(clock.midnight + 3_600_000);
   for (const id of ids) {
-    await createCounter(db, id, 1, { windowed: true, now: clock.now });
+    await createParentAndShards(db, id, 1, { windowed: true, now: clock.now });
     await rollupShardWrite((await increment(id, 1, clock.now)).write, deps(clock.now));
   }
   const midnight2 = clock.midnight + DAY_MS;

@@ -4,7 +4,7 @@
 // whose days cannot be read summed again; a query that fails reported as a failed run.
 import type { Timestamp } from "firebase-admin/firestore";
 import { logger } from "../../test/helpers/logger";
-import { createCounter } from "../src/counters/create";
+import { createParentAndShards } from "../src/counters/create";
 import { addDays, dayOf } from "../src/model/windows";
 import type { MirrorTarget } from "../src/model/mirror-rules";
 import { counterRef } from "../src/model/paths";
@@ -52,7 +52,7 @@ async function updateTime(path: string): Promise<Timestamp | undefined> {
 async function viewedOnDay1(clock: DayClock, views: number, targets: MirrorTarget[] = []): Promise<string> {
   clock.set(clock.midnight + 3_600_000);
   const counterId = uniqueId("mid");
-  await createCounter(db, counterId, 2, { windowed: true, now: clock.now, mirrors: [] });
+  await createParentAndShards(db, counterId, 2, { windowed: true, now: clock.now, mirrors: [] });
   const store = firestoreRollupStore(db, { mirrors: () => targets });
   await rollupShardWrite((await increment(counterId, views, clock.now)).write, deps(clock.now, { store }));
   return counterId;

@@ -11,7 +11,7 @@ import { sweepStaleClaims } from "../src/rollup/sweep";
 import { type RollupStore } from "../src/rollup/store";
 import type { MirrorTarget } from "../src/model/mirror-rules";
 import { counterRef, leaseRef } from "../src/model/paths";
-import { resetCounter as resetStore } from "../src/counters/reset";
+import { zeroShardsAndTotal } from "../src/counters/reset";
 import { INTERVAL_MS, rollupDeps, shardWriteOf } from "../../test/helpers/rollup";
 import { requireEmulators } from "../../test/helpers/emulators";
 import {
@@ -348,7 +348,7 @@ describe("mirror targets that appear and disappear while a total is committed", 
       created = true;
       await post(id, { likeCount: 42 });
     };
-    await resetStore(db, counterId, { mirrors: [{ path: `mposts/${id}`, field: "likeCount", value: "total" as const }], beforeCommit });
+    await zeroShardsAndTotal(db, counterId, { mirrors: [{ path: `mposts/${id}`, field: "likeCount", value: "total" as const }], beforeCommit });
     expect((await readCounter(counterId)).total).toBe(0);
     expect(await postData(id)).toEqual({ likeCount: 0 });
   });

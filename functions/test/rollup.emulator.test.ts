@@ -22,7 +22,7 @@ import { microsCeil } from "../src/model/time";
 import { rollupShardWrite } from "../src/rollup/index";
 import { staleAfterMsFor } from "../src/rollup/plan";
 import { type ClaimMemo, type ParentMemo, type RollupDeps } from "../src/rollup/types";
-import { reshardCounter } from "../src/counters/reshard";
+import { redistributeShards } from "../src/counters/reshard";
 
 // Bursts of hundreds of emulator calls: generous, for a shared 2-core machine; assertions count, never time.
 jest.setTimeout(60_000);
@@ -450,7 +450,7 @@ describe("rollupTotal on a counter of one shard: the event is the sum (docs/roll
     const counterId = await newCounter("snap-reshard", 3);
     const early = await writeShard(counterId, 0, 2);
     await writeShard(counterId, 2, 5); // its event comes later, or never: the sum must hold it all the same
-    await reshardCounter(db, counterId, 1);
+    await redistributeShards(db, counterId, 1);
     const outcome = await rollupShardWrite(shardWriteOf(early), deps());
     // The one shard as the early event saw it held 2; the counter held 7 then, and holds 7 now.
     expect(outcome).toMatchObject({ kind: "committed", total: 7 });

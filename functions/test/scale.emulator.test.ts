@@ -8,9 +8,9 @@ import { ADMIN, call, db, documentsUnder, functions, newCounter, readCounter, sh
 import { requireEmulators } from "../../test/helpers/emulators";
 import { withConcurrency } from "../../test/helpers/client";
 import { rollupDeps, shardWriteOfIncrement } from "../../test/helpers/rollup";
-import { incrementCounter, type IncrementResult } from "../src/counters/increment";
+import { addToRandomShard, type IncrementResult } from "../src/counters/increment";
 import { pause } from "../src/model/backoff";
-import { resetCounter as resetStore } from "../src/counters/reset";
+import { zeroShardsAndTotal } from "../src/counters/reset";
 import { counterRef, shardsRef } from "../src/model/paths";
 import { rollupShardWrite } from "../src/rollup/index";
 import { microsCeil, microsFloor } from "../src/model/time";
@@ -32,7 +32,7 @@ const range = (n: number) => Array.from({ length: n }, (_, i) => String(i));
 
 /** `n` increments of +1 through incrementCounter's write (random shards), the last one's event rolled up. */
 async function increments(counterId: string, n: number): Promise<void> {
-  const results = await withConcurrency(32, Array.from({ length: n }, () => () => incrementCounter(db, counterId, 1, { requestTtlMs: 3_600_000 })));
+  const results = await withConcurrency(32, Array.from({ length: n }, () => () => addToRandomShard(db, counterId, 1, { requestTtlMs: 3_600_000 })));
   const last = results.reduce((a, b) => (microsCeil(a.writeTime) > microsCeil(b.writeTime) ? a : b));
   // One event after every write: its rollup sums all 1000 shards (the claim path or the leading edge).
   await rollupShardWrite(shardWriteOfIncrement(counterId, last, 1), rollupDeps());
@@ -50,7 +50,7 @@ describe(`a reset at MAX_GROWN_SHARDS (${MAX_GROWN}) shards while the rollup com
     const rollups = (async () => {
       while (running) {
         const started = Date.now();
-        const result = await incrementCounter(db, counterId, 1, { requestTtlMs: 3_600_000 });
+        const result = await addToRandomShard(db, counterId, 1, { requestTtlMs: 3_600_000 });
         during.push(result);
         const outcome = await rollupShardWrite(shardWriteOfIncrement(counterId, result, 1), rollupDeps());
         if (outcome.kind === "committed") commits++;
@@ -61,7 +61,7 @@ describe(`a reset at MAX_GROWN_SHARDS (${MAX_GROWN}) shards while the rollup com
     // shards takes about a second here; in production a commit lands in most of them).
     let attempts = 0;
     try {
-      await resetStore(db, counterId, {
+      await zeroShardsAndTotal(db, counterId, {
         beforeCommit: async () => {
           attempts++;
           const seen = commits;
@@ -83,7 +83,7 @@ describe(`a reset at MAX_GROWN_SHARDS (${MAX_GROWN}) shards while the rollup com
     expect((parent.get("total") as number) + during.filter((r) => after(r, readTime)).length).toBe(await shardSum(counterId));
     expect(during.filter((r) => !after(r, resetAt)).length).toBeGreaterThan(0); // some came before the read, and were erased
     // The rollup's next commit sums the shards: the total settles at them.
-    const last = await incrementCounter(db, counterId, 1, { requestTtlMs: 3_600_000 });
+    const last = await addToRandomShard(db, counterId, 1, { requestTtlMs: 3_600_000 });
     await rollupShardWrite(shardWriteOfIncrement(counterId, last, 1), rollupDeps());
     expect((await readCounter(counterId)).total).toBe(await shardSum(counterId));
   });

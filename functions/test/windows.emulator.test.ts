@@ -4,10 +4,10 @@
 // callables run and the rollup as the trigger runs it. The day clock runs ahead of the real one (the
 // read times the rollup records are real): model/windows.ts says why ahead is safe.
 import { logger } from "../../test/helpers/logger";
-import { createCounter } from "../src/counters/create";
-import { resetCounter } from "../src/counters/reset";
-import { reshardCounter } from "../src/counters/reshard";
-import { setMember } from "../src/counters/members";
+import { createParentAndShards } from "../src/counters/create";
+import { zeroShardsAndTotal } from "../src/counters/reset";
+import { redistributeShards } from "../src/counters/reshard";
+import { writeMembership } from "../src/counters/members";
 import { counterRef, shardsRef } from "../src/model/paths";
 import { addDays, dayOf, dayStartMs, windowsOf } from "../src/model/windows";
 import { shardStateOf } from "../src/model/shards";
@@ -34,7 +34,7 @@ describe("windows by UTC day", () => {
   it("counts each delta for its day across midnight, exact after duplicated, late and reordered events", async () => {
     const clock = dayClock();
     const counterId = uniqueId("win");
-    await createCounter(db, counterId, 3, { windowed: true, now: clock.now });
+    await createParentAndShards(db, counterId, 3, { windowed: true, now: clock.now });
     const created = await parent(counterId);
     expect(created.windowed).toBe(true);
     expect(created.windows).toEqual({ day: dayOf(clock.now()), today: 0, last7Days: 0, last30Days: 0 });
@@ -66,8 +66,8 @@ describe("windows by UTC day", () => {
     clock.set(clock.midnight + 3_600_000); // 01:00 on day 1
     const counterId = uniqueId("win");
     const quiet = uniqueId("win-quiet");
-    await createCounter(db, counterId, 2, { windowed: true, now: clock.now });
-    await createCounter(db, quiet, 2, { windowed: true, now: clock.now });
+    await createParentAndShards(db, counterId, 2, { windowed: true, now: clock.now });
+    await createParentAndShards(db, quiet, 2, { windowed: true, now: clock.now });
     const day1 = dayOf(clock.now());
     await rollupShardWrite((await increment(counterId, 7, clock.now)).write, deps(clock.now));
     expect((await parent(counterId)).windows).toEqual({ day: day1, today: 7, last7Days: 7, last30Days: 7 });
@@ -95,11 +95,11 @@ describe("windows by UTC day", () => {
   it("reset takes every window to 0 with the total; later deltas count from there", async () => {
     const clock = dayClock();
     const counterId = uniqueId("win");
-    await createCounter(db, counterId, 3, { windowed: true, now: clock.now });
+    await createParentAndShards(db, counterId, 3, { windowed: true, now: clock.now });
     for (const delta of [1, 2, 3]) await rollupShardWrite((await increment(counterId, delta, clock.now)).write, deps(clock.now));
     clock.set(clock.midnight + 10_000);
     await rollupShardWrite((await increment(counterId, 4, clock.now)).write, deps(clock.now));
-    await resetCounter(db, counterId, { now: clock.now });
+    await zeroShardsAndTotal(db, counterId, { now: clock.now });
     let p = await parent(counterId);
     expect(p.total).toBe(0);
     expect(p.windows).toEqual({ day: dayOf(clock.now()), today: 0, last7Days: 0, last30Days: 0 });
@@ -113,12 +113,12 @@ describe("windows by UTC day", () => {
   it("reshard keeps every day's count", async () => {
     const clock = dayClock();
     const counterId = uniqueId("win");
-    await createCounter(db, counterId, 4, { windowed: true, now: clock.now });
+    await createParentAndShards(db, counterId, 4, { windowed: true, now: clock.now });
     const first = dayOf(clock.now());
     for (let i = 0; i < 6; i++) await increment(counterId, 1, clock.now);
     clock.set(clock.midnight + 10_000);
     for (let i = 0; i < 6; i++) await increment(counterId, 2, clock.now);
-    await reshardCounter(db, counterId, 1);
+    await redistributeShards(db, counterId, 1);
     expect(await shardDays(counterId)).toEqual({ [first]: 6, [dayOf(clock.now())]: 12 });
     const last = await increment(counterId, 1, clock.now);
     await rollupShardWrite(last.write, deps(clock.now));
@@ -128,13 +128,13 @@ describe("windows by UTC day", () => {
   it("a unique windowed counter counts joins and leaves by day", async () => {
     const clock = dayClock();
     const counterId = uniqueId("win-likes");
-    await createCounter(db, counterId, 2, { unique: true, windowed: true, now: clock.now });
-    await setMember(db, counterId, "alice", true, { now: clock.now });
-    await setMember(db, counterId, "bob", true, { now: clock.now });
+    await createParentAndShards(db, counterId, 2, { unique: true, windowed: true, now: clock.now });
+    await writeMembership(db, counterId, "alice", true, { now: clock.now });
+    await writeMembership(db, counterId, "bob", true, { now: clock.now });
     clock.set(clock.midnight + 10_000);
-    await setMember(db, counterId, "alice", false, { now: clock.now });
-    await setMember(db, counterId, "carol", true, { now: clock.now });
-    await setMember(db, counterId, "dave", true, { now: clock.now });
+    await writeMembership(db, counterId, "alice", false, { now: clock.now });
+    await writeMembership(db, counterId, "carol", true, { now: clock.now });
+    await writeMembership(db, counterId, "dave", true, { now: clock.now });
     // One event is enough to sum everything written before it.
     const probe = await increment(counterId, 1, clock.now).catch(() => null);
     expect(probe).toBeNull(); // increments are refused on unique counters
@@ -154,7 +154,7 @@ describe("windows next to the coverage rule", () => {
   it("windows equal windowsOf(the shards' days) for the parent's day whenever events settle", async () => {
     const clock = dayClock();
     const counterId = uniqueId("win");
-    await createCounter(db, counterId, 5, { windowed: true, now: clock.now });
+    await createParentAndShards(db, counterId, 5, { windowed: true, now: clock.now });
     const writes: Applied[] = [];
     for (let step = 0; step < 4; step++) {
       for (let i = 0; i < 5; i++) writes.push(await increment(counterId, (i % 3) + 1, clock.now));
@@ -207,7 +207,7 @@ describe("trending: a window mirrored onto the app's posts", () => {
     const views: Record<string, number[]> = { a: [9, 1], b: [0, 4], c: [0, 2] };
     for (const post of Object.keys(views)) {
       await db.doc(`tposts/${run}-${post}`).set({ title: post, run });
-      await createCounter(db, `trend-${run}-${post}-views`, 2, { windowed: true, now: clock.now, mirrors: [] });
+      await createParentAndShards(db, `trend-${run}-${post}-views`, 2, { windowed: true, now: clock.now, mirrors: [] });
     }
     for (const [step, offsetDays] of [[0, 0], [1, 10]] as const) {
       clock.set(clock.midnight + offsetDays * 86_400_000 + 3_600_000);
@@ -231,7 +231,7 @@ describe("reconcile of a windowed counter", () => {
     // 01:00: the day cannot change under the test however slow the machine (the clock starts before a midnight).
     clock.set(clock.midnight + 3_600_000);
     const counterId = uniqueId("win-rec");
-    await createCounter(db, counterId, 2, { windowed: true, now: clock.now });
+    await createParentAndShards(db, counterId, 2, { windowed: true, now: clock.now });
     for (const delta of [2, 3]) await rollupShardWrite((await increment(counterId, delta, clock.now)).write, deps(clock.now));
     const check = async (fix: boolean): Promise<CounterReport> => {
       const reports: CounterReport[] = [];

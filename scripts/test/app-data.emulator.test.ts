@@ -13,8 +13,8 @@ import { firestoreRollupStore } from "../../functions/src/rollup/firestore-store
 import { staleAfterMsFor } from "../../functions/src/rollup/plan";
 import { sweepStaleClaims } from "../../functions/src/rollup/sweep";
 import { type RollupDeps } from "../../functions/src/rollup/types";
-import { createCounter } from "../../functions/src/counters/create";
-import { deleteCounter } from "../../functions/src/counters/delete";
+import { createParentAndShards } from "../../functions/src/counters/create";
+import { deleteParentAndShards } from "../../functions/src/counters/delete";
 import { reconcile } from "../../functions/src/reconcile/run";
 import { changedAppDocuments, seedAppData, type AppData } from "../../test/helpers/app-data";
 
@@ -60,7 +60,7 @@ function deps(overrides: Partial<RollupDeps> = {}): RollupDeps {
 
 /** A busy counter with 5 in its shards that only a claim due a minute ago (its claimer long dead) would bring into its total. */
 async function orphanedClaim(counterId: string): Promise<void> {
-  await createCounter(db, counterId, 2);
+  await createParentAndShards(db, counterId, 2);
   await counterRef(db, counterId).update({ "rollup.committedAt": FieldValue.serverTimestamp(), "rollup.intervalMs": INTERVAL_MS });
   await shardRef(db, counterId, 0).update({ count: FieldValue.increment(2) });
   await shardRef(db, counterId, 1).update({ count: FieldValue.increment(3) });
@@ -100,9 +100,9 @@ describe("an app's own data next to the counters", () => {
   });
 
   it("the stranded-cleanup sweep reads the deletion markers only, not the app's 450 cleanup documents", async () => {
-    await createCounter(db, "app-stranded", 1);
+    await createParentAndShards(db, "app-stranded", 1);
     await requestRef(db, "app-stranded", "old").set({ shard: 0, delta: 1 });
-    await deleteCounter(db, "app-stranded", { cleanupBudgetMs: 0 });
+    await deleteParentAndShards(db, "app-stranded", { cleanupBudgetMs: 0 });
     await cleanupRef(db, "app-stranded").update({ round: 0 }); // as if round 0 died without handing off
 
     const report = await resumeStrandedCleanups(db, { nowMs: () => Date.now() + 3_600_000 });
@@ -115,14 +115,14 @@ describe("an app's own data next to the counters", () => {
   });
 
   it("a delete's cleanup reads what the counter left behind and its marker, nothing of the app's members, memberships or requests", async () => {
-    await createCounter(db, "app-delete", 2, { unique: true });
+    await createParentAndShards(db, "app-delete", 2, { unique: true });
     const writer = db.bulkWriter({ throttling: false });
     for (let n = 0; n < 30; n++) void writer.create(memberRef(db, "app-delete", `u-${n}`), {});
     for (let n = 0; n < 20; n++) void writer.create(membershipsRef(db, "app-delete").doc(`u-${n}`), {});
     for (let n = 0; n < 50; n++) void writer.create(requestRef(db, "app-delete", `r-${n}`), { shard: 0, delta: 1, expireAt: Timestamp.fromMillis(0) });
     await writer.close();
 
-    await deleteCounter(db, "app-delete", { cleanupBudgetMs: 0 });
+    await deleteParentAndShards(db, "app-delete", { cleanupBudgetMs: 0 });
     const round = await cleanupRound(db, "app-delete", 1, 60_000, { nowMs: Date.now });
     expect(round).toMatchObject({ done: true, removed: 100 });
     // The 100 documents, plus a handful of reads of the marker and of empty pages: never the app's ~600.
@@ -132,7 +132,7 @@ describe("an app's own data next to the counters", () => {
   });
 
   it("reconcile reads the counters and their shards only, never the app's own nested counters", async () => {
-    await createCounter(db, "app-reconcile", 3);
+    await createParentAndShards(db, "app-reconcile", 3);
     await shardRef(db, "app-reconcile", 2).update({ count: FieldValue.increment(4) });
     const reports = [];
     for await (const report of reconcile(db, { fix: true })) reports.push(report);

@@ -2,7 +2,7 @@
 // increments applied on that clock with the event the trigger would get, and what the shards and the
 // parent hold. The day clock runs ahead of the real one (the read times the rollup records stay real):
 // functions/src/model/windows.ts says why a clock ahead is safe.
-import { incrementCounter, type IncrementResult } from "../../functions/src/counters/increment";
+import { addToRandomShard, type IncrementResult } from "../../functions/src/counters/increment";
 import { counterRef, shardsRef } from "../../functions/src/model/paths";
 import { type DayCounts, dayOf, nextMidnightMs } from "../../functions/src/model/windows";
 import type { RollupDeps, ShardWrite } from "../../functions/src/rollup/types";
@@ -45,10 +45,10 @@ export interface Applied {
   delta: number;
 }
 
-/** incrementCounter on the day clock; its event as the trigger would get it. */
+/** incrementCounter's write (addToRandomShard) on the day clock; its event as the trigger would get it. */
 export async function increment(counterId: string, delta: number, clock: () => number): Promise<Applied> {
   const before = clock();
-  const result: IncrementResult = await incrementCounter(db, counterId, delta, { requestTtlMs: TTL_MS, now: clock });
+  const result: IncrementResult = await addToRandomShard(db, counterId, delta, { requestTtlMs: TTL_MS, now: clock });
   expect(result.applied).toBe(true);
   return { write: shardWriteOfIncrement(counterId, result, delta), day: dayOf(before), delta };
 }

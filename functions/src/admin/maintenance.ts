@@ -6,7 +6,8 @@
 // this process's environment; a run that writes compares them with the counters codebase's as deployed
 // first (params-check.ts).
 import { getFirestore, type Firestore } from "firebase-admin/firestore";
-import { envSettings, type EnvSettings } from "../model/env-settings";
+import { envSettings } from "../model/env-settings";
+import type { Settings } from "../model/settings";
 import { CounterError } from "../model/errors";
 import { extensionRule, type ExtensionRule } from "../model/extension-rules";
 import { parseDocumentCounterRules, type DocumentRule } from "../model/document-rules";
@@ -79,7 +80,7 @@ export function documentRulesOf(env: Record<string, string | undefined>): Docume
  * A maintenance run's database and settings, its own options once `app` and `env` are taken out, and the
  * comparison of its params with the deployed ones (a run that writes makes it first).
  */
-export function tool(options: unknown, keys: readonly string[]): { db: Firestore; settings: EnvSettings; rest: Record<string, unknown>; check: () => Promise<void> } {
+export function tool(options: unknown, keys: readonly string[]): { db: Firestore; settings: Settings; rest: Record<string, unknown>; check: () => Promise<void> } {
   const { app, env, ...rest } = checkedOptions(options, ["env", ...keys]);
   if (env !== undefined && (typeof env !== "object" || env === null)) throw new CounterError("invalid-argument", "options.env must be an object of param values");
   const values = (env ?? process.env) as NodeJS.ProcessEnv;
@@ -87,5 +88,5 @@ export function tool(options: unknown, keys: readonly string[]): { db: Firestore
   const on = appOf(app);
   const databaseId = settings.databaseId();
   const here = env === undefined ? "this process's environment" : "the params given (options.env)";
-  return { db: getFirestore(on, databaseId), settings, rest, check: () => checkDeployedParams(on, databaseId, values, here) };
+  return { db: getFirestore(on, databaseId), settings, rest, check: () => checkDeployedParams(on, databaseId, settings, here) };
 }

@@ -4,9 +4,11 @@
 // params-check.ts), answers and error codes, with admin rights and no callable round trip.
 import { getFirestore, type Firestore } from "firebase-admin/firestore";
 import type { z } from "zod";
-import { envSettings, type EnvSettings } from "../model/env-settings";
+import { envSettings } from "../model/env-settings";
+import type { Settings } from "../model/settings";
 import { CounterError } from "../model/errors";
 import * as ops from "../counters/operations";
+import { redistributeShards } from "../counters/reshard";
 import { counterOnlyInput, createCounterInput, describeIssue, incrementCounterInput, reshardCounterInput, setMemberInput, type Limits } from "../model/schema";
 import type { CreateResult } from "../counters/create";
 import type { IncrementResult } from "../counters/increment";
@@ -19,36 +21,36 @@ export function createCounter(
   options: AdminOptions & { numShards?: number; unique?: boolean; windowed?: boolean } = {},
 ): Promise<CreateResult> {
   const args = counterId === undefined ? {} : { counterId };
-  return run(options, ["numShards", "unique", "windowed"], createCounterInput, args, (c, input) => ops.createWith(c.db, c.settings, input));
+  return run(options, ["numShards", "unique", "windowed"], createCounterInput, args, (c, input) => ops.ruledCreate(c.db, c.settings, input));
 }
 
 export function incrementCounter(counterId: string, delta?: number, options: AdminOptions & { requestId?: string } = {}): Promise<IncrementResult> {
   const args = delta === undefined ? { counterId } : { counterId, delta };
-  return run(options, ["requestId"], incrementCounterInput, args, (c, input) => ops.incrementWith(c.db, c.settings, input));
+  return run(options, ["requestId"], incrementCounterInput, args, (c, input) => ops.ruledIncrement(c.db, c.settings, input));
 }
 
 export function setMember(counterId: string, uid: string, member: boolean, options: AdminOptions = {}): Promise<SetMemberResult> {
   return run(options, [], setMemberInput, { counterId, member }, (c, input) => {
     if (typeof uid !== "string" || uid === "") throw new CounterError("invalid-argument", "uid must be a non-empty string (the member's Firebase Auth uid)");
-    return ops.setMemberWith(c.db, c.settings, input, uid);
+    return ops.ruledSetMember(c.db, c.settings, input, uid);
   });
 }
 
 export function resetCounter(counterId: string, options: AdminOptions = {}): Promise<{ counterId: string }> {
-  return run(options, [], counterOnlyInput, { counterId }, (c, input) => ops.resetWith(c.db, c.settings, input.counterId));
+  return run(options, [], counterOnlyInput, { counterId }, (c, input) => ops.ruledReset(c.db, c.settings, input.counterId));
 }
 
 export function reshardCounter(counterId: string, numShards: number, options: AdminOptions = {}): Promise<{ counterId: string; numShards: number }> {
-  return run(options, [], reshardCounterInput, { counterId, numShards }, (c, input) => ops.reshardWith(c.db, input.counterId, input.numShards));
+  return run(options, [], reshardCounterInput, { counterId, numShards }, (c, input) => redistributeShards(c.db, input.counterId, input.numShards));
 }
 
 export function deleteCounter(counterId: string, options: AdminOptions = {}): Promise<{ counterId: string }> {
-  return run(options, [], counterOnlyInput, { counterId }, (c, input) => ops.deleteWith(c.db, c.settings, input.counterId));
+  return run(options, [], counterOnlyInput, { counterId }, (c, input) => ops.ruledDelete(c.db, c.settings, input.counterId));
 }
 
 interface Context {
   db: Firestore;
-  settings: EnvSettings;
+  settings: Settings;
 }
 
 /**
@@ -70,6 +72,6 @@ async function run<S extends z.ZodType, R>(
   if (!parsed.success) throw new CounterError("invalid-argument", describeIssue(parsed.error, validate));
   const on = appOf(app);
   const databaseId = settings.databaseId();
-  await checkDeployedParams(on, databaseId, process.env, "this process's environment");
+  await checkDeployedParams(on, databaseId, settings, "this process's environment");
   return operation({ db: getFirestore(on, databaseId), settings }, parsed.data);
 }

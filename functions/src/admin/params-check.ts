@@ -19,6 +19,7 @@ import * as logger from "firebase-functions/logger";
 import { CounterError } from "../model/errors";
 import { paramDifferences, paramValues, staleParamsMessage, type ParamValues } from "../model/deployed-params";
 import { deployedParamsRef } from "../model/paths";
+import type { Settings } from "../model/settings";
 import { countersCodebaseHere } from "../runs-here";
 
 /** How long a read of the published params stands for them (a redeploy is seen within this). */
@@ -34,15 +35,15 @@ const cache = new Map<string, { atMs: number; published: Published }>();
 const toldNothingPublished = new Set<string>();
 
 /**
- * Refuses (failed-precondition, nothing written) when the params in `env` differ from the ones the counters
- * codebase published in the database this copy names (or, when nothing is published there and it is not
- * "(default)", in "(default)": a copy whose DATABASE_ID is wrong finds the codebase's there). `here` says
- * where `env` comes from.
+ * Refuses (failed-precondition, nothing written) when the params this copy holds (`settings`, read from its
+ * environment) differ from the ones the counters codebase published in the database this copy names (or,
+ * when nothing is published there and it is not "(default)", in "(default)": a copy whose DATABASE_ID is
+ * wrong finds the codebase's there). `here` says where the copy comes from.
  */
-export async function checkDeployedParams(app: App, databaseId: string, env: Record<string, string | undefined>, here: string): Promise<void> {
+export async function checkDeployedParams(app: App, databaseId: string, settings: Settings, here: string): Promise<void> {
   // The counters codebase runs in this process: its functions read their params from this environment.
   if (countersCodebaseHere()) return;
-  const values = paramValues((name) => env[name]);
+  const values = paramValues((name) => settings.paramValue(name));
   const first = await published(app, databaseId, false);
   if (first === null) return;
   if (paramDifferences(values, first.params).length === 0) return;

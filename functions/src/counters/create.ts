@@ -1,7 +1,7 @@
-// createCounter's write: the parent and all its shards, in one transaction that refuses an id still
-// being deleted (deletion.ts), with the new total (0) on the counter's mirror targets (mirror-writes.ts);
-// for an id that EXTENSION_COUNTERS names, what the extension's field holds, taken once with its record
-// (model/extension-field.ts).
+// createParentAndShards, createCounter's write: the parent and all its shards, in one transaction that
+// refuses an id still being deleted (deletion.ts), with the new total (0) on the counter's mirror targets
+// (mirror-writes.ts); for an id that EXTENSION_COUNTERS names, what the extension's field holds, taken once
+// with its record (model/extension-field.ts).
 import { FieldValue, type DocumentSnapshot, type Firestore, type Transaction } from "firebase-admin/firestore";
 import { dayOf, windowsOf } from "../model/windows";
 import { CounterError, GRPC, grpcCode } from "../model/errors";
@@ -54,7 +54,7 @@ export function newCounterDocument(numShards: number, shape: { unique: boolean; 
  * a new counter with the same id must start with none of them. Reading the marker in the transaction
  * serializes the create with the cleanup's last step, which removes the marker only once nothing is left.
  */
-export async function createCounter(
+export async function createParentAndShards(
   db: Firestore,
   counterId: string,
   numShards: number,
@@ -91,8 +91,8 @@ export async function createCounter(
  * sources' documents and records (`extension`: extension-take.ts, extensionRefs): the parent at `total: 0`,
  * every shard at 0, and 0 on the mirror targets that exist; or, when the id takes an extension's field now,
  * shard 0 holding what it takes, the records, and the field that holds it left as it is (the first rollup
- * commits that total within about one interval: the shards' writes wake it). Shared by createCounter and
- * AUTO_CREATE (auto-create.ts). Throws failed-precondition when a source's field is not an integer.
+ * commits that total within about one interval: the shards' writes wake it). Shared by createParentAndShards
+ * and AUTO_CREATE (auto-create.ts). Throws failed-precondition when a source's field is not an integer.
  */
 export function writeNewCounter(
   tx: Transaction,

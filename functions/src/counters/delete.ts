@@ -1,6 +1,6 @@
-// deleteCounter's write: the parent, its shards and the rollup lease in one transaction that writes the
-// deletion marker and removes the mirrored field (mirror-writes.ts); then the cleanup of what the counter
-// leaves behind (deletion.ts), for a bounded time.
+// deleteParentAndShards, deleteCounter's write: the parent, its shards and the rollup lease in one
+// transaction that writes the deletion marker and removes the mirrored field (mirror-writes.ts); then the
+// cleanup of what the counter leaves behind (deletion.ts), for a bounded time.
 import { FieldValue, Timestamp, type Firestore } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
 import { cleanUp, handOff, INLINE_BUDGET_MS, markDeleted } from "./deletion";
@@ -38,7 +38,7 @@ export interface DeleteOptions {
  * delete, so the answer is not-found (docs/api.md, deleteCounter) and nothing is touched; the cleanup goes on without the
  * caller (its rounds, or the sweep that resumes a stranded one: deletion.ts).
  */
-export async function deleteCounter(db: Firestore, counterId: string, options: DeleteOptions = {}): Promise<{ counterId: string }> {
+export async function deleteParentAndShards(db: Firestore, counterId: string, options: DeleteOptions = {}): Promise<{ counterId: string }> {
   const mirrors = options.mirrors ?? [];
   const nowMs = options.nowMs ?? Date.now;
   await db.runTransaction(

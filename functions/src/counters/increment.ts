@@ -1,6 +1,6 @@
-// incrementCounter's write: a delta on one random shard, with an idempotency record in the same batch
-// when the caller sends a requestId, so a retried call applies its delta once. Every change is one atomic
-// batch: a concurrent reset, reshard or delete lands wholly before or wholly after it.
+// addToRandomShard, incrementCounter's write: a delta on one random shard, with an idempotency record in
+// the same batch when the caller sends a requestId, so a retried call applies its delta once. Every change
+// is one atomic batch: a concurrent reset, reshard or delete lands wholly before or wholly after it.
 import { FieldValue, Timestamp, type Firestore } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
 import { CounterError, GRPC, grpcCode } from "../model/errors";
@@ -40,7 +40,7 @@ const INCREMENT_ATTEMPTS = 4;
  * one batch: the record exists if and only if the delta was applied, and a second call with the same key
  * finds the record (`create()` fails) and applies nothing.
  */
-export async function incrementCounter(
+export async function addToRandomShard(
   db: Firestore,
   counterId: string,
   delta: number,

@@ -4,14 +4,14 @@
 // preconditions on the member document and the record. So the shards' sum moves exactly with the number
 // of member documents, whatever the interleaving of calls, and a repeated, concurrent or retried call
 // finds a precondition false and writes nothing. No transaction (which would lock the parent and the
-// shards against the rollup and other likes), no idempotency key.
+// shards against the rollup and other likes), no idempotency key. writeMembership is setMember's write.
 //
 // The record says when the membership last changed and when it changed before that: { member, changedAt,
 // previousChangedAt }, exact commit times, so that a client reading its record with the counter knows its
 // own membership at the total's coverage time whatever device made the change (client/src/
 // member-coverage.ts). A commit time is only known once the commit is done (serverTimestamp() is not it:
 // it is taken when the request starts, and the emulator cuts it to milliseconds), so the batch writes the
-// record with `changedAt: null` ("committed, time not written yet") and setMember then writes the batch's
+// record with `changedAt: null` ("committed, time not written yet") and writeMembership then writes the batch's
 // commit time into it, on condition that the record is still that version. The record is only ever
 // written so, with its version read as precondition, so its versions are the user's changes in commit
 // order, each pointing at the exact time of the one before.
@@ -59,7 +59,7 @@ export interface SetMemberOptions {
   autoCreate?: AutoCreateLookup | undefined;
 }
 
-/** Rounds of read-then-commit before giving up: each lost race costs one (see setMember). */
+/** Rounds of read-then-commit before giving up: each lost race costs one (see writeMembership). */
 const SET_MEMBER_ATTEMPTS = 10;
 
 /** The backoff step after a lost race (backoff.ts): calls of one user racing each other (two devices, a
@@ -100,7 +100,7 @@ const BACKOFF_STEP_MS = 5;
  * which is its change's commit time as long as `changedAt` is null; a change of the other way takes that
  * time as its `previousChangedAt` and writes its own.
  */
-export async function setMember(
+export async function writeMembership(
   db: Firestore,
   counterId: string,
   uid: string,

@@ -1,6 +1,6 @@
-// resetCounter's write: every shard and the total (and a windowed counter's days and windows) back to 0
-// while increments keep landing and the rollup keeps committing, exactly (the argument: reset-plan.ts),
-// with the new values on the counter's mirror targets (mirror-writes.ts).
+// zeroShardsAndTotal, resetCounter's write: every shard and the total (and a windowed counter's days and
+// windows) back to 0 while increments keep landing and the rollup keeps committing, exactly (the argument:
+// reset-plan.ts), with the new values on the counter's mirror targets (mirror-writes.ts).
 import { FieldValue, Timestamp, type DocumentReference, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
 import { backoffMs, pause } from "../model/backoff";
@@ -54,7 +54,7 @@ interface ShardErasure {
  * to its commit (every increment waited for it), or conditioned the write on the parent's update time
  * (a rollup commit between read and write made it start again, and on a big busy counter it gave up).
  */
-export async function resetCounter(db: Firestore, counterId: string, options: ResetOptions = {}): Promise<{ counterId: string }> {
+export async function zeroShardsAndTotal(db: Firestore, counterId: string, options: ResetOptions = {}): Promise<{ counterId: string }> {
   const mirrors = options.mirrors ?? [];
   const now = options.now ?? Date.now;
   for (let attempt = 0; attempt < RESET_ATTEMPTS; attempt++) {
@@ -154,7 +154,7 @@ interface ResetWrite {
   today: string;
 }
 
-/** The write (see resetCounter): one transaction over the parent and the mirror targets. */
+/** The write (see zeroShardsAndTotal): one transaction over the parent and the mirror targets. */
 async function writeReset(db: Firestore, counterId: string, write: ResetWrite): Promise<"committed" | "gone" | "retry"> {
   const ref = counterRef(db, counterId);
   try {

@@ -1,6 +1,6 @@
-// reshardCounter's write: a new number of shards with the same sum, in one transaction. Admin operations
-// (reset.ts, reshard.ts, delete.ts) each write the parent, so they serialize with each other; increments
-// are plain batched writes and land before or after them, never half-way.
+// redistributeShards, reshardCounter's write: a new number of shards with the same sum, in one transaction.
+// Admin operations (reset.ts, reshard.ts, delete.ts) each write the parent, so they serialize with each
+// other; increments are plain batched writes and land before or after them, never half-way.
 import { FieldValue, type Firestore, type Transaction } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
 import { counterRef, shardRef } from "../model/paths";
@@ -15,7 +15,7 @@ import { dayField, readCount, readWrites, removedShardIds, shardIds, spread } fr
  * kept shards (a windowed counter's day counts to the first one) and they are deleted, all in one transaction. An increment that still targets a removed
  * shard afterwards fails on the missing document and retries on a kept one.
  */
-export async function reshardCounter(
+export async function redistributeShards(
   db: Firestore,
   counterId: string,
   numShards: number,

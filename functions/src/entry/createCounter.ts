@@ -1,7 +1,6 @@
 // createCounter: a signed-in caller that CREATE_POLICY admits creates a counter, of the shape the params
 // declare for its id (UNIQUE_COUNTERS, WINDOWED_COUNTERS, COUNTER_KINDS, MIRRORS: counters/operations.ts),
 // unless COUNTER_KINDS leaves its creation to the app's own functions (callers:none, counters/client-calls.ts).
-import { createPolicy, paramSettings } from "../config/read";
 import { clientCreate } from "../counters/client-calls";
 import { createCounterInput } from "../model/schema";
 import { countersDb } from "./deps";
@@ -13,7 +12,7 @@ export const createCounter = validatedOnCall({
   // A counter is created by someone: whatever CREATE_POLICY says, and even where ALLOW_UNAUTHENTICATED
   // lets signed-out callers increment, a caller with no user never creates one (docs/api.md).
   signedIn: true,
-  policy: createPolicy,
+  policy: (settings) => settings.createPolicy(),
   rateLimited: true,
-  handler: (input) => clientCreate(countersDb(), paramSettings, input),
+  handler: (input, { settings }) => clientCreate(countersDb(), settings, input),
 });

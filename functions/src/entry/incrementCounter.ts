@@ -1,7 +1,6 @@
 // incrementCounter: adds a delta (within the counter's kind, COUNTER_KINDS: its maxDelta, and its callers,
 // counters/client-calls.ts) to a plain counter; a missing one that AUTO_CREATE names creates itself first
 // (counters/operations.ts).
-import { paramSettings } from "../config/read";
 import { clientIncrement } from "../counters/client-calls";
 import { incrementCounterInput } from "../model/schema";
 import { countersDb } from "./deps";
@@ -11,5 +10,5 @@ export const incrementCounter = validatedOnCall({
   name: "incrementCounter",
   schema: incrementCounterInput,
   rateLimited: true,
-  handler: (input) => clientIncrement(countersDb(), paramSettings, input),
+  handler: (input, { settings }) => clientIncrement(countersDb(), settings, input),
 });

@@ -12,60 +12,30 @@
 import { FieldValue, getFirestore, type Firestore } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
 import { defaultApp } from "../default-app";
-import {
-  autoCreate,
-  counterKinds,
-  documentCounters,
-  databaseId,
-  defaultShards,
-  extensionCounters,
-  maxDelta,
-  maxGrownShards,
-  maxShards,
-  mirrors,
-  requestTtlHours,
-  uniqueCounters,
-  windowedCounters,
-} from "../config/params";
+import { deployedValue } from "../config/params";
+import type { RawValue } from "../model/param-rules";
 import { paramValues, type ParamValues } from "../model/deployed-params";
 import type { CounterParamName } from "../model/params";
 import { deployedParamsRef } from "../model/paths";
 import { countersDb } from "./deps";
 
-/** The declared params the admin entry shares, by name (model/params.ts, COUNTER_PARAM_NAMES). */
-const DECLARED: Record<CounterParamName, { value(): string | number }> = {
-  DATABASE_ID: databaseId,
-  DEFAULT_SHARDS: defaultShards,
-  MAX_SHARDS: maxShards,
-  MAX_GROWN_SHARDS: maxGrownShards,
-  MAX_DELTA: maxDelta,
-  REQUEST_TTL_HOURS: requestTtlHours,
-  UNIQUE_COUNTERS: uniqueCounters,
-  WINDOWED_COUNTERS: windowedCounters,
-  COUNTER_KINDS: counterKinds,
-  MIRRORS: mirrors,
-  AUTO_CREATE: autoCreate,
-  EXTENSION_COUNTERS: extensionCounters,
-  DOCUMENT_COUNTERS: documentCounters,
-};
-
 /** The values this instance knows are published (JSON), and the publication under way. */
 let published: string | undefined;
 let publishing: { key: string; done: Promise<void> } | undefined;
 
-/** The deployed values of the shared params, as this instance runs with them. */
-export function deployedValues(): ParamValues {
-  return paramValues((name) => DECLARED[name].value());
+/** The deployed values of the shared params, as this instance runs with them (`read`: as a call's settings hold them). */
+export function deployedValues(read: (name: CounterParamName) => RawValue = deployedValue): ParamValues {
+  return paramValues(read);
 }
 
 /**
  * Makes sure the published document holds this instance's values: does nothing once it did for these values
  * (unless `recheck`: the sweep). Never throws.
  */
-export async function publishParams(options: { recheck?: boolean; by?: string } = {}): Promise<void> {
+export async function publishParams(options: { recheck?: boolean; by?: string; read?: (name: CounterParamName) => RawValue } = {}): Promise<void> {
   let values: ParamValues;
   try {
-    values = deployedValues();
+    values = deployedValues(options.read);
   } catch (error) {
     logger.warn("could not read the params to publish for the admin entry", { error: message(error) });
     return;

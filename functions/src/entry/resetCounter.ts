@@ -1,6 +1,5 @@
 // resetCounter (admin): every shard, the total and its mirrors back to 0 (counters/reset.ts).
-import { paramSettings } from "../config/read";
-import { resetWith } from "../counters/operations";
+import { ruledReset } from "../counters/operations";
 import { counterOnlyInput } from "../model/schema";
 import { countersDb } from "./deps";
 import { validatedOnCall } from "./oncall";
@@ -9,5 +8,5 @@ export const resetCounter = validatedOnCall({
   name: "resetCounter",
   schema: counterOnlyInput,
   admin: true,
-  handler: (input) => resetWith(countersDb(), paramSettings, input.counterId),
+  handler: (input, { settings }) => ruledReset(countersDb(), settings, input.counterId),
 });

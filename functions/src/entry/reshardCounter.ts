@@ -1,6 +1,7 @@
-// reshardCounter (admin): a new number of shards, the same sum (counters/reshard.ts). Not bound by
-// COUNTER_KINDS: an admin may reshard a counter of a declared kind (a hot one, say).
-import { reshardWith } from "../counters/operations";
+// reshardCounter (admin): a new number of shards, the same sum (counters/reshard.ts, redistributeShards).
+// Not bound by COUNTER_KINDS: an admin may reshard a counter of a declared kind (a hot one, say), so no
+// rule of the params applies and the write runs directly.
+import { redistributeShards } from "../counters/reshard";
 import { reshardCounterInput } from "../model/schema";
 import { countersDb } from "./deps";
 import { validatedOnCall } from "./oncall";
@@ -9,5 +10,5 @@ export const reshardCounter = validatedOnCall({
   name: "reshardCounter",
   schema: reshardCounterInput,
   admin: true,
-  handler: (input) => reshardWith(countersDb(), input.counterId, input.numShards),
+  handler: (input) => redistributeShards(countersDb(), input.counterId, input.numShards),
 });

@@ -228,7 +228,7 @@ async function planAndCommit(db: Firestore, source: ExtensionSource, options: Fo
       return true;
     }
     existing = shape;
-  } else if (plan.createCounter) {
+  } else if (plan.createsCounter) {
     try {
       create = options.newCounter(source.counterId);
     } catch (error) {

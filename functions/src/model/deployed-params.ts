@@ -17,7 +17,7 @@ export const PARAMS_DOCUMENT_ID = "deployed";
 export type ParamValues = Record<CounterParamName, string>;
 
 /** The compared params' values: what `read` gives for each (a number as its digits), else the param's default. */
-export function paramValues(read: (name: CounterParamName) => string | number | undefined): ParamValues {
+export function paramValues(read: (name: CounterParamName) => string | number | boolean | undefined): ParamValues {
   const values = {} as ParamValues;
   for (const name of COUNTER_PARAM_NAMES) {
     const value = read(name);

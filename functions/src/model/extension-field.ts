@@ -81,8 +81,8 @@ export type FoldPlan =
   | { kind: "no-document" }
   /** The counter must be created but its id is still being deleted: fold again later. Amounts stay. */
   | { kind: "deleting" }
-  /** One batch: the moves, `total` onto the counter (created when `createCounter`), the record when `field.createRecord`. */
-  | { kind: "write"; field: FieldDecision; total: number; createCounter: boolean };
+  /** One batch: the moves, `total` onto the counter (created when `createsCounter`), the record when `field.createRecord`. */
+  | { kind: "write"; field: FieldDecision; total: number; createsCounter: boolean };
 
 /**
  * The fold's decision. A counter is created only when there is something of the source to hold (an amount
@@ -95,10 +95,10 @@ export function foldPlan(state: FoldState, by: Folder): FoldPlan {
   if (state.moves === 0 && !(state.fieldPresent && !state.record)) return { kind: "nothing" };
   const field = fieldDecision(state, state.field);
   const total = field.taken + state.sum;
-  const createCounter = !state.parent && (state.moves > 0 || field.createRecord);
-  if (createCounter) {
+  const createsCounter = !state.parent && (state.moves > 0 || field.createRecord);
+  if (createsCounter) {
     if (by === "trigger" && !state.documentExists) return { kind: "no-document" };
     if (state.deleting) return { kind: "deleting" };
   }
-  return { kind: "write", field, total, createCounter };
+  return { kind: "write", field, total, createsCounter };
 }

@@ -5,7 +5,7 @@
 // members. The trigger reads the params as deployed (config/read.ts), migrate-extension the codebase's env
 // files (functions/src/model/env-settings.ts reads them as the admin entry reads its environment). Pure.
 import { envSettings } from "./env-settings";
-import { newCounter, type CounterSettings } from "./settings";
+import { newCounter, type Settings } from "./settings";
 
 export interface NewCounterShape {
   numShards: number;
@@ -22,7 +22,7 @@ export type NewCounterParams = Record<string, string | undefined>;
  * The rule the settings give. A limit out of range or a pattern param that does not parse throws here,
  * naming it (a COUNTER_KINDS rule that is bad only for some ids throws when one of them is created).
  */
-export function newCounterRule(settings: CounterSettings, what = "extension amounts"): NewCounterRule {
+export function newCounterRule(settings: Settings, what = "extension amounts"): NewCounterRule {
   const limits = settings.limits();
   settings.uniquePatterns();
   settings.windowedPatterns();
