@@ -5,7 +5,7 @@
 // moves a document counter; a deleted counter stays gone until a new change, and the backfill makes it
 // whole. Randomized orders print their seed (DOCUMENTS_TEST_SEED=<seed> replays it).
 import * as admin from "../src/admin";
-import { logger } from "../../test/helpers/logger";
+import { captureLogs } from "../../test/helpers/logger";
 import { ADMIN, USER, call, db, documentsUnder, functions, httpsErrorOf, shardSum, withParam } from "../../test/helpers/functions";
 import { withConcurrency } from "../../test/helpers/client";
 import { requireEmulators } from "../../test/helpers/emulators";
@@ -24,16 +24,7 @@ const RULES =
 withParam("DOCUMENT_COUNTERS", RULES);
 const deliver = documentTriggersOf(RULES);
 
-const logs: { level: string; line: string }[] = [];
-beforeEach(() => {
-  logs.length = 0;
-  for (const level of ["debug", "info", "warn", "error"] as const) {
-    jest.spyOn(logger, level).mockImplementation((...args: unknown[]) => {
-      logs.push({ level, line: JSON.stringify(args) });
-    });
-  }
-});
-afterEach(() => jest.restoreAllMocks());
+const logs = captureLogs();
 
 const comment = (post: string, id: string) => `${POSTS}/${post}/comments/${id}`;
 const set = (data: Record<string, unknown>) => (ref: FirebaseFirestore.DocumentReference) => ref.set(data);
