@@ -138,7 +138,7 @@ async function run(args: Args): Promise<number> {
   const [{ deleteApp, initializeApp }, { backfillDocuments }] = await loadAdminEntry();
   const app = initializeApp({ projectId: args.project }, `backfill-${Date.now()}`);
   const started = Date.now();
-  let lastProgress = started;
+  let lastProgress: number | undefined; // the first page shows at once, so an operator sees the run has begun
   let position: string | undefined;
   const interrupted = (signal: NodeJS.Signals) => () => {
     const resume = position === undefined ? "nothing done yet; run it again" : `resume with --start-after '${position}'`;
@@ -160,7 +160,7 @@ async function run(args: Args): Promise<number> {
       ...(args.startAfter === undefined ? {} : { startAfter: args.startAfter }),
       onProgress: (progress) => {
         position = progress.position;
-        if (!args.quiet && Date.now() - lastProgress >= PROGRESS_EVERY_MS) {
+        if (!args.quiet && (lastProgress === undefined || Date.now() - lastProgress >= PROGRESS_EVERY_MS)) {
           lastProgress = Date.now();
           console.error(progressLine(progress, started));
         }
