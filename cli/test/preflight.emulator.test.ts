@@ -11,6 +11,7 @@ import { documentTriggers } from "../../functions/src/model/document-triggers";
 import { requireBuiltFunctions } from "../../test/helpers/emulators";
 import { context } from "../src/preflight/context";
 import { checkLocalNode } from "../src/preflight/runtime";
+import { discoverBuild } from "../src/lib/codebases";
 
 // These tests read the built functions (functions/lib), as a deploy does.
 beforeAll(requireBuiltFunctions);
@@ -80,6 +81,28 @@ describe("the local Node (the preflight's own, never the deploy's)", () => {
       message: "Node 20.20.2 runs this, not Node 22: no matter for a deploy, which builds and runs the functions on nodejs22; the emulator runs them on the Node that runs firebase-tools",
     });
     expect(checkLocalNode(ctx(app), "nodejs22", "22.1.0")).toBeUndefined();
+  });
+});
+
+describe("reading the manifest (lib/codebases.ts)", () => {
+  // The emulators' environment (scripts/lib/firebase-cli.ts) sets it for the functions emulator: this test sets its own.
+  const VARIABLE = "FIREBASE_FUNCTIONS_DISCOVERY_OUTPUT_PATH";
+  const outer = process.env[VARIABLE];
+  afterEach(() => {
+    if (outer === undefined) delete process.env[VARIABLE];
+    else process.env[VARIABLE] = outer;
+  });
+
+  it("reads from the file the SDK writes the same manifest its server gives a deploy, and leaves the environment as it was", async () => {
+    const ctx = context({ projectDir: REPO_ROOT, projectId: PROJECT, now: TODAY, firestoreHost: "" });
+    delete process.env[VARIABLE];
+    const fromFile = await discoverBuild(ctx.project, ctx.codebase);
+    expect(process.env[VARIABLE]).toBeUndefined();
+    process.env[VARIABLE] = ""; // an operator's own value stands: empty is firebase-tools' default, the server
+    const fromServer = await discoverBuild(ctx.project, ctx.codebase);
+    expect(process.env[VARIABLE]).toBe("");
+    expect(Object.keys(fromFile.endpoints).length).toBeGreaterThan(5);
+    expect(fromFile).toEqual(fromServer);
   });
 });
 

@@ -29,6 +29,10 @@ export function emulatorEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.Proce
   // of a changed .env.local, in the preflight): on 2 busy cores that failed now and then ("User code
   // failed to load ... Timeout after 10000"). A slow load is not a failure here; a broken one still fails.
   env.FUNCTIONS_DISCOVERY_TIMEOUT ??= "60";
+  // Each discovery (the start, each reload) otherwise serves the manifest over HTTP and waits out the
+  // server's 5 s keep-alive before the child exits; with this the SDK writes it to a file and exits at
+  // once (firebase-functions 6.4.0 and later: ours and the package's peer range, ^7.4.0).
+  env.FIREBASE_FUNCTIONS_DISCOVERY_OUTPUT_PATH ??= "true";
   // Commands run by emulators:exec find the project's tools (jest, tsx) as under `npm run`.
   env.PATH = [join(REPO_ROOT, "node_modules", ".bin"), base.PATH].filter(Boolean).join(delimiter);
   // No update checks or usage reporting from a machine that may have no internet.

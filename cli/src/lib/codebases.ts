@@ -33,7 +33,43 @@ export async function discoverBuild(project: ProjectRef, codebase: FunctionsCode
   const { projectId, projectDir, firebaseConfig } = project;
   const delegate = await runtimes.getRuntimeDelegate({ projectId, projectDir, sourceDir: sourceDirOf(project, codebase), runtime: codebase.runtime });
   const env = { ...functionsEnv.loadFirebaseEnvs(firebaseConfig, projectId), GOOGLE_CLOUD_QUOTA_PROJECT: projectId };
-  return delegate.discoverBuild({ firebase: firebaseConfig }, env);
+  return withManifestFile(writesManifestFile(delegate.sdkVersion), () => delegate.discoverBuild({ firebase: firebaseConfig }, env));
+}
+
+/**
+ * firebase-tools' two ways to read the manifest: by default it serves the code over HTTP and asks the
+ * server to quit, and the server's keep-alive connection holds the child open for Node's 5 s keepAliveTimeout
+ * on every discovery; with FIREBASE_FUNCTIONS_DISCOVERY_OUTPUT_PATH=true the SDK writes the same manifest
+ * (stackToWire of the loaded code) to a file and exits, in under a second. The SDK does that from 6.4.0 on;
+ * an older one would start its server instead, so it keeps the default.
+ */
+const DISCOVERY_OUTPUT = "FIREBASE_FUNCTIONS_DISCOVERY_OUTPUT_PATH";
+const MANIFEST_FILE_SINCE: readonly [number, number] = [6, 4];
+
+export function writesManifestFile(sdkVersion: string | undefined): boolean {
+  const match = /^(\d+)\.(\d+)\./.exec(sdkVersion ?? "");
+  if (match === null) return false;
+  const [major, minor] = [Number(match[1]), Number(match[2])];
+  return major > MANIFEST_FILE_SINCE[0] || (major === MANIFEST_FILE_SINCE[0] && minor >= MANIFEST_FILE_SINCE[1]);
+}
+
+/** firebase-tools reads the choice from process.env while it discovers: one discovery at a time sets it. */
+let discoveries: Promise<unknown> = Promise.resolve();
+
+function withManifestFile<T>(toFile: boolean, discover: () => Promise<T>): Promise<T> {
+  const run = async (): Promise<T> => {
+    const before = process.env[DISCOVERY_OUTPUT];
+    if (before !== undefined) return discover(); // the operator's own choice stands
+    if (toFile) process.env[DISCOVERY_OUTPUT] = "true";
+    try {
+      return await discover();
+    } finally {
+      delete process.env[DISCOVERY_OUTPUT];
+    }
+  };
+  const next = discoveries.then(run, run);
+  discoveries = next.catch(() => undefined);
+  return next;
 }
 
 /**

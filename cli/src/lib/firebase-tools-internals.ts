@@ -151,6 +151,8 @@ export interface Backend {
 
 export interface RuntimeDelegate {
   runtime: string;
+  /** The codebase's firebase-functions version (the Node delegate's; "" when it cannot tell). */
+  sdkVersion?: string;
   discoverBuild(runtimeConfig: Record<string, unknown>, env: Record<string, string>): Promise<Build>;
 }
 

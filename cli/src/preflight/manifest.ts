@@ -36,8 +36,17 @@ export async function discover(ctx: Context): Promise<{ result: CheckResult; bui
       build,
     };
   } catch (error) {
-    return { result: { check, status: "fail", message: `loading the functions to read their manifest failed (build them first: npm run build): ${errorMessage(error)}` } };
+    return { result: { check, status: "fail", message: `loading the functions to read their manifest failed (build them first: npm run build): ${withoutStack(errorMessage(error))}` } };
   }
+}
+
+/** The message without the child's stack frames, on one line. */
+function withoutStack(message: string): string {
+  return message
+    .split("\n")
+    .filter((line) => !/^\s+at /.test(line))
+    .join(" ")
+    .trim();
 }
 
 export function checkManifest(ctx: Context, backend: Backend): CheckResult {
