@@ -61,6 +61,11 @@ describe(`a reset at MAX_GROWN_SHARDS (${MAX_GROWN}) shards while the rollup com
     // shards takes about a second here; in production a commit lands in most of them).
     let attempts = 0;
     try {
+      // One increment of the loop committed before the reset starts, so before its read: it must be erased.
+      const firstIncrement = (async () => {
+        while (during.length === 0 && running) await pause(20);
+      })();
+      await Promise.race([firstIncrement, rollups]); // the loop's failure, if it fails, is the test's
       await zeroShardsAndTotal(db, counterId, {
         beforeCommit: async () => {
           attempts++;
