@@ -6,6 +6,7 @@ import { functionsErrorCode, signedInClient, withConcurrency, type Client } from
 import { e2eAdminDb, waitFor } from "../../test/helpers/admin";
 import { pathsUnderIn, shardSumIn } from "../../test/helpers/documents";
 import { counterRef } from "../src/model/paths";
+import { pause } from "../src/model/backoff";
 
 jest.setTimeout(300_000);
 const SETTLE_MS = 30_000;
@@ -45,6 +46,11 @@ async function race(
     4,
     deltas.map((delta, i) => async () => {
       if (i === Math.floor(deltas.length / 4)) running = operation();
+      if (i === deltas.length - 1) {
+        // At least one increment starts after the operation has returned, on a later millisecond.
+        await running;
+        await pause(2);
+      }
       const started = Date.now();
       try {
         const r = await user.call<{ applied: boolean }>("incrementCounter", {

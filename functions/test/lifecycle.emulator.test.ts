@@ -226,6 +226,7 @@ describe("resetCounter", () => {
       8,
       deltas.map((delta, i) => async () => {
         if (i === 60) reset = call(resetCounter, { counterId }, ADMIN);
+        if (i === deltas.length - 1) await reset; // at least one increment comes after the reset
         return increment(counterId, delta, `r-${i}`);
       }),
     );
@@ -362,6 +363,7 @@ describe("resetCounter and the coverage rule", () => {
       8,
       deltas.map((delta, i) => async () => {
         if (i === 70) reset = call(resetCounter, { counterId }, ADMIN);
+        if (i === deltas.length - 1) await reset; // at least one increment comes after the reset
         return { delta, result: await increment(counterId, delta, `c-${i}`) };
       }),
     );

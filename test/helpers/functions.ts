@@ -188,6 +188,7 @@ export async function raceWithDelete(
     8,
     Array.from({ length: count }, (_, i) => async (): Promise<RaceOutcome> => {
       if (i === deleteAt) deleted = call(functions.deleteCounter, { counterId }, ADMIN).then(() => (deletedAt = Date.now()));
+      if (i === count - 1) await deleted; // at least one operation comes after the delete, however fast the others ran
       const startedAt = Date.now();
       try {
         return { startedAt, outcome: await operation(i) };
