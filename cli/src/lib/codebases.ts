@@ -13,6 +13,7 @@ import {
   type Endpoint,
   type FunctionsCodebaseConfig,
 } from "./firebase-tools-internals";
+import { compareVersions } from "./versions";
 
 /** The project a codebase is loaded for. */
 export interface ProjectRef {
@@ -44,13 +45,10 @@ export async function discoverBuild(project: ProjectRef, codebase: FunctionsCode
  * an older one would start its server instead, so it keeps the default.
  */
 const DISCOVERY_OUTPUT = "FIREBASE_FUNCTIONS_DISCOVERY_OUTPUT_PATH";
-const MANIFEST_FILE_SINCE: readonly [number, number] = [6, 4];
+const MANIFEST_FILE_SINCE = [6, 4, 0];
 
 export function writesManifestFile(sdkVersion: string | undefined): boolean {
-  const match = /^(\d+)\.(\d+)\./.exec(sdkVersion ?? "");
-  if (match === null) return false;
-  const [major, minor] = [Number(match[1]), Number(match[2])];
-  return major > MANIFEST_FILE_SINCE[0] || (major === MANIFEST_FILE_SINCE[0] && minor >= MANIFEST_FILE_SINCE[1]);
+  return sdkVersion !== undefined && compareVersions(sdkVersion, MANIFEST_FILE_SINCE) >= 0; // "" (unknown) is 0.0.0
 }
 
 /** firebase-tools reads the choice from process.env while it discovers: one discovery at a time sets it. */

@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { errorMessage, nodeValidate, runtimeChoice, supported, versioning } from "../lib/firebase-tools-internals";
+import { compareVersions, parseVersion } from "../lib/versions";
 import type { CheckResult, Context } from "./types";
 
 /** firebase-tools reads a manifest only from firebase-functions >= 3.20.0 (deploy/functions/runtimes/node/index.js). */
@@ -119,19 +120,6 @@ export function checkFunctionsSdk(ctx: Context): CheckResult {
     return { check, status: "fail", message: `installed firebase-functions ${version} does not satisfy "${declared}" in ${relativeDir}/package.json: run npm install` };
   }
   return { check, status: "ok", message: `firebase-functions ${version} (declared "${declared}")` };
-}
-
-function parseVersion(version: string): number[] {
-  return version.replace(/^[~^=v]+/, "").split("-")[0]!.split(".").map((part) => Number(part) || 0);
-}
-
-function compareVersions(version: string, other: number[]): number {
-  const parts = parseVersion(version);
-  for (let i = 0; i < 3; i++) {
-    const diff = (parts[i] ?? 0) - (other[i] ?? 0);
-    if (diff !== 0) return diff;
-  }
-  return 0;
 }
 
 /** Enough of npm's range syntax for a dependency declared as X.Y.Z, ~X.Y.Z or ^X.Y.Z. */
