@@ -4,7 +4,7 @@
 import { resolve } from "node:path";
 import { integerValue, lastValue, readArgv, runCli, UsageError } from "../cli/src/lib/cli";
 import { configuredHosts } from "./lib/emulator-hosts";
-import { buildReactExample, feedConfig, REACT_EXAMPLE_OUT_DIR } from "./lib/example-react";
+import { buildReactExample, feedConfig, loadRules, REACT_EXAMPLE_OUT_DIR } from "./lib/example-react";
 import { buildExample, EXAMPLE_COUNTER, EXAMPLE_OUT_DIR, exampleConfig, functionsRegion } from "./lib/example-web";
 import { DEFAULT_PROJECT, EMULATORS, emulatorEnv, runFirebase, shellQuote } from "./lib/firebase-cli";
 import { isDebugLogLine, isReadyLine, nextSteps } from "./lib/start-output";
@@ -21,8 +21,8 @@ const HELP = `Usage:
 
 Runs the pinned firebase-tools with the ${EMULATORS} emulators. Uses the Firestore emulator installed
 by the Debian package google-cloud-cli-firestore-emulator when present (docs/development.md).
-start also builds the example web app (examples/web) and the React example (examples/react) and serves
-them on 127.0.0.1:<web-port> (default ${DEFAULT_WEB_PORT}) and 127.0.0.1:<react-port> (default ${DEFAULT_REACT_PORT})
+start also builds the example web app (examples/web) and the React example (examples/react), loads the
+React example's rules (examples/rules/feed-comments.rules) into the Firestore emulator, and serves them on 127.0.0.1:<web-port> (default ${DEFAULT_WEB_PORT}) and 127.0.0.1:<react-port> (default ${DEFAULT_REACT_PORT})
 once the emulators are ready, then prints the next steps. The functions' debug logs
 (one line per rollup and per call) are hidden unless --debug.
 Environment: EMULATOR_LOG_VERBOSITY (exec only: DEBUG, INFO, QUIET (default), SILENT),
@@ -87,10 +87,17 @@ async function start({ project, configFile, webPort, reactPort, debug }: Options
     }
   };
   const onReady = async () => {
-    const [example, reactExample] = await Promise.all([
+    // The feed's users write their own comments: its rules replace firestore.rules (which lets clients write nothing).
+    const feedRules = loadRules(hosts.firestore, project).then(
+      () => ({}),
+      (error: unknown) => ({ error: `its comments are refused: ${String(error)}` }),
+    );
+    const [example, reactExample, rules] = await Promise.all([
       serve(EXAMPLE_OUT_DIR, exampleConfig(project, hosts), webPort, "--web-port"),
       serve(REACT_EXAMPLE_OUT_DIR, feedConfig(project, hosts), reactPort, "--react-port"),
+      feedRules,
     ]);
+    if ("error" in rules) console.error(`The React example's rules did not load: ${rules.error}`);
     console.log(nextSteps({ project, region: functionsRegion(), hosts, example, reactExample, counterId: EXAMPLE_COUNTER, debug }));
   };
   // QUIET drops the two lines per function invocation ("Beginning execution", "Finished"); --debug keeps them.

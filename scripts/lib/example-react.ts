@@ -1,6 +1,7 @@
-// The React example (examples/react, a Vite app): its production build into an ignored folder, and the
-// /config.json it is served with. Used by `npm start` (served beside the web example) and by its browser
-// test. Vite ships ES modules only, so it runs as its own command line, as the example's `npm run build` does.
+// The React example (examples/react, a Vite app): its production build into an ignored folder, the
+// /config.json it is served with, and its rules (comments that users write themselves). Used by `npm start`
+// (served beside the web example) and by its browser test. Vite ships ES modules only, so it runs as its own
+// command line, as the example's `npm run build` does.
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -11,6 +12,8 @@ import { functionsRegion } from "./example-web";
 import { REPO_ROOT } from "./firebase-cli";
 
 export const REACT_EXAMPLE_DIR = join(REPO_ROOT, "examples", "react");
+/** The feed's rules: the counters' block, and comments under posts that their authors write and delete. */
+export const FEED_RULES_FILE = join(REPO_ROOT, "examples", "rules", "feed-comments.rules");
 /** Where `npm start` builds it (ignored by git). */
 export const REACT_EXAMPLE_OUT_DIR = join(REACT_EXAMPLE_DIR, "dist");
 /** The feed `npm start` shows: their counters are created by the page when missing. */
@@ -39,4 +42,19 @@ export async function buildReactExample(outDir = REACT_EXAMPLE_OUT_DIR): Promise
 
 export function feedConfig(projectId: string, emulators: EmulatorHosts, posts = REACT_EXAMPLE_POSTS): FeedConfig {
   return { projectId, region: functionsRegion(), emulators, posts };
+}
+
+/**
+ * Loads a rules file into the Firestore emulator for `projectId` (the emulator keeps rules per project), in
+ * place of what firebase.json gave it: the feed's comments need rules that the backend's own firestore.rules
+ * does not have (it lets clients write nothing). firebase-tools loads firestore.rules again only when that
+ * file changes. Throws with the emulator's message when the file does not compile.
+ */
+export async function loadRules(firestoreHost: string, projectId: string, file = FEED_RULES_FILE): Promise<void> {
+  const response = await fetch(`http://${firestoreHost}/emulator/v1/projects/${projectId}:securityRules`, {
+    method: "PUT",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ rules: { files: [{ name: file, content: readFileSync(file, "utf8") }] } }),
+  });
+  if (!response.ok) throw new Error(`the Firestore emulator refused ${file} for ${projectId}: HTTP ${response.status} ${await response.text()}`);
 }

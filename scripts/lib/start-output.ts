@@ -62,7 +62,7 @@ export function nextSteps({ project, region, hosts, example, reactExample, count
     "",
     "  firestore-exact-counter is running. Next:",
     `    ${open}   (unique counter ${counterId}: one like per user; another: ?counter=<id>)`,
-    `    ${feed}   (useLike and useCounter: a like button and views today on each post)`,
+    `    ${feed}   (useLike and useCounter: a like button, views today and comments on each post)`,
     "    npm run seed                            demo counters with some increments",
     "    npm run make-admin -- you@example.com   try the admin callables as that user (or the uid the page shows)",
     `  From your own app (docs/app.md), with functions = getFunctions(app, "${region}"), firestore = getFirestore(app) and the signed-in user's uid:`,

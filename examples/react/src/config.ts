@@ -12,10 +12,14 @@ export interface FeedConfig {
 }
 
 export interface Post {
-  /** Its counters are post-<id>-likes (unique) and post-<id>-views (windowed). */
+  /**
+   * Its counters are post-<id>-likes (unique), post-<id>-views (windowed) and post-<id>-comments, the
+   * document counter of posts/<id>/comments (DOCUMENT_COUNTERS in functions/.env).
+   */
   id: string;
   title: string;
 }
 
 export const likesOf = (post: Post) => `post-${post.id}-likes`;
 export const viewsOf = (post: Post) => `post-${post.id}-views`;
+export const commentsOf = (post: Post) => `post-${post.id}-comments`;

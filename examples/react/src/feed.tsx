@@ -1,13 +1,16 @@
-// The feed: the signed-in user, and each post with its like button (useLike) and views today (useCounter
-// with the "today" window). Nothing here knows Firebase beyond Auth's sign-in and sign-out: the hooks
-// take the client from the CounterClientProvider in main.tsx.
+// The feed: the signed-in user, and each post with its like button (useLike), views today (useCounter
+// with the "today" window) and comments (comments.tsx). Nothing here knows Firebase beyond Auth's sign-in
+// and sign-out: the hooks take the client from the CounterClientProvider in main.tsx.
 import { SignInRequiredError } from "@firestore-exact-counter/client";
 import { useCounter, useLike } from "@firestore-exact-counter/client/react";
-import { onAuthStateChanged, signInAnonymously, signOut, type Auth } from "firebase/auth";
-import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
+import { signInAnonymously, signOut, type Auth } from "firebase/auth";
+import type { Firestore } from "firebase/firestore";
+import { useEffect, useState } from "react";
+import { Comments } from "./comments";
 import { likesOf, viewsOf, type Post } from "./config";
+import { useUid } from "./user";
 
-export function Feed({ posts, auth }: { posts: Post[]; auth: Auth }) {
+export function Feed({ posts, auth, firestore }: { posts: Post[]; auth: Auth; firestore: Firestore }) {
   return (
     <main>
       <h1>Posts</h1>
@@ -17,6 +20,7 @@ export function Feed({ posts, auth }: { posts: Post[]; auth: Auth }) {
           <h2>{post.title}</h2>
           <LikeButton counterId={likesOf(post)} />
           <ViewsToday counterId={viewsOf(post)} />
+          <Comments post={post} auth={auth} firestore={firestore} />
         </article>
       ))}
     </main>
@@ -25,8 +29,7 @@ export function Feed({ posts, auth }: { posts: Post[]; auth: Auth }) {
 
 /** Who is signed in, and a button to sign out or in (a new anonymous user): the like buttons follow. */
 function Account({ auth }: { auth: Auth }) {
-  const subscribe = useCallback((onChange: () => void) => onAuthStateChanged(auth, onChange), [auth]);
-  const uid = useSyncExternalStore(subscribe, () => auth.currentUser?.uid ?? null);
+  const uid = useUid(auth);
   const [problem, setProblem] = useState<string>();
   const act = (action: () => Promise<unknown>) => () => {
     setProblem(undefined);

@@ -1,5 +1,5 @@
-// The React example: a feed of posts, each with a like button (useLike) and its views today (useCounter
-// with the "today" window). It connects to the emulators /config.json names, signs in anonymously,
+// The React example: a feed of posts, each with a like button (useLike), its views today (useCounter
+// with the "today" window) and its comments, counted by a document counter. It connects to the emulators /config.json names, signs in anonymously,
 // creates the posts' counters that are missing (likes unique, views windowed), and renders the feed in
 // strict mode under one CounterClientProvider. Served by `npm start` (scripts/lib/example-react.ts).
 import { createCounterClient } from "@firestore-exact-counter/client";
@@ -46,7 +46,7 @@ async function start(): Promise<void> {
   createRoot(document.getElementById("root")!).render(
     <StrictMode>
       <CounterClientProvider client={counters}>
-        <Feed posts={posts} auth={auth} />
+        <Feed posts={posts} auth={auth} firestore={firestore} />
       </CounterClientProvider>
     </StrictMode>,
   );

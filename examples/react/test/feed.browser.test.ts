@@ -10,6 +10,10 @@
 //   documents and covers every change; no page ever showed a count outside what two users can make; the
 //   browsers' consoles show no error but a 409 while both pages create the counters, and failed requests
 //   while offline.
+// - Comments (with the feed's rules, examples/rules/feed-comments.rules, as npm start loads them): two users
+//   add comments at once and delete their own; each page's "N comments", the document counter of the post,
+//   settles at the number of comment documents, and so does the server's total; only the author sees a
+//   delete button; signed out, a comment is refused before anything is written.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,11 +21,12 @@ import { randomUUID } from "node:crypto";
 import type { Page } from "playwright-core";
 import { launchChromium, type Chromium } from "../../../scripts/lib/chromium";
 import { emulatorHosts } from "../../../scripts/lib/emulator-hosts";
-import { buildReactExample, feedConfig } from "../../../scripts/lib/example-react";
+import { buildReactExample, feedConfig, loadRules } from "../../../scripts/lib/example-react";
+import { REPO_ROOT } from "../../../scripts/lib/firebase-cli";
 import { serveStatic, type RunningServer } from "../../../scripts/lib/static-server";
 import { e2eAdminDb, waitFor } from "../../../test/helpers/admin";
-import { E2E_PROJECT, signedInClient } from "../../../test/helpers/client";
-import { requireEmulators, requireFunctionsEmulator } from "../../../test/helpers/emulators";
+import { E2E_PROJECT, functionsErrorCode, signedInClient } from "../../../test/helpers/client";
+import { firestoreHost, requireEmulators, requireFunctionsEmulator } from "../../../test/helpers/emulators";
 
 jest.setTimeout(300_000);
 
@@ -45,9 +50,12 @@ beforeAll(async () => {
   await warm.call("incrementCounter", { counterId: `${counterId}-views`, delta: 1, requestId: randomUUID() });
   await warm.close();
   server = await serveStatic(outDir, feedConfig(E2E_PROJECT, await emulatorHosts()));
+  await loadRules(firestoreHost(), E2E_PROJECT);
 }, 300_000);
 
 afterAll(async () => {
+  // The project's own rules again, as firebase.json gave them, for the tests that come after.
+  await loadRules(firestoreHost(), E2E_PROJECT, join(REPO_ROOT, "firestore.rules"));
   for (const browser of browsers) await browser.close();
   await server?.close();
   if (outDir !== undefined) rmSync(outDir, { recursive: true, force: true });
@@ -62,14 +70,20 @@ beforeEach(async () => {
   if (left < 300_000) await new Promise((resolve) => setTimeout(resolve, left + 1_000));
 }, 400_000);
 
-/** Run in each page before its own scripts: appends each post's like count to window.__counts[post] whenever it changes. */
+/**
+ * Run in each page before its own scripts: appends each post's like count to window.__counts[post], and
+ * its comment count to window.__counts["<post>:comments"], whenever it changes.
+ */
 const RECORD_COUNTS = `
   const counts = (window.__counts = {});
+  const record = (key, text) => {
+    const seen = (counts[key] ??= []);
+    if (seen.at(-1) !== text) seen.push(text);
+  };
   new MutationObserver(() => {
     for (const post of document.querySelectorAll("article[data-post]")) {
-      const text = post.querySelector(".count")?.textContent ?? "";
-      const seen = (counts[post.dataset.post] ??= []);
-      if (seen.at(-1) !== text) seen.push(text);
+      record(post.dataset.post, post.querySelector(".count")?.textContent ?? "");
+      record(post.dataset.post + ":comments", post.querySelector(".comment-count")?.textContent ?? "");
     }
   }).observe(document, { subtree: true, childList: true, characterData: true });
 `;
@@ -241,4 +255,79 @@ describe("the React example's feed", () => {
       expect(opening.filter((text) => !text.includes("status of 409 (Conflict)"))).toEqual([]);
     }
   });
+
+  it("two users comment at once and delete their own: each post's comment count settles at its comment documents", async () => {
+    const id = randomUUID().slice(0, 8);
+    const counterId = `post-${id}-comments`;
+    const a = await newUser("A");
+    const b = await newUser("B");
+    const url = `${server.url}?posts=${id}`;
+    a.during = b.during = "opening";
+    await Promise.all([a.page.goto(url), b.page.goto(url)]);
+    for (const user of [a, b]) expect(await showsComments(user.page, id, "0 comments")).toBe("0 comments");
+    a.during = b.during = "the rest";
+
+    // A comments twice while B comments once, all at once: each page lists the three and counts 3.
+    await Promise.all([comment(a.page, id, "one").then(() => comment(a.page, id, "two")), comment(b.page, id, "three")]);
+    for (const user of [a, b]) {
+      expect(await showsComments(user.page, id, "3 comments")).toBe("3 comments");
+      expect(await post(user.page, id).locator(".comment .text").allTextContents()).toEqual(expect.arrayContaining(["one", "two", "three"]));
+    }
+    expect(await serverComments(id, 3)).toEqual({ total: 3, documents: 3 });
+
+    // Only the author has a delete button; A deletes "one", and both pages count 2.
+    expect(await post(a.page, id).locator(".comment .delete").count()).toBe(2);
+    expect(await post(b.page, id).locator(".comment .delete").count()).toBe(1);
+    await post(a.page, id).locator(".comment", { hasText: "one" }).locator(".delete").click();
+    for (const user of [a, b]) expect(await showsComments(user.page, id, "2 comments")).toBe("2 comments");
+    expect(await serverComments(id, 2)).toEqual({ total: 2, documents: 2 });
+
+    // Signed out, a comment is refused on the page: nothing is written, the count stays.
+    await a.page.click("button.sign-out");
+    await post(a.page, id).locator(".comment-text").fill("four");
+    await post(a.page, id).locator("button.add-comment").click();
+    await a.page.waitForSelector('article .error:has-text("Sign in to comment.")');
+    expect((await db.collection(`posts/${id}/comments`).count().get()).data().count).toBe(2);
+    expect(await showsComments(a.page, id, "2 comments")).toBe("2 comments");
+
+    // The callables cannot move it: only its comments do.
+    const caller = await signedInClient();
+    expect(await functionsErrorCode(caller.call("incrementCounter", { counterId, delta: 5 }))).toBe("functions/failed-precondition");
+    await caller.close();
+    expect(await serverComments(id, 2)).toEqual({ total: 2, documents: 2 });
+
+    // What each page ever rendered: counts of 0 to 3 comments, nothing else (no comment counted twice).
+    for (const user of [a, b]) {
+      const counts = await user.page.evaluate(() => (globalThis as unknown as { __counts: Record<string, string[]> }).__counts);
+      expect(counts[`${id}:comments`]!.filter((text) => !["", "…", "0 comments", "1 comment", "2 comments", "3 comments"].includes(text))).toEqual([]);
+      expect(user.errors.filter((error) => error.during === "the rest")).toEqual([]);
+      const opening = user.errors.filter((error) => error.during === "opening").map((error) => error.text);
+      expect(opening.filter((text) => !text.includes("status of 409 (Conflict)"))).toEqual([]);
+    }
+  });
 });
+
+/** What a post's comment count shows ("3 comments"). */
+const commentsShown = async (page: Page, id: string) => (await post(page, id).locator(".comment-count").textContent())?.trim();
+/** Waits until the post's comment count shows `expected`; returns what it shows then. */
+async function showsComments(page: Page, id: string, expected: string): Promise<string | undefined> {
+  return (await waitFor(() => commentsShown(page, id), expected, 30_000)).value;
+}
+
+/** Writes a comment from the page's form, and waits until the page lists it. */
+async function comment(page: Page, id: string, text: string): Promise<void> {
+  await post(page, id).locator(".comment-text").fill(text);
+  await post(page, id).locator("button.add-comment").click();
+  await post(page, id).locator(".comment .text", { hasText: text }).waitFor();
+}
+
+/**
+ * The server's count of the post's comments once its total is `expected` (or after 60 s, whatever it is
+ * then), with the comment documents counted: both, which must be equal.
+ */
+async function serverComments(id: string, expected: number): Promise<{ total: number | undefined; documents: number }> {
+  const counter = db.doc(`counters/post-${id}-comments`);
+  const { value } = await waitFor(async () => (await counter.get()).get("total") as number | undefined, expected, 60_000);
+  const documents = (await db.collection(`posts/${id}/comments`).count().get()).data().count;
+  return { total: value, documents };
+}
