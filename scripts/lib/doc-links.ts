@@ -11,21 +11,29 @@ export interface Link {
   target: string;
 }
 
-/** Links `[text](target)` and `![alt](target)` outside code fences and inline code, in order. */
+/**
+ * Links `[text](target)` and `![alt](target)` outside code fences and inline code, in order, each at the
+ * line its `[` is on. A link's text may wrap onto the next lines of its paragraph, as prose wraps it, and
+ * its `(target)` may start on the next line; a blank line ends the paragraph, and the link with it.
+ */
 export function linksIn(markdown: string, file: string): Link[] {
-  const links: Link[] = [];
   let fenced = false;
-  markdown.split("\n").forEach((text, index) => {
-    if (/^\s*(```|~~~)/.test(text)) {
-      fenced = !fenced;
-      return;
-    }
-    if (fenced) return;
-    const withoutCode = text.replace(/`[^`]*`/g, (code) => " ".repeat(code.length));
-    for (const match of withoutCode.matchAll(/!?\[(?:[^\]]|\](?!\())*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
-      links.push({ file, line: index + 1, target: match[1]! });
-    }
-  });
+  // The text outside fences and inline code, line for line (a fence's lines and code spans become blanks).
+  const prose = markdown
+    .split("\n")
+    .map((text) => {
+      if (/^\s*(```|~~~)/.test(text)) {
+        fenced = !fenced;
+        return "";
+      }
+      return fenced ? "" : text.replace(/`[^`]*`/g, (code) => " ".repeat(code.length));
+    })
+    .join("\n");
+  const links: Link[] = [];
+  const LINK = /!?\[(?:[^\]\n]|\n(?![ \t]*\n)|\](?!\())*\]\([ \t]*\n?[ \t]*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g;
+  for (const match of prose.matchAll(LINK)) {
+    links.push({ file, line: prose.slice(0, match.index).split("\n").length, target: match[1]! });
+  }
   return links;
 }
 

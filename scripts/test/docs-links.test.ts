@@ -63,6 +63,11 @@ describe("headings and links", () => {
     expect([...anchorsOf("# A\n## A\n```\n# not a heading\n```\n")]).toEqual(["a", "a-1"]);
   });
 
+  it("finds a link whose text wraps onto the next line, or whose target starts there, at the line of its [", () => {
+    const markdown = ["intro [a link whose", "text wraps](wrapped.md) and [another](", "next-line.md)", "", "[not a link]", "", "(paragraph.md)"].join("\n");
+    expect(linksIn(markdown, "x.md").map((l) => `${l.line} ${l.target}`)).toEqual(["1 wrapped.md", "2 next-line.md"]);
+  });
+
   it("finds image links and links with titles", () => {
     expect(linksIn('![plot](bench.png) [t](a.md "title")', "x.md").map((l) => l.target)).toEqual(["bench.png", "a.md"]);
   });
