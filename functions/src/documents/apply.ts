@@ -8,7 +8,7 @@ import { planObservations, type Observation, type Plan, type Source } from "../m
 import type { NewCounterRule } from "../model/new-counter";
 import { pickShard, type Random } from "../model/shards";
 import { dayOf } from "../model/windows";
-import { StaleRead, type DocumentStore } from "./store";
+import { StaleRead, type DocumentStore, type ShardWritten } from "./store";
 
 export interface ApplyOptions {
   source: Source;
@@ -34,6 +34,8 @@ export interface ApplyReport {
   problem?: string;
   /** The problem goes away by itself (a deletion still cleaning up, contention): apply again later. */
   retryLater: boolean;
+  /** The shard write the commit made (its shard and time); null when it made none (or nothing was committed). */
+  shardWrite: ShardWritten | null;
 }
 
 const ATTEMPTS = 12;
@@ -51,7 +53,7 @@ export async function applyObservations(store: DocumentStore, counterId: string,
       observations.map((o) => o.document),
     );
     const plan = planObservations(read, observations, options.source);
-    const report = { counterId, plan, created: false, retryLater: false };
+    const report = { counterId, plan, created: false, retryLater: false, shardWrite: null };
     if (plan.counter === "retry-later") return { ...report, retryLater: true, problem: `counter "${counterId}" is still being deleted; its documents count once that is done` };
     if (plan.counter === "unique") return { ...report, problem: `counter "${counterId}" is a unique counter (it counts members): documents cannot count in it` };
     if (plan.writes.length === 0) return report;
@@ -67,8 +69,8 @@ export async function applyObservations(store: DocumentStore, counterId: string,
     const shape = read.shape ?? create ?? { numShards: 1, windowed: false };
     const nowMs = now();
     try {
-      await store.commit(counterId, read, plan, { create, shard: pickShard(shape.numShards, random), day: shape.windowed ? dayOf(nowMs) : null, nowMs });
-      return { ...report, created: create !== null };
+      const shardWrite = await store.commit(counterId, read, plan, { create, shard: pickShard(shape.numShards, random), day: shape.windowed ? dayOf(nowMs) : null, nowMs });
+      return { ...report, created: create !== null, shardWrite };
     } catch (error) {
       if (!(error instanceof StaleRead)) throw error;
       if (attempt >= attempts) return { ...report, plan: NOTHING, retryLater: true, problem: `counter "${counterId}" or its records kept changing under ${attempts} attempts` };

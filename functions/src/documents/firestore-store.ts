@@ -3,8 +3,9 @@
 // commit is one batch: each record created (create() fails if one appeared) or updated on condition that it
 // is the version read, with `increment(delta)` on one shard (update() fails on a shard that is gone), or
 // the counter's creation (create() of the parent fails if another writer made it first; the marker is
-// asserted absent, so no counter appears under a deletion's cleanup). A failed condition is StaleRead.
-import { FieldPath, FieldValue, Timestamp, type DocumentSnapshot, type Firestore, type WriteBatch } from "firebase-admin/firestore";
+// asserted absent, so no counter appears under a deletion's cleanup). A failed condition is StaleRead. A
+// commit answers with its shard write's time (the batch's results, in the order of its writes).
+import { FieldPath, FieldValue, Timestamp, type DocumentSnapshot, type Firestore, type WriteBatch, type WriteResult } from "firebase-admin/firestore";
 import { newCounterDocument } from "../counters/create";
 import { shapeIn } from "../counters/shape";
 import { NEW_SHARD, shardIncrement } from "../counters/shard-writes";
@@ -12,6 +13,7 @@ import { GRPC, grpcCode } from "../model/errors";
 import { expiryMs, versionAt, type CounterRead, type RecordState, type Version } from "../model/document-records";
 import type { NewCounterShape } from "../model/new-counter";
 import { cleanupRef, counterRef, COUNTERS, deletedRef, documentRecordRef, documentRecordsRef, shardRef } from "../model/paths";
+import { microsCeil } from "../model/time";
 import { StaleRead, type CommitOptions, type DocumentSource, type DocumentStore, type ListedRecord, type SeenDocument } from "./store";
 
 /** `rollup.documentsSince` on the parent: the version of the deletion before the counter was created again. */
@@ -54,17 +56,26 @@ export function firestoreDocumentStore(db: Firestore): DocumentStore & DocumentS
           batch.update(ref, { ...fields, expireAt }, { lastUpdateTime: handle.get(write.document)!.updateTime! });
         }
       }
-      if (plan.counter === "shard") batch.update(shardRef(db, counterId, options.shard), shardIncrement(plan.delta, options.day));
-      else if (plan.counter === "create") {
+      // Where the shard that takes the delta is among the batch's writes (its results come in that order).
+      let shardAt: number | null = null;
+      if (plan.counter === "shard") {
+        shardAt = plan.writes.length;
+        batch.update(shardRef(db, counterId, options.shard), shardIncrement(plan.delta, options.day));
+      } else if (plan.counter === "create") {
         const since = read.counter.exists ? null : read.counter.deletedAt;
+        shardAt = plan.writes.length + CREATED_SHARDS_AFTER + options.shard;
         createCounterWith(batch, db, counterId, options.create!, { ...options, delta: plan.delta, since });
       }
+      let results: WriteResult[];
       try {
-        await batch.commit();
+        results = await batch.commit();
       } catch (error) {
         if (STALE.has(grpcCode(error) ?? -1)) throw new StaleRead(`counter "${counterId}" or a record changed since the read: ${error instanceof Error ? error.message : String(error)}`);
         throw error;
       }
+      if (shardAt === null) return null;
+      const { writeTime } = results[shardAt]!;
+      return { shard: options.shard, writtenAtUs: microsCeil(writeTime), writtenAtExact: writeTime.nanoseconds % 1000 === 0 };
     },
 
     async listDocuments(listing, after, limit) {
@@ -122,9 +133,13 @@ function recordState(snap: DocumentSnapshot): RecordState | null {
   return { counted, version };
 }
 
+/** Writes createCounterWith adds before the shards: the parent. */
+const CREATED_SHARDS_AFTER = 1;
+
 /**
  * Creates the counter with its first amount on shard `options.shard`, plain, with the shape the params give
- * it, in the commit's own batch; `documentsSince` keeps the time of the deletion before it, if any.
+ * it, in the commit's own batch (the parent, then shards 0 to numShards - 1: CREATED_SHARDS_AFTER);
+ * `documentsSince` keeps the time of the deletion before it, if any.
  */
 function createCounterWith(
   batch: WriteBatch,

@@ -23,6 +23,18 @@ export interface CommitOptions {
   nowMs: number;
 }
 
+/**
+ * The shard write a commit made: the shard that took the delta and the commit's time, as the write's event
+ * will carry it to rollupTotal. The trigger rolls that write up itself at once (entry/documentCounters.ts).
+ */
+export interface ShardWritten {
+  shard: number;
+  /** The commit time in microseconds, rounded up (rollup/types.ts, ShardWrite.writtenAtUs). */
+  writtenAtUs: number;
+  /** The commit time is whole microseconds, as an event's update time is (ShardWrite.writtenAtExact). */
+  writtenAtExact: boolean;
+}
+
 /** A commit's read went stale (a record or the counter changed since): read again. */
 export class StaleRead extends Error {
   constructor(message: string) {
@@ -37,8 +49,10 @@ export interface DocumentStore {
   /**
    * The plan's records, with the shard increment or the counter's creation, in one atomic write
    * conditioned on what `read` saw of each record (and of the counter's existence). StaleRead otherwise.
+   * Resolves with the shard write it made (the increment, or the creation's shard that took the delta);
+   * null when the plan writes records only.
    */
-  commit(counterId: string, read: StoreRead, plan: Plan, options: CommitOptions): Promise<void>;
+  commit(counterId: string, read: StoreRead, plan: Plan, options: CommitOptions): Promise<ShardWritten | null>;
 }
 
 /** An app document as a listing or a read saw it. */

@@ -8,7 +8,7 @@
 import type { Listing } from "../../../functions/src/model/document-match";
 import { versionAt, versionJustAfter, type CounterRead, type Plan, type RecordState, type Version } from "../../../functions/src/model/document-records";
 import type { DocumentWrite } from "../../../functions/src/documents/event";
-import { StaleRead, type CommitOptions, type DocumentSource, type DocumentStore, type ListedRecord, type SeenDocument, type StoreRead } from "../../../functions/src/documents/store";
+import { StaleRead, type CommitOptions, type DocumentSource, type DocumentStore, type ListedRecord, type SeenDocument, type ShardWritten, type StoreRead } from "../../../functions/src/documents/store";
 import { documentRecordKey } from "../../../functions/src/model/paths";
 
 interface AppDocument {
@@ -93,7 +93,7 @@ export class DocumentsWorld implements DocumentStore, DocumentSource {
     return Promise.resolve({ counter, records, shape, handle });
   }
 
-  commit(counterId: string, read: StoreRead, plan: Plan, options: CommitOptions): Promise<void> {
+  commit(counterId: string, read: StoreRead, plan: Plan, options: CommitOptions): Promise<ShardWritten | null> {
     const handle = read.handle as Map<string, number | null>;
     const own = this.records.get(counterId) ?? new Map<string, StoredRecord>();
     for (const write of plan.writes) {
@@ -113,8 +113,9 @@ export class DocumentsWorld implements DocumentStore, DocumentSource {
       const deleted = read.counter.exists ? null : read.counter.deletedAt;
       this.counters.set(counterId, { numShards: options.create!.numShards, shards, since: deleted });
     }
-    if (plan.counter === "shard" || plan.counter === "create") this.commits++;
-    return Promise.resolve();
+    if (plan.counter !== "shard" && plan.counter !== "create") return Promise.resolve(null);
+    this.commits++;
+    return Promise.resolve({ shard: options.shard, writtenAtUs: at, writtenAtExact: true });
   }
 
   // ---- DocumentSource ----
