@@ -5,19 +5,27 @@
 // the param's value then (index.ts): empty while the param is empty, so nothing more is deployed. The
 // benchmark drives these handlers as deployed: the main entry loaded with the param set, each trigger of
 // the group wrapped with firebase-functions-test and given recorded before/after snapshots.
+// A counted change writes a delta to one shard; rollupTotal gets that shard write's event as it gets every
+// one, but that is a second delivery hop (and its slot wait) before the total is exact. So the invocation
+// that committed the delta rolls that shard write up itself, at once (rollUpOwnWrite): one more, early
+// delivery of a real shard write, which the rollup takes exactly under any duplicated or reordered delivery
+// (docs/rollup.md); when rollupTotal's delivery comes, the write is usually covered already (one read).
 import * as logger from "firebase-functions/logger";
 import type { CloudFunction } from "firebase-functions/v2";
 import { onDocumentWritten, type Change, type DocumentSnapshot, type FirestoreEvent } from "firebase-functions/v2/firestore";
-import { databaseId } from "../config/params";
+import { databaseId, rollupTimeoutSeconds } from "../config/params";
 import { documentNewCounterRule, documentRules } from "../config/read";
 import { countWrite, type DocumentWrite } from "../documents/event";
 import { firestoreDocumentStore } from "../documents/firestore-store";
+import type { ShardWritten } from "../documents/store";
 import { versionAt, versionJustAfter } from "../model/document-records";
 import { parseDocumentCounterRules } from "../model/document-rules";
 import { documentTriggers } from "../model/document-triggers";
 import { isPermanentError } from "../model/errors";
 import { BoundedMemo } from "../rollup/commit";
-import { countersDb } from "./deps";
+import { rollupShardWrite } from "../rollup/index";
+import type { ClaimMemo, LeadMemo, ParentMemo, ShardWrite } from "../rollup/types";
+import { countersDb, rollupDeps } from "./deps";
 import { EVERY_FUNCTION } from "./options";
 
 /** A write of a watched document, with the wildcards' values (unused: the path is read from the snapshots). */
@@ -32,12 +40,19 @@ export function documentCounterTriggers(value: string | undefined): Record<strin
   const group: Record<string, CloudFunction<DocumentEvent>> = {};
   for (const trigger of documentTriggers(parseDocumentCounterRules("DOCUMENT_COUNTERS", value ?? ""))) {
     group[trigger.name] = onDocumentWritten(
-      { ...EVERY_FUNCTION, document: trigger.path, database: databaseId, retry: true, timeoutSeconds: 60, memory: "256MiB" },
+      // rollupTotal's timeout: the rollup of the trigger's own write may wait for its slot as rollupTotal does.
+      { ...EVERY_FUNCTION, document: trigger.path, database: databaseId, retry: true, timeoutSeconds: rollupTimeoutSeconds, memory: "256MiB" },
       (event: DocumentEvent) => countDocumentEvent(trigger.key, event),
     );
   }
   return group;
 }
+
+// This instance's rollup memos, kept as rollupTotal.ts keeps its own (module state: one per instance):
+// claims held by its running invocations, its leading edges, the parents its commits left (rollup/types.ts).
+const claims: ClaimMemo = new Map();
+const leads: LeadMemo = new BoundedMemo();
+const parents: ParentMemo = new BoundedMemo();
 
 /** Documents (and rule fields) warned about on this instance: one warning each. */
 const warned = new BoundedMemo<true>();
@@ -71,6 +86,8 @@ export async function countDocumentEvent(key: string, event: DocumentEvent): Pro
   const options = { newCounter: (id: string) => documentNewCounterRule()(id) };
   const store = firestoreDocumentStore(countersDb());
   let failure: Error | undefined;
+  // The rollups of this event's shard writes, one per counter it moved, run side by side (none throws).
+  const rollups: Promise<void>[] = [];
   for (const rule of documentRules().filter((r) => r.document.key === key)) {
     const fields = { document: write.path, rule: rule.source, eventId: event.id };
     try {
@@ -87,10 +104,40 @@ export async function countDocumentEvent(key: string, event: DocumentEvent): Pro
       if (report.retryLater) throw new Error(`document ${write.path} not counted in ${outcome.counterId} yet: ${report.problem ?? "try again"}`);
       if (report.problem !== undefined) logger.error("document not counted", { ...done, problem: report.problem });
       else if (report.plan.writes.length > 0) logger.debug("document counted", { ...done, delta: report.plan.delta, created: report.created });
+      if (report.shardWrite !== null && report.plan.delta !== 0) rollups.push(rollUpOwnWrite(outcome.counterId, report.shardWrite, `${event.id}/${rule.position}`, done));
     } catch (error) {
       if (!isPermanentError(error)) failure ??= error instanceof Error ? error : new Error(String(error));
       else logger.error("document not counted, for good", { ...fields, error: error instanceof Error ? error.message : String(error) });
     }
   }
+  await Promise.all(rollups);
   if (failure !== undefined) throw failure;
+}
+
+/**
+ * Rolls up the shard write this invocation just committed (`written`: the batch's own time for it), as
+ * rollupTotal would roll up its event, with this instance's memos. `eventId` names it in a lease it claims.
+ * A failure is no loss: the record and the delta are committed, and rollupTotal gets the same shard write
+ * (its event is retried until it succeeds), so the total is made exact there. Throwing would only have the
+ * platform deliver the document's event again, which finds it counted and rolls nothing up: so warn, and
+ * let the invocation succeed.
+ */
+async function rollUpOwnWrite(counterId: string, written: ShardWritten, eventId: string, fields: Record<string, unknown>): Promise<void> {
+  const write: ShardWrite = {
+    eventId,
+    counterId,
+    shardId: String(written.shard),
+    writtenAtUs: written.writtenAtUs,
+    writtenAtExact: written.writtenAtExact,
+    // The delta was not 0, and the shard's documents were not read: the rollup sums the shards.
+    before: undefined,
+    after: undefined,
+    countChanged: true,
+    inline: true,
+  };
+  try {
+    await rollupShardWrite(write, rollupDeps({ claims, leads, parents }));
+  } catch (error) {
+    logger.warn("document counted; its rollup failed here and is left to rollupTotal", { ...fields, counterId, error: error instanceof Error ? error.message : String(error) });
+  }
 }

@@ -47,6 +47,7 @@ export async function rollupShardWrite(write: ShardWrite, deps: RollupDeps): Pro
     const extra = {
       ...(result?.kind === "committed" ? { total: result.total, lagMs: result.lagMs } : {}),
       ...(inv.parentMemo === undefined ? {} : { parentMemo: inv.parentMemo }),
+      ...(write.inline === true ? { inline: true } : {}),
     };
     logOps(write.counterId, outcome, inv.ops, deps.nowMs() - started, extra);
   }
@@ -74,7 +75,7 @@ async function handle(inv: Invocation): Promise<RollupResult> {
     counterId,
     eventId: write.eventId,
     writtenAtUs: write.writtenAtUs,
-    countChanged: before.value !== after.value,
+    countChanged: write.countChanged ?? before.value !== after.value,
   };
   // A write that did not change the count cannot change the sum (e.g. shards created at 0): no reads.
   if (!facts.countChanged) return { kind: "skip", reason: "unchanged" };
@@ -89,9 +90,10 @@ async function handle(inv: Invocation): Promise<RollupResult> {
   // commit left when a leading edge can start from it (its commit's precondition checks it is still the
   // parent; if not, the event reads the parent and decides again). Only for a snapshot sum, where a stale
   // memory costs nothing but the failed commit (an aggregation summed for nothing would cost what the read
-  // saves). Nothing else is decided from a memo.
+  // saves), so only with the write's own document to sum from. Nothing else is decided from a memo.
   const remembered = deps.parents?.get(counterId);
-  const fromMemory = remembered !== undefined && write.writtenAtExact === true && snapshotSumAllowed(remembered.view, write) && decideFromParent(facts, remembered.view)?.kind === "lead";
+  const snapshot = write.after !== undefined && write.writtenAtExact === true;
+  const fromMemory = remembered !== undefined && snapshot && snapshotSumAllowed(remembered.view, write) && decideFromParent(facts, remembered.view)?.kind === "lead";
   let known = fromMemory ? remembered : undefined;
   for (let round = 0; round < DECIDE_ROUNDS; round++) {
     // The parent first: it alone settles duplicates, deleted counters and idle counters (one read).

@@ -22,6 +22,19 @@ export interface ShardWrite {
   /** The shard before and after the write (model/shards.ts, shardStateOf); undefined where the document did not exist. */
   before: ShardState | undefined;
   after: ShardState | undefined;
+  /**
+   * Whether the write changed the shard's count, where the writer knows it without the shard's documents;
+   * absent: from `before` and `after`. A document counter's trigger rolling up its own increment (below)
+   * knows its delta, not the shard: it gives true, and no `before` or `after` (so no document stands for
+   * the sum: the shards are summed).
+   */
+  countChanged?: boolean;
+  /**
+   * Rolled up by the invocation that committed the write (entry/documentCounters.ts), not delivered as its
+   * event: one more, early delivery of the same write, whose event rollupTotal still gets. Its ops line
+   * says `inline: true`: it is part of the writer's invocation, not an invocation of its own.
+   */
+  inline?: true;
 }
 
 export type RollupStage = "claimed" | "summed";
