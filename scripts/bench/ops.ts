@@ -38,7 +38,12 @@ export interface OpsLine {
   total: number | null;
   /** A leading edge that started from the parent its instance's last commit left: still the parent ("hit") or not. */
   parentMemo: "hit" | "missed" | null;
+  /** A rollup the document trigger ran on its own shard write, inside its invocation (functions/src/rollup/types.ts). */
+  inline: boolean;
 }
+
+/** The outcome of a rollup the document trigger ran on its own shard write, as the tables name it. */
+export const INLINE = "document trigger's rollup: ";
 
 /** The outcome with where a leading edge's parent came from (functions/src/rollup/types.ts, ParentMemo), as the tables name it. */
 export const REMEMBERED = { hit: " (parent remembered)", missed: " (remembered parent changed)" } as const;
@@ -63,6 +68,7 @@ function opsLineOf(line: string): OpsLine | undefined {
       durationMs: n("durationMs"),
       total: typeof entry.total === "number" ? entry.total : null,
       parentMemo: entry.parentMemo === "hit" || entry.parentMemo === "missed" ? entry.parentMemo : null,
+      inline: entry.inline === true,
     };
   } catch {
     return undefined;
@@ -88,14 +94,15 @@ export function opsByOutcome(logPath: string, prefix: string): { outcome: string
   for (const line of readFileSync(logPath, "utf8").split("\n")) {
     const ops = opsLineOf(line);
     if (ops === undefined || !ops.counterId.startsWith(prefix) || ops.outcome === "skip-unchanged") continue;
-    const outcome = ops.outcome + (ops.parentMemo === null ? "" : REMEMBERED[ops.parentMemo]);
+    const outcome = (ops.inline ? INLINE : "") + ops.outcome + (ops.parentMemo === null ? "" : REMEMBERED[ops.parentMemo]);
     const total = byOutcome.get(outcome) ?? { ...ZERO };
-    total.invocations += 1;
+    // An inline rollup is part of the document trigger's invocation, whose own line has its time.
+    total.invocations += ops.inline ? 0 : 1;
     total.reads += ops.reads;
     total.writes += ops.writes;
     total.aggregations += ops.aggregations;
     total.waitMs += ops.waitMs;
-    total.durationMs += ops.durationMs;
+    total.durationMs += ops.inline ? 0 : ops.durationMs;
     byOutcome.set(outcome, total);
   }
   return [...byOutcome].map(([outcome, ops]) => ({ outcome, ops })).sort((a, b) => b.ops.invocations - a.ops.invocations);

@@ -4,8 +4,11 @@
 // every instance shares firebase-admin), so its `getAll` (every document read: DocumentReference.get calls
 // it too) and `WriteBatch.commit` (every write outside a transaction: DocumentReference.update and friends
 // commit a batch too) are wrapped once, and a call counts toward the run that `counting` started, found
-// through the async context: the rollup's invocations, which run outside it, are not counted here.
+// through the async context: the rollup's invocations, which run outside it, are not counted here. The
+// rollup the trigger runs on its own shard write runs inside it: its own ops line counts it, so the run
+// notes what that line said (`inline`) for the caller to take out.
 import { AsyncLocalStorage } from "node:async_hooks";
+import { createRequire } from "node:module";
 import { DocumentReference, Firestore, WriteBatch } from "firebase-admin/firestore";
 
 export interface OpCount {
@@ -13,6 +16,11 @@ export interface OpCount {
   reads: number;
   /** Writes of batches that committed (a failed commit writes nothing). */
   writes: number;
+  /**
+   * Of those, what the rollups the run made itself (its "rollup ops" lines with `inline: true`,
+   * functions/src/rollup/types.ts) said they read and wrote: those lines count them already.
+   */
+  inline: { reads: number; writes: number };
 }
 
 const current = new AsyncLocalStorage<OpCount>();
@@ -48,12 +56,33 @@ function install(): void {
     return results;
   };
   Object.defineProperty(WriteBatch.prototype, "commit", { value: countedCommit, writable: true, configurable: true });
+  // The functions' logger is one module too (the instances share firebase-functions), and the functions call
+  // its debug through its exports object: an inline rollup's ops line, logged in a counted run, is noted there.
+  const logger = load("firebase-functions/logger") as { debug: (...args: unknown[]) => void };
+  const debug = logger.debug;
+  logger.debug = (...args: unknown[]) => {
+    const count = current.getStore();
+    const fields = args[args.length - 1];
+    if (count !== undefined && args[0] === "rollup ops" && isInlineOps(fields)) {
+      count.inline.reads += fields.reads;
+      count.inline.writes += fields.writes;
+    }
+    debug(...args);
+  };
+}
+
+const load = createRequire(__filename);
+
+function isInlineOps(fields: unknown): fields is { reads: number; writes: number } {
+  if (typeof fields !== "object" || fields === null) return false;
+  const { inline, reads, writes } = fields as Record<string, unknown>;
+  return inline === true && typeof reads === "number" && typeof writes === "number";
 }
 
 /** Runs `work`, counting the Firestore reads and writes made in its async context. */
 export async function counting<T>(work: () => Promise<T>): Promise<{ result: T; ops: OpCount } | { error: unknown; ops: OpCount }> {
   install();
-  const ops: OpCount = { reads: 0, writes: 0 };
+  const ops: OpCount = { reads: 0, writes: 0, inline: { reads: 0, writes: 0 } };
   try {
     return { result: await current.run(ops, work), ops };
   } catch (error) {

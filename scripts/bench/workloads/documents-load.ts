@@ -150,7 +150,9 @@ function handlersFor(wrapped: WrappedFunctions, rule: string | null, instances: 
   return wrapped.triggers(productSource(), (m) => (m.documentCounters as Record<string, unknown> | undefined)?.[trigger!.name], instances).map((handler) => async (event: CommentEvent) => {
     const started = performance.now();
     const run = await counting(() => handler(event.input));
-    const { reads, writes } = run.ops;
+    // The rollup of its own shard write has its own line ("inline"): only the trigger's own reads and writes here.
+    const reads = run.ops.reads - run.ops.inline.reads;
+    const writes = run.ops.writes - run.ops.inline.writes;
     const outcome = "error" in run ? "document trigger: threw" : writes > 0 ? "document trigger: counted" : reads > 0 ? "document trigger: covered" : "document trigger: unchanged";
     // The rollup's own line (functions/src/rollup/ops.ts), so the cost tables count this trigger's invocations with it.
     logger.debug("rollup ops", { counterId: event.write.counterId, outcome, reads, writes, aggregations: 0, waitMs: 0, durationMs: Math.round(performance.now() - started) });
