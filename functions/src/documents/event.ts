@@ -2,11 +2,13 @@
 // makes (the document's contribution after the write, at the write's version: model/document-records.ts),
 // or nothing when the write changes no contribution (an edit of a counted comment's text, a write to a
 // document that matches no condition before or after: nothing read, nothing written), brought to its
-// counter by apply.ts. The trigger's entry (entry/documentCounters.ts) turns an event into a write; the
-// model check drives this same code with its own.
+// counter by apply.ts; and the shard write that made, for the trigger to roll it up itself. The trigger's
+// entry (entry/documentCounters.ts) turns an event into a write; the model check drives this same code with
+// its own.
 import { contributionOf, counterOf } from "../model/document-match";
 import type { Version } from "../model/document-records";
 import type { DocumentRule } from "../model/document-rules";
+import type { ShardWrite } from "../rollup/types";
 import { applyObservations, type ApplyOptions, type ApplyReport } from "./apply";
 import type { DocumentStore } from "./store";
 
@@ -29,6 +31,29 @@ export type RuleOutcome =
 
 /** What apply.ts takes besides the source: the new counters' shape, and the clock and randomness (the model check's own). */
 export type CountOptions = Omit<ApplyOptions, "source" | "dryRun">;
+
+/**
+ * The shard write an outcome committed, as the rollup takes a shard write event (rollup/types.ts), for the
+ * trigger to roll it up itself at once (entry/documentCounters.ts); null when it wrote no delta. The commit's
+ * own time stands for the event's; the shard's documents were not read, so the count is known to have
+ * changed (the delta is not 0) and nothing else of them. `eventId` names the rollup in a lease it claims.
+ */
+export function ownShardWrite(outcome: RuleOutcome, eventId: string): ShardWrite | null {
+  if (outcome.kind !== "applied") return null;
+  const { shardWrite, plan } = outcome.report;
+  if (shardWrite === null || plan.delta === 0) return null;
+  return {
+    eventId,
+    counterId: outcome.counterId,
+    shardId: String(shardWrite.shard),
+    writtenAtUs: shardWrite.writtenAtUs,
+    writtenAtExact: shardWrite.writtenAtExact,
+    before: undefined,
+    after: undefined,
+    countChanged: true,
+    inline: true,
+  };
+}
 
 /** The write through `rule`; null when the rule does not watch the path. */
 export async function countWrite(store: DocumentStore, rule: DocumentRule, write: DocumentWrite, options: CountOptions): Promise<RuleOutcome | null> {

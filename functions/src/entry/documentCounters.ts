@@ -15,9 +15,8 @@ import type { CloudFunction } from "firebase-functions/v2";
 import { onDocumentWritten, type Change, type DocumentSnapshot, type FirestoreEvent } from "firebase-functions/v2/firestore";
 import { databaseId, rollupTimeoutSeconds } from "../config/params";
 import { documentNewCounterRule, documentRules } from "../config/read";
-import { countWrite, type DocumentWrite } from "../documents/event";
+import { countWrite, ownShardWrite, type DocumentWrite } from "../documents/event";
 import { firestoreDocumentStore } from "../documents/firestore-store";
-import type { ShardWritten } from "../documents/store";
 import { versionAt, versionJustAfter } from "../model/document-records";
 import { parseDocumentCounterRules } from "../model/document-rules";
 import { documentTriggers } from "../model/document-triggers";
@@ -104,7 +103,8 @@ export async function countDocumentEvent(key: string, event: DocumentEvent): Pro
       if (report.retryLater) throw new Error(`document ${write.path} not counted in ${outcome.counterId} yet: ${report.problem ?? "try again"}`);
       if (report.problem !== undefined) logger.error("document not counted", { ...done, problem: report.problem });
       else if (report.plan.writes.length > 0) logger.debug("document counted", { ...done, delta: report.plan.delta, created: report.created });
-      if (report.shardWrite !== null && report.plan.delta !== 0) rollups.push(rollUpOwnWrite(outcome.counterId, report.shardWrite, `${event.id}/${rule.position}`, done));
+      const own = ownShardWrite(outcome, `${event.id}/${rule.position}`);
+      if (own !== null) rollups.push(rollUpOwnWrite(own, done));
     } catch (error) {
       if (!isPermanentError(error)) failure ??= error instanceof Error ? error : new Error(String(error));
       else logger.error("document not counted, for good", { ...fields, error: error instanceof Error ? error.message : String(error) });
@@ -115,29 +115,16 @@ export async function countDocumentEvent(key: string, event: DocumentEvent): Pro
 }
 
 /**
- * Rolls up the shard write this invocation just committed (`written`: the batch's own time for it), as
- * rollupTotal would roll up its event, with this instance's memos. `eventId` names it in a lease it claims.
- * A failure is no loss: the record and the delta are committed, and rollupTotal gets the same shard write
- * (its event is retried until it succeeds), so the total is made exact there. Throwing would only have the
- * platform deliver the document's event again, which finds it counted and rolls nothing up: so warn, and
- * let the invocation succeed.
+ * Rolls up the shard write this invocation just committed (documents/event.ts, ownShardWrite: the batch's own
+ * time for it), as rollupTotal would roll up its event, with this instance's memos. A failure is no loss: the
+ * record and the delta are committed, and rollupTotal gets the same shard write (its event is retried until
+ * it succeeds), so the total is made exact there. Throwing would only have the platform deliver the
+ * document's event again, which finds it counted and rolls nothing up: so warn, and let the invocation succeed.
  */
-async function rollUpOwnWrite(counterId: string, written: ShardWritten, eventId: string, fields: Record<string, unknown>): Promise<void> {
-  const write: ShardWrite = {
-    eventId,
-    counterId,
-    shardId: String(written.shard),
-    writtenAtUs: written.writtenAtUs,
-    writtenAtExact: written.writtenAtExact,
-    // The delta was not 0, and the shard's documents were not read: the rollup sums the shards.
-    before: undefined,
-    after: undefined,
-    countChanged: true,
-    inline: true,
-  };
+async function rollUpOwnWrite(write: ShardWrite, fields: Record<string, unknown>): Promise<void> {
   try {
     await rollupShardWrite(write, rollupDeps({ claims, leads, parents }));
   } catch (error) {
-    logger.warn("document counted; its rollup failed here and is left to rollupTotal", { ...fields, counterId, error: error instanceof Error ? error.message : String(error) });
+    logger.warn("document counted; its rollup failed here and is left to rollupTotal", { ...fields, counterId: write.counterId, error: error instanceof Error ? error.message : String(error) });
   }
 }
