@@ -1,15 +1,18 @@
 // An in-memory Firestore for the document counters' model check (documents-model.test.ts): the app's
-// documents, the counters (parent and shards), their document records, deletion markers and the time of
-// each counter's last deletion, with the semantics the document counters rely on: every write commits
-// atomically at a strictly increasing commit time (whole microseconds), a record's precondition is its
-// update time (or its absence), a shard update fails on a missing shard, a create fails on an existing
-// parent or under a deletion marker, a read sees one instant. It implements functions/src/documents/store.ts directly;
-// documents-remote.ts puts latency and crashes in front of it.
+// documents, their records per counter, deletion markers and the time of each counter's last deletion,
+// over the rollup's model World (world.ts), which holds the counters themselves (parent, shards, lease) and
+// the clock: every write commits atomically at a strictly increasing commit time (whole microseconds) of
+// that one clock, a record's precondition is its update time (or its absence), a shard update fails on a
+// missing shard, a create fails on an existing parent or under a deletion marker, a read sees one instant.
+// It implements functions/src/documents/store.ts directly; documents-schedule.ts puts latency and crashes in
+// front of it, and hands each shard write it makes (`onShardWrite`) to rollupTotal's simulated deliveries.
 import type { Listing } from "../../../functions/src/model/document-match";
 import { versionAt, versionJustAfter, type CounterRead, type Plan, type RecordState, type Version } from "../../../functions/src/model/document-records";
 import type { DocumentWrite } from "../../../functions/src/documents/event";
 import { StaleRead, type CommitOptions, type DocumentSource, type DocumentStore, type ListedRecord, type SeenDocument, type ShardWritten, type StoreRead } from "../../../functions/src/documents/store";
 import { documentRecordKey } from "../../../functions/src/model/paths";
+import type { ShardWrite } from "../../../functions/src/rollup/types";
+import type { World } from "./world";
 
 interface AppDocument {
   data: Record<string, unknown>;
@@ -18,12 +21,6 @@ interface AppDocument {
 
 interface StoredRecord extends RecordState {
   updateUs: number;
-}
-
-interface Counter {
-  numShards: number;
-  shards: number[];
-  since: Version | null;
 }
 
 /** A version of a commit time in whole microseconds. */
@@ -36,24 +33,28 @@ function timeOfUs(us: number): { seconds: number; nanoseconds: number } {
 }
 
 export class DocumentsWorld implements DocumentStore, DocumentSource {
-  private clockUs: number;
   readonly docs = new Map<string, AppDocument>();
   readonly records = new Map<string, Map<string, StoredRecord>>();
-  readonly counters = new Map<string, Counter>();
+  /** `rollup.documentsSince` of each existing counter: the time of the deletion before it was created again. */
+  private readonly since = new Map<string, Version | null>();
   /** Counters whose deletion is still cleaning up (the marker). */
   readonly deleting = new Set<string>();
   /** When each counter was last deleted (the commit time of its deletion). */
   readonly deletedUs = new Map<string, number>();
   /** Commits that wrote a shard, per counter (for the record of what happened). */
   commits = 0;
+  /** Called with every shard write that changed a count, as its event goes out to rollupTotal. */
+  onShardWrite: (writes: ShardWrite[]) => void = () => undefined;
 
-  constructor(startUs: number) {
-    this.clockUs = startUs;
+  constructor(readonly counters: World) {}
+
+  /** The next commit time: strictly after every commit so far, of either store. */
+  private tick(): number {
+    return this.counters.nextCommitUs();
   }
 
-  /** The next commit time: strictly after every commit so far. */
-  private tick(): number {
-    return ++this.clockUs;
+  hasCounter(counterId: string): boolean {
+    return this.counters.numShardsOf(counterId) !== null;
   }
 
   /** An app's write of a document (`data` undefined: a delete), and the event it causes; null when nothing changed (a delete of nothing). */
@@ -82,14 +83,14 @@ export class DocumentsWorld implements DocumentStore, DocumentSource {
       records.set(document, record === undefined ? null : { counted: record.counted, version: record.version });
       handle.set(document, record?.updateUs ?? null);
     }
-    const parent = this.counters.get(counterId);
+    const numShards = this.counters.numShardsOf(counterId);
     let counter: CounterRead;
-    if (parent !== undefined) counter = { exists: true, unique: false, since: parent.since };
+    if (numShards !== null) counter = { exists: true, unique: false, since: this.since.get(counterId) ?? null };
     else {
       const deleted = this.deletedUs.get(counterId);
       counter = { exists: false, deleting: this.deleting.has(counterId), deletedAt: deleted === undefined ? null : versionOfUs(deleted) };
     }
-    const shape = parent === undefined ? null : { numShards: parent.numShards, windowed: false };
+    const shape = numShards === null ? null : { numShards, windowed: false };
     return Promise.resolve({ counter, records, shape, handle });
   }
 
@@ -100,21 +101,21 @@ export class DocumentsWorld implements DocumentStore, DocumentSource {
       const current = own.get(write.document);
       if ((current?.updateUs ?? null) !== (handle.get(write.document) ?? null)) return Promise.reject(new StaleRead(`record of ${write.document} changed`));
     }
-    const parent = this.counters.get(counterId);
-    if (plan.counter === "shard" && (parent === undefined || options.shard >= parent.numShards)) return Promise.reject(new StaleRead("shard not found"));
-    if (plan.counter === "create" && (parent !== undefined || this.deleting.has(counterId))) return Promise.reject(new StaleRead("counter exists, or is being deleted"));
+    const numShards = this.counters.numShardsOf(counterId);
+    if (plan.counter === "shard" && (numShards === null || options.shard >= numShards)) return Promise.reject(new StaleRead("shard not found"));
+    if (plan.counter === "create" && (numShards !== null || this.deleting.has(counterId))) return Promise.reject(new StaleRead("counter exists, or is being deleted"));
     const at = this.tick();
     for (const write of plan.writes) own.set(write.document, { counted: write.counted, version: write.version, updateUs: at });
     this.records.set(counterId, own);
-    if (plan.counter === "shard") parent!.shards[options.shard]! += plan.delta;
+    let event: ShardWrite | null = null;
+    if (plan.counter === "shard") event = this.counters.incrementAt(counterId, options.shard, plan.delta, at);
     if (plan.counter === "create") {
-      const shards = Array.from({ length: options.create!.numShards }, () => 0);
-      shards[options.shard] = plan.delta;
-      const deleted = read.counter.exists ? null : read.counter.deletedAt;
-      this.counters.set(counterId, { numShards: options.create!.numShards, shards, since: deleted });
+      this.since.set(counterId, read.counter.exists ? null : read.counter.deletedAt);
+      event = this.counters.createCounterAt(counterId, options.create!.numShards, options.shard, plan.delta, at);
     }
-    if (plan.counter !== "shard" && plan.counter !== "create") return Promise.resolve(null);
+    if (event === null) return Promise.resolve(null);
     this.commits++;
+    if (plan.delta !== 0) this.onShardWrite([event]);
     return Promise.resolve({ shard: options.shard, writtenAtUs: at, writtenAtExact: true });
   }
 
@@ -132,12 +133,12 @@ export class DocumentsWorld implements DocumentStore, DocumentSource {
   readDocuments(paths: readonly string[]): Promise<{ present: Map<string, SeenDocument>; readVersion: Version }> {
     const present = new Map<string, SeenDocument>();
     for (const path of paths) if (this.docs.has(path)) present.set(path, this.seen(path));
-    // A read at the last commit's time: it sees that commit and every one before it, and no later one.
-    return Promise.resolve({ present, readVersion: versionOfUs(this.clockUs) });
+    // A read at or after the last commit's time: it sees that commit and every one before it, and no later one.
+    return Promise.resolve({ present, readVersion: versionOfUs(this.counters.nextReadUs()) });
   }
 
   listCounters(range: { from: string; to: string }, after: string | undefined, limit: number): Promise<string[]> {
-    const ids = [...this.counters.keys()].filter((id) => id >= range.from && id < range.to && (after === undefined || id > after)).sort();
+    const ids = [...this.since.keys()].filter((id) => this.hasCounter(id) && id >= range.from && id < range.to && (after === undefined || id > after)).sort();
     return Promise.resolve(ids.slice(0, limit));
   }
 
@@ -155,9 +156,9 @@ export class DocumentsWorld implements DocumentStore, DocumentSource {
 
   /** deleteCounter's transaction: the parent and shards go, the marker and the deletion's time are written. False when there is no counter. */
   deleteCounter(counterId: string): boolean {
-    if (!this.counters.has(counterId)) return false;
+    if (!this.hasCounter(counterId)) return false;
     const at = this.tick();
-    this.counters.delete(counterId);
+    this.counters.deleteCounterAt(counterId, at);
     this.deleting.add(counterId);
     this.deletedUs.set(counterId, at);
     return true;
@@ -172,18 +173,13 @@ export class DocumentsWorld implements DocumentStore, DocumentSource {
 
   /** reshardCounter: the removed shards' counts folded into the kept ones (the sum unchanged). */
   reshard(counterId: string, numShards: number): void {
-    const counter = this.counters.get(counterId);
-    if (counter === undefined) return;
-    this.tick();
-    const sum = counter.shards.reduce((a, b) => a + b, 0);
-    counter.shards = Array.from({ length: numShards }, (_, i) => (i === 0 ? sum : 0));
-    counter.numShards = numShards;
+    if (!this.hasCounter(counterId)) return;
+    this.onShardWrite(this.counters.reshard(counterId, numShards));
   }
 
   /** The counter's shard sum; null when it does not exist. */
   total(counterId: string): number | null {
-    const counter = this.counters.get(counterId);
-    return counter === undefined ? null : counter.shards.reduce((a, b) => a + b, 0);
+    return this.counters.shardSumOf(counterId);
   }
 
   /** What the counter's records count. */

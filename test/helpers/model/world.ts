@@ -223,6 +223,69 @@ export class World implements RollupStore {
     return windows === null ? undefined : windows[target.value];
   }
 
+  // --- a document counter's writes (documents-world.ts) -----------------------------------------------
+  // The document counters' store writes its records and a shard in one batch: it takes the batch's commit
+  // time here (so one clock orders both stores' writes) and writes the counter's side with it.
+
+  /** The time of a commit of another store over the same Firestore (documents-world.ts). */
+  nextCommitUs(): number {
+    return this.commitTime();
+  }
+
+  /** A read time of another store over the same Firestore: at or after every commit so far. */
+  nextReadUs(): number {
+    return this.readTime();
+  }
+
+  /** numShards of the counter; null when it does not exist. */
+  numShardsOf(counterId: string): number | null {
+    return this.counters.get(counterId)?.parent?.numShards ?? null;
+  }
+
+  /** The sum of the counter's shards; null when it does not exist. */
+  shardSumOf(counterId: string): number | null {
+    const c = this.counters.get(counterId);
+    if (c?.parent == null) return null;
+    let sum = 0;
+    for (const s of c.shards.values()) sum += s.count;
+    return sum;
+  }
+
+  /** The document trigger's batch creating the counter at `atUs` with `delta` on `shard` (a plain counter); that shard's write. */
+  createCounterAt(counterId: string, numShards: number, shard: number, delta: number, atUs: number): ShardWrite {
+    const c = this.counter(counterId);
+    c.parent = { total: 0, numShards, resetUs: null, reshards: 0, readUs: null, committedUs: null, recordedIntervalMs: null, load: null, updateUs: atUs, createUs: atUs, windowed: null };
+    c.shards.clear();
+    for (let i = 0; i < numShards; i++) c.shards.set(String(i), { count: i === shard ? delta : 0, writes: i === shard ? 1 : 0, days: {}, updateUs: atUs });
+    this.writeTotal(c, 0, atUs);
+    c.counts.push({ atUs, delta });
+    return this.changed(c, this.event(counterId, String(shard), atUs, undefined, World.doc(c.shards.get(String(shard))!)));
+  }
+
+  /** The document trigger's batch adding `delta` to an existing shard at `atUs`; that shard's write (null: no such shard, the batch fails). */
+  incrementAt(counterId: string, shard: number, delta: number, atUs: number): ShardWrite | null {
+    const c = this.counter(counterId);
+    const s = c.parent === null ? undefined : c.shards.get(String(shard));
+    if (s === undefined) return null;
+    const before = World.doc(s);
+    s.count += delta;
+    s.writes = (s.writes ?? 0) + 1;
+    s.updateUs = atUs;
+    c.counts.push({ atUs, delta });
+    return this.changed(c, this.event(counterId, String(shard), atUs, before, World.doc(s)));
+  }
+
+  /** deleteCounter's transaction at `atUs`: the parent, the shards and the lease go (the shards' events are left out: nothing rolls up a gone counter). */
+  deleteCounterAt(counterId: string, atUs: number): void {
+    const c = this.counter(counterId);
+    let sum = 0;
+    for (const s of c.shards.values()) sum += s.count;
+    if (sum !== 0) c.counts.push({ atUs, delta: -sum });
+    c.parent = null;
+    c.shards.clear();
+    c.lease = null;
+  }
+
   // --- the app's documents --------------------------------------------------------------------------
 
   /** The app creates a mirror target's document (without the mirrored field), or deletes it. */
