@@ -9,7 +9,8 @@
 // one, but that is a second delivery hop (and its slot wait) before the total is exact. So the invocation
 // that committed the delta rolls that shard write up itself, at once (rollUpOwnWrite): one more, early
 // delivery of a real shard write, which the rollup takes exactly under any duplicated or reordered delivery
-// (docs/rollup.md); when rollupTotal's delivery comes, the write is usually covered already (one read).
+// (docs/rollup.md); when rollupTotal's delivery comes, the write is usually covered already (a read of the
+// parent, and of the lease when that sum was read less than an interval after the write).
 import * as logger from "firebase-functions/logger";
 import type { CloudFunction } from "firebase-functions/v2";
 import { onDocumentWritten, type Change, type DocumentSnapshot, type FirestoreEvent } from "firebase-functions/v2/firestore";
