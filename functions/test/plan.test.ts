@@ -25,7 +25,7 @@ const COUNTER = "plan-test";
 const T0_MS = 1_800_000_000_000; // a whole second: with OFFSET, slots here end at …250 ms
 
 function write(atMs: number, overrides: Partial<WriteFacts> = {}): WriteFacts {
-  return { counterId: COUNTER, eventId: "evt-a", writtenAtUs: atMs * 1000, countChanged: true, ...overrides };
+  return { counterId: COUNTER, claimKey: "evt-a", writtenAtUs: atMs * 1000, countChanged: true, ...overrides };
 }
 
 /** A busy counter by default: the rollup wrote the parent 200 ms before T0, with a 1 s interval recorded. */
@@ -162,7 +162,7 @@ describe("decide", () => {
     let current: Claim | null = null;
     const kinds: string[] = [];
     for (let i = 0; i < 100; i++) {
-      const d = decide(write(at + i, { eventId: `evt-${i}` }), view(), current, timing(at + i + 1));
+      const d = decide(write(at + i, { claimKey: `evt-${i}` }), view(), current, timing(at + i + 1));
       kinds.push(d.kind);
       if (d.kind === "claim") current = lease(d.dueMs, `evt-${i}`);
     }
@@ -189,18 +189,18 @@ describe("a claimer's retry honours its claim (docs/rollup.md)", () => {
     expect(e).toBeLessThan(D);
     const busy = view({ lastCommitUs: k * 1000 });
     // 1. C claims.
-    const claimC = decide(write(c, { eventId: "evt-C" }), busy, null, timing(c + 5));
+    const claimC = decide(write(c, { claimKey: "evt-C" }), busy, null, timing(c + 5));
     expect(claimC).toEqual({ kind: "claim", dueMs: D, intervalMs: INTERVAL });
     // 2. L finds the counter idle and leads: its sum is read at R_L, its commit lands at R_L + 5.
-    expect(decideFromParent(write(l, { eventId: "evt-L" }), busy)).toEqual({ kind: "lead" });
+    expect(decideFromParent(write(l, { claimKey: "evt-L" }), busy)).toEqual({ kind: "lead" });
     const rL = l + 20;
     const afterL = view({ lastCommitUs: (rL + 5) * 1000, coveredUntilUs: rL * 1000 });
     // 3. E, after L's sum and before D, is neither covered nor idle: it defers to C.
-    expect(decide(write(e, { eventId: "evt-E" }), afterL, lease(D, "evt-C"), timing(e + 5))).toEqual({ kind: "defer", toDueMs: D });
+    expect(decide(write(e, { claimKey: "evt-E" }), afterL, lease(D, "evt-C"), timing(e + 5))).toEqual({ kind: "defer", toDueMs: D });
     // 4-5. C fails at D; its retry finds its write covered by L's sum, but not its claim: it must read
     // the lease (the parent alone cannot decide) and finish the claim at D, which covers E.
-    expect(decideFromParent(write(c, { eventId: "evt-C" }), afterL)).toBeNull();
-    expect(decide(write(c, { eventId: "evt-C" }), afterL, lease(D, "evt-C"), timing(D + 50))).toEqual({
+    expect(decideFromParent(write(c, { claimKey: "evt-C" }), afterL)).toBeNull();
+    expect(decide(write(c, { claimKey: "evt-C" }), afterL, lease(D, "evt-C"), timing(D + 50))).toEqual({
       kind: "rollup",
       dueMs: D,
       reason: "own-claim",
@@ -249,10 +249,10 @@ describe("interval changes (docs/rollup.md)", () => {
     const w = T0_MS + 100;
     const d = dueOf(w, 1000);
     const recorded = view({ recordedIntervalMs: 5000 });
-    expect(decide(write(w + 10, { eventId: "evt-b" }), recorded, lease(d), timing(w + 20, 5000))).toEqual({ kind: "defer", toDueMs: d });
+    expect(decide(write(w + 10, { claimKey: "evt-b" }), recorded, lease(d), timing(w + 20, 5000))).toEqual({ kind: "defer", toDueMs: d });
     // A write after that due time is not covered by the pending claim: it claims (with 5000 ms slots).
     const later = d + 1;
-    expect(decide(write(later, { eventId: "evt-c" }), recorded, lease(d), timing(later + 5, 5000))).toEqual({
+    expect(decide(write(later, { claimKey: "evt-c" }), recorded, lease(d), timing(later + 5, 5000))).toEqual({
       kind: "claim",
       dueMs: dueOf(later, 5000),
       intervalMs: 5000,
@@ -264,8 +264,8 @@ describe("interval changes (docs/rollup.md)", () => {
     const d = dueOf(w, 5000);
     const recorded = view({ recordedIntervalMs: 5000 });
     const staleAfter = 10_000;
-    expect(decide(write(w + 1, { eventId: "evt-b" }), recorded, lease(d), timing(d + staleAfter - 1, 1000)).kind).toBe("defer");
-    expect(decide(write(w + 1, { eventId: "evt-b" }), recorded, lease(d), timing(d + staleAfter, 1000))).toMatchObject({ kind: "rollup", reason: "stale-claim" });
+    expect(decide(write(w + 1, { claimKey: "evt-b" }), recorded, lease(d), timing(d + staleAfter - 1, 1000)).kind).toBe("defer");
+    expect(decide(write(w + 1, { claimKey: "evt-b" }), recorded, lease(d), timing(d + staleAfter, 1000))).toMatchObject({ kind: "rollup", reason: "stale-claim" });
   });
 
   it("never makes a claim longer than the recorded interval, and records at least the recorded one", () => {

@@ -12,6 +12,18 @@ import { sumAndCommit } from "./commit";
 import type { LeaseRead, ParentRead } from "./store";
 import type { ClaimMemo, ClaimToFinish, Invocation, RollupResult, Run } from "./types";
 
+/**
+ * Whom a claim belongs to, as the lease's `eventId` stores it: the shard write the claimer rolls up (its
+ * shard and commit time), not the delivery. Every delivery of one event carries one write, so a retried
+ * event finds its own claim as it would by the event's id; and the claim of a writer that rolls its own write
+ * up (a document counter's trigger: entry/documentCounters.ts) and fails after claiming is finished by
+ * rollupTotal's event of that same write, at once, where an event id of its own would defer to the claim
+ * until it is stale. Two writes of one shard never share a commit time.
+ */
+export function claimKeyOf(write: { shardId: string; writtenAtUs: number }): string {
+  return `${write.shardId}@${write.writtenAtUs}`;
+}
+
 /** What plan.ts decided about a claim: make one, finish the one the lease holds, or only release a fulfilled one. */
 export type ClaimDecision = Extract<Decision, { kind: "claim" | "rollup" | "release" }>;
 
@@ -49,7 +61,7 @@ export async function settleClaim(inv: Invocation, decision: ClaimDecision, leas
 
 /** Writes the lease for a claim due at `dueMs`; returns its version, or null if another event got there first. */
 async function claimSlot(inv: Invocation, current: LeaseRead, dueMs: number, intervalMs: number): Promise<string | null> {
-  const version = await inv.deps.store.writeClaim(inv.write.counterId, current, { eventId: inv.write.eventId, dueMs, intervalMs });
+  const version = await inv.deps.store.writeClaim(inv.write.counterId, current, { eventId: claimKeyOf(inv.write), dueMs, intervalMs });
   if (version !== null) inv.ops.writes += 1;
   return version;
 }

@@ -18,7 +18,7 @@
 import { COUNTERS, SHARDS } from "../model/paths";
 import type { ShardCount } from "../model/shards";
 import { decide, decideFromParent, snapshotSumAllowed, type Decision, type WriteFacts } from "./plan";
-import { heldDueMs, settleClaim } from "./claim";
+import { claimKeyOf, heldDueMs, settleClaim } from "./claim";
 import { leadingEdge } from "./lead";
 import { logCommitted, logOps, logThrew, noOps } from "./ops";
 import type { LeaseRead } from "./store";
@@ -40,7 +40,8 @@ export async function rollupShardWrite(write: ShardWrite, deps: RollupDeps): Pro
     if (result.kind === "committed") logCommitted(write.counterId, result.total, result.lagMs, result.dueMs === null ? "lead" : "slot");
     return { ...result, ops: inv.ops };
   } catch (error) {
-    logThrew(write.counterId, write.shardId, write.eventId, error);
+    // An inline rollup is not retried as an event is: its writer logs what became of it (entry/documentCounters.ts).
+    if (write.inline !== true) logThrew(write.counterId, write.shardId, write.eventId, error);
     throw error;
   } finally {
     const outcome = result === undefined ? "threw" : outcomeName(result, inv);
@@ -73,7 +74,7 @@ async function handle(inv: Invocation): Promise<RollupResult> {
   }
   const facts: WriteFacts = {
     counterId,
-    eventId: write.eventId,
+    claimKey: claimKeyOf(write),
     writtenAtUs: write.writtenAtUs,
     countChanged: write.countChanged ?? before.value !== after.value,
   };

@@ -13,13 +13,13 @@
 //   time, no lease. Judged from the parent alone, so an idle increment costs one read, one sum, one write.
 // - Claims: on a busy counter, time is cut into slots (an interval long, offset per counter); a write's
 //   slot is the first that ends after it, its end is the claim's due time, so due - write <= the claim's
-//   interval. The first event of a slot claims it: it writes the lease {eventId, dueAt} (compare-and-set
+//   interval. The first event of a slot claims it: it writes the lease {eventId: its write, dueAt} (compare-and-set
 //   on the lease's version), waits until dueAt, sums at a read time >= dueAt and commits. The lease means
 //   "a claim is pending": whoever finishes it (its claimer, a takeover, the sweep) deletes it, on
 //   condition that it is still that claim, so a newer claim is never deleted.
 // - Deferring: an event neither covered nor idle reads the lease and returns ("defers") iff a claim is
 //   pending with dueAt >= its write: that claim's sum is read at or after dueAt, so after the write.
-//   Owning ("the lease names my event") and staleness (now >= dueAt + staleAfter) are judged on the same
+//   Owning ("the lease names my write") and staleness (now >= dueAt + staleAfter) are judged on the same
 //   stored dueAt. Slots and offsets only choose the dueAt of a new claim, so a lease means the same thing
 //   whatever interval or offset its reader runs with (a slot index read with another interval would put
 //   a pending claim in the year 2254 and stall every busy counter; docs/rollup.md, "Interval changes are safe").
@@ -88,8 +88,8 @@ export function staleAfterMsFor(intervalMs: number): number {
 /** What the trigger knows about one shard write. */
 export interface WriteFacts {
   counterId: string;
-  /** Event id; the same on every delivery of one event. */
-  eventId: string;
+  /** Whom a claim for this write belongs to (claim.ts, claimKeyOf): the same on every delivery of the write. */
+  claimKey: string;
   /** Commit time of the write, microseconds, rounded up. */
   writtenAtUs: number;
   /** Whether the write changed the shard's count (a no-op write cannot change the sum). */
@@ -120,6 +120,7 @@ export interface ParentView {
 
 /** A pending claim, as the lease stores it. */
 export interface Claim {
+  /** The claimer's write (claim.ts, claimKeyOf), stored under the lease's `eventId`. */
   eventId: string;
   /** When the claimer sums (at or after), milliseconds since the epoch. */
   dueMs: number;
@@ -237,9 +238,10 @@ export function decide(write: WriteFacts, view: ParentView, lease: Claim | null,
 
   const claim = lease !== null && isPlausibleClaim(lease, timing.nowMs) ? lease : null;
   const covered = isCovered(view.coveredUntilUs, write.writtenAtUs);
-  if (claim !== null && claim.eventId === write.eventId) {
-    // A redelivery (or retry) of the event that claimed: it owes the sum at dueAt, whatever covered its
-    // own write meanwhile, unless a sum read at or after dueAt is already on the parent.
+  if (claim !== null && claim.eventId === write.claimKey) {
+    // A redelivery (or retry) of the write that claimed (its event again, or rollupTotal's event of a write
+    // its writer claimed for and failed: claim.ts, claimKeyOf): it owes the sum at dueAt, whatever covered
+    // its own write meanwhile, unless a sum read at or after dueAt is already on the parent.
     if (!isCovered(view.coveredUntilUs, claim.dueMs * 1000)) return { kind: "rollup", dueMs: claim.dueMs, reason: "own-claim" };
     return { kind: "release" };
   }

@@ -488,7 +488,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
   const state = world.state(counterId);
   const uncovered = state.writes.filter((w) => state.coveredUntilUs === null || w.atUs > state.coveredUntilUs);
   // The one loss no one can repair: an event the platform dropped before it ever claimed.
-  const excused = uncovered.filter((w) => dropped.has(w.eventId) && !world.claimants.has(w.eventId));
+  const excused = uncovered.filter((w) => dropped.has(w.eventId) && !world.claimants.has(w.claimKey));
   const lost = uncovered.filter((w) => !excused.includes(w));
   if (lost.length > 0) {
     failures.push(

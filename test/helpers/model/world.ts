@@ -15,6 +15,7 @@ import { PRUNED_DAYS, shardStateOf } from "../../../functions/src/model/shards";
 import type { MirrorTarget } from "../../../functions/src/model/mirror-rules";
 import type { Load } from "../../../functions/src/rollup/growth";
 import type { ParentView } from "../../../functions/src/rollup/plan";
+import { claimKeyOf } from "../../../functions/src/rollup/claim";
 import { commitMirrored, type MirrorPort } from "../../../functions/src/rollup/mirrored";
 import type { ClaimCursor, ClaimData, CommitFields, CommitResult, LeaseRead, MidnightPage, MoveResult, ParentRead, RollupStore, StaleClaims, SumRead } from "../../../functions/src/rollup/store";
 import type { ShardWrite } from "../../../functions/src/rollup/types";
@@ -111,8 +112,8 @@ interface Counter {
   lease: Lease | null;
   commits: CommitRecord[];
   growths: GrowthRecord[];
-  /** Every shard write that changed a count, with its event: the properties check each is covered. */
-  writes: { atUs: number; eventId: string }[];
+  /** Every shard write that changed a count, with its event and the key its claim has: the properties check each is covered. */
+  writes: { atUs: number; eventId: string; claimKey: string }[];
   /** A windowed counter's deltas by day, and the read times of its resets (each erases what came before). */
   ledger: DayDelta[];
   resetsUs: number[];
@@ -149,7 +150,7 @@ export class World implements RollupStore {
   private readonly targets = new Map<string, TargetDoc>();
   private readonly mirrors: MirrorTarget[];
   private readonly rng: Rng;
-  /** Events that wrote a claim (the properties excuse a dropped event only if it never did). */
+  /** The writes whose events (or writers) wrote a claim, by claim key (the properties excuse a dropped event only if none did). */
   readonly claimants = new Set<string>();
   /** Property violations seen as they happen (a commit that said "gone" of a live counter). */
   readonly violations: string[] = [];
@@ -472,7 +473,7 @@ export class World implements RollupStore {
   }
 
   private changed(c: Counter, event: ShardWrite): ShardWrite {
-    c.writes.push({ atUs: event.writtenAtUs, eventId: event.eventId });
+    c.writes.push({ atUs: event.writtenAtUs, eventId: event.eventId, claimKey: claimKeyOf(event) });
     return event;
   }
 
@@ -493,7 +494,7 @@ export class World implements RollupStore {
     total: number;
     coveredUntilUs: number | null;
     shardSum: number;
-    writes: { atUs: number; eventId: string }[];
+    writes: { atUs: number; eventId: string; claimKey: string }[];
     commits: CommitRecord[];
     growths: GrowthRecord[];
     numShards: number;
