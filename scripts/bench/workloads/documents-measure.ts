@@ -125,7 +125,8 @@ export function oursLags(writes: readonly CommentWrite[], records: ReadonlyMap<s
 /**
  * Where our lag goes, per counted change: from the comment's write to the record state that applied it (the
  * document trigger's delivery and work; its shard write, if any, is in the same batch), and from there to the
- * total (rollupTotal's delivery, its slot and commit). Only the changes the total holds.
+ * total (the rollup of that shard write, by the trigger itself or by rollupTotal: its slot and commit). Only the
+ * changes the total holds.
  */
 export function oursHops(writes: readonly CommentWrite[], records: ReadonlyMap<string, readonly RecordSeen[]>, parents: ReadonlyMap<string, readonly ParentSeen[]>): { toShard: Summary; shardToTotal: Summary } {
   const toShard: number[] = [];

@@ -165,7 +165,7 @@ function documentsTable(r: DocumentsResult): string {
 function hopsLine(p: DocumentPhase): string {
   if (p.hops === null) return "";
   const { toShard, shardToTotal } = p.hops;
-  return `Where the lag went: from the comment's write to the shard write that applied it (the document trigger's delivery and work) p50 ${ms(toShard.p50)} ms, p99 ${ms(toShard.p99)} ms; from that shard write to the total (rollupTotal's delivery, its slot and commit) p50 ${ms(shardToTotal.p50)} ms, p99 ${ms(shardToTotal.p99)} ms.`;
+  return `Where the lag went: from the comment's write to the shard write that applied it (the document trigger's delivery and work) p50 ${ms(toShard.p50)} ms, p99 ${ms(toShard.p99)} ms; from that shard write to the total (its rollup, by the trigger itself or by rollupTotal: its slot and commit) p50 ${ms(shardToTotal.p50)} ms, p99 ${ms(shardToTotal.p99)} ms.`;
 }
 
 function backfillLine(b: BackfillResult): string {
