@@ -36,7 +36,8 @@ export type CountOptions = Omit<ApplyOptions, "source" | "dryRun">;
  * The shard write an outcome committed, as the rollup takes a shard write event (rollup/types.ts), for the
  * trigger to roll it up itself at once (entry/documentCounters.ts); null when it wrote no delta. The commit's
  * own time stands for the event's; the shard's documents were not read, so the count is known to have
- * changed (the delta is not 0) and nothing else of them. `eventId` names the rollup in a lease it claims.
+ * changed (the delta is not 0) and nothing else of them. `eventId` names this delivery in the rollup's log
+ * lines; a claim it makes names the write itself (rollup/claim.ts, claimKeyOf).
  */
 export function ownShardWrite(outcome: RuleOutcome, eventId: string): ShardWrite | null {
   if (outcome.kind !== "applied") return null;
