@@ -203,9 +203,21 @@ export class World implements RollupStore {
     const c = this.counter(counterId);
     const at = this.commitTime();
     const windowed = windowedDay === null ? null : { windows: windowsOf({}, windowedDay), days: {}, moveAtMs: null, resetUs: null };
-    c.parent = { total: 0, numShards, resetUs: null, reshards: 0, readUs: null, committedUs: null, recordedIntervalMs: null, load: null, updateUs: at, createUs: at, windowed };
+    c.parent = World.newParent(numShards, at, windowed);
     for (let i = 0; i < numShards; i++) c.shards.set(String(i), { count: 0, writes: legacy ? null : 0, days: {}, updateUs: at });
     this.writeTotal(c, 0, at);
+  }
+
+  /** A counter's parent as its creation leaves it (createCounter, or a document counter's first batch). */
+  private static newParent(numShards: number, atUs: number, windowed: Parent["windowed"]): Parent {
+    return { total: 0, numShards, resetUs: null, reshards: 0, readUs: null, committedUs: null, recordedIntervalMs: null, load: null, updateUs: atUs, createUs: atUs, windowed };
+  }
+
+  /** The sum of the counter's shards' counts. */
+  private static shardSum(c: Counter): number {
+    let sum = 0;
+    for (const s of c.shards.values()) sum += s.count;
+    return sum;
   }
 
   /** `total` (and windows) on the parent's bookkeeping and on every existing target (the callables' transactions lock them). */
@@ -246,16 +258,13 @@ export class World implements RollupStore {
   /** The sum of the counter's shards; null when it does not exist. */
   shardSumOf(counterId: string): number | null {
     const c = this.counters.get(counterId);
-    if (c?.parent == null) return null;
-    let sum = 0;
-    for (const s of c.shards.values()) sum += s.count;
-    return sum;
+    return c?.parent == null ? null : World.shardSum(c);
   }
 
   /** The document trigger's batch creating the counter at `atUs` with `delta` on `shard` (a plain counter); that shard's write. */
   createCounterAt(counterId: string, numShards: number, shard: number, delta: number, atUs: number): ShardWrite {
     const c = this.counter(counterId);
-    c.parent = { total: 0, numShards, resetUs: null, reshards: 0, readUs: null, committedUs: null, recordedIntervalMs: null, load: null, updateUs: atUs, createUs: atUs, windowed: null };
+    c.parent = World.newParent(numShards, atUs, null);
     c.shards.clear();
     for (let i = 0; i < numShards; i++) c.shards.set(String(i), { count: i === shard ? delta : 0, writes: i === shard ? 1 : 0, days: {}, updateUs: atUs });
     this.writeTotal(c, 0, atUs);
@@ -279,8 +288,7 @@ export class World implements RollupStore {
   /** deleteCounter's transaction at `atUs`: the parent, the shards and the lease go (the shards' events are left out: nothing rolls up a gone counter). */
   deleteCounterAt(counterId: string, atUs: number): void {
     const c = this.counter(counterId);
-    let sum = 0;
-    for (const s of c.shards.values()) sum += s.count;
+    const sum = World.shardSum(c);
     if (sum !== 0) c.counts.push({ atUs, delta: -sum });
     c.parent = null;
     c.shards.clear();
@@ -516,8 +524,7 @@ export class World implements RollupStore {
       const expected = p === null ? undefined : World.mirrored(target, p.total, p.windowed?.windows ?? null);
       if (value !== expected) staleMirrors.push(`${target.path}:${target.field} = ${value} (${target.value} ${expected})`);
     }
-    let shardSum = 0;
-    for (const s of c.shards.values()) shardSum += s.count;
+    const shardSum = World.shardSum(c);
     return {
       total: c.parent?.total ?? NaN,
       coveredUntilUs: c.parent?.readUs ?? null,
