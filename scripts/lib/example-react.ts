@@ -6,6 +6,7 @@ import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
+import { putRules } from "../../cli/src/lib/emulator-rules";
 import type { FeedConfig, Post } from "../../examples/react/src/config";
 import type { EmulatorHosts } from "./emulator-hosts";
 import { functionsRegion } from "./example-web";
@@ -51,10 +52,6 @@ export function feedConfig(projectId: string, emulators: EmulatorHosts, posts = 
  * file changes. Throws with the emulator's message when the file does not compile.
  */
 export async function loadRules(firestoreHost: string, projectId: string, file = FEED_RULES_FILE): Promise<void> {
-  const response = await fetch(`http://${firestoreHost}/emulator/v1/projects/${projectId}:securityRules`, {
-    method: "PUT",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ rules: { files: [{ name: file, content: readFileSync(file, "utf8") }] } }),
-  });
+  const response = await putRules(firestoreHost, projectId, { name: file, content: readFileSync(file, "utf8") });
   if (!response.ok) throw new Error(`the Firestore emulator refused ${file} for ${projectId}: HTTP ${response.status} ${await response.text()}`);
 }

@@ -4,6 +4,7 @@
 // whenever a deploy includes Firestore rules.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { putRules } from "../lib/emulator-rules";
 import { errorMessage } from "../lib/firebase-tools-internals";
 import { checkGuarantees, type GuaranteeResult } from "../lib/rules-check";
 import { firestoreConfig } from "./context";
@@ -22,14 +23,9 @@ export async function checkRules(ctx: Context): Promise<CheckResult> {
   const { file, source } = rules;
   // The Firestore emulator compiles rules with the same compiler as production and answers with the
   // issues (warnings) or a compile error; its own project id keeps them away from anything else.
-  const url = `http://${ctx.options.firestoreHost}/emulator/v1/projects/demo-preflight-rules:securityRules`;
   let response: Response;
   try {
-    response = await fetch(url, {
-      method: "PUT",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ rules: { files: [{ name: file, content: source }] } }),
-    });
+    response = await putRules(ctx.options.firestoreHost, "demo-preflight-rules", { name: file, content: source });
   } catch (error) {
     return { check, status: "fail", message: `could not reach the Firestore emulator at ${ctx.options.firestoreHost} to compile ${file}: ${errorMessage(error)}` };
   }
