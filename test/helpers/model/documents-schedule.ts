@@ -27,6 +27,7 @@ import type { ClaimMemo, LeadMemo, ParentMemo, RollupDeps, ShardWrite } from "..
 import { between, chance, pick, rngOf, Sim, type Rng } from "./sim";
 import { DocumentsWorld } from "./documents-world";
 import { remoteStore, SimulatedCrash as RollupCrash, type Fault, type Network } from "./remote";
+import { faultOf } from "./schedule";
 import { World } from "./world";
 
 export const RULES = parseDocumentCounterRules(
@@ -159,18 +160,14 @@ export async function runDocumentSchedule(seed: number): Promise<ScheduleResult>
     leads: instance.leads,
     parents: instance.parents,
   });
-  const faultOf = (): Fault => {
-    if (!chance(rng, crashP())) return { at: "none" };
-    const stage = pick(rng, ["after-claim", "after-sum", "before-commit", "after-commit", "call"] as const);
-    return stage === "call" ? { at: stage, n: between(rng, 0, 6), applied: chance(rng, 0.5) } : { at: stage };
-  };
+  const crashOrNot = (): Fault => (chance(rng, crashP()) ? faultOf(rng) : { at: "none" });
   const isCrash = (error: unknown) => error instanceof RollupCrash || (error instanceof Error && error.message.includes("retrying the event"));
 
   /** rollupTotal: delivers a shard write's event at least once, late, retrying a failed invocation with a backoff. */
   function deliverShardWrite(event: ShardWrite, attempt: number): void {
     const instance = pick(rng, instances);
     result.shardDeliveries++;
-    rollupShardWrite(event, rollupDeps(instance, faultOf())).then(
+    rollupShardWrite(event, rollupDeps(instance, crashOrNot())).then(
       (outcome) => trace(`rollupTotal ${event.counterId}/${event.shardId}@${event.writtenAtUs} #${attempt} on ${instance.name}: ${outcome.kind}`),
       (error: unknown) => {
         if (!isCrash(error)) result.failures.push(`rollupTotal threw: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
@@ -190,7 +187,7 @@ export async function runDocumentSchedule(seed: number): Promise<ScheduleResult>
   async function rollUpOwnWrite(own: ShardWrite, instance: Instance): Promise<void> {
     result.inlineRollups++;
     try {
-      const outcome = await rollupShardWrite(own, rollupDeps(instance, faultOf()));
+      const outcome = await rollupShardWrite(own, rollupDeps(instance, crashOrNot()));
       if (outcome.kind === "committed") result.inlineCommits++;
       trace(`inline rollup ${own.counterId}@${own.writtenAtUs} on ${instance.name}: ${outcome.kind}`);
     } catch (error) {

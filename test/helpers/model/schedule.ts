@@ -204,7 +204,8 @@ function arrivalTimes(rng: Rng, shape: Shape): number[] {
   return times.sort((a, b) => a - b);
 }
 
-function faultOf(rng: Rng): Fault {
+/** Where a crashing invocation of the rollup stops (remote.ts): after a stage, or at its n-th Firestore call. */
+export function faultOf(rng: Rng): Fault {
   const at = pick(rng, ["after-claim", "after-sum", "before-commit", "after-commit", "call"] as const);
   return at === "call" ? { at, n: between(rng, 0, 6), applied: chance(rng, 0.5) } : { at };
 }
