@@ -63,14 +63,21 @@ function project(rules: string): void {
   writeFileSync(join(dir, "counters", ".env"), paramsEnv().replace(/^DOCUMENT_COUNTERS=.*$/m, `DOCUMENT_COUNTERS=${rules}`));
 }
 
-/** Each post's comments and published comments, from the documents; and the counters' shard sums. */
+/**
+ * Each post's comments and published comments, from the documents; and what the counters count: a counter kept
+ * by recount (these rules' way, docs/documents.md) its total, any other its shards' sum (no rollupTotal runs here).
+ */
 async function truthAndCounts(): Promise<{ truth: number[][]; counts: number[][] }> {
   const truth: number[][] = [];
   const counts: number[][] = [];
   for (let p = 0; p < POSTS; p++) {
     const comments = db.collection(`posts/p${p}/comments`);
     truth.push([(await comments.count().get()).data().count, (await comments.where("status", "==", "published").count().get()).data().count]);
-    const sum = async (id: string) => (await db.collection(`counters/${id}/shards`).aggregate({ s: AggregateField.sum("count") }).get()).data().s;
+    const sum = async (id: string) => {
+      const parent = await db.doc(`counters/${id}`).get();
+      if (parent.get("kept") === "recount") return parent.get("total") as number;
+      return (await db.collection(`counters/${id}/shards`).aggregate({ s: AggregateField.sum("count") }).get()).data().s;
+    };
     counts.push([await sum(`post-p${p}-comments`), await sum(`post-p${p}-published`)]);
   }
   return { truth, counts };
@@ -106,6 +113,9 @@ describe("backfill", () => {
     // The first page's progress line shows at once, with most of rule 1 and all of rule 2 still to do.
     const interrupted = await backfill(["--concurrency", "1"], { onStderr: (stderr) => (/backfill: rule 1, documents: \d+ seen/.test(stderr) ? "SIGINT" : undefined) });
     expect(interrupted.code).toBe(130);
+    // What it did goes to stderr (stdout is the report, and there is none), and no debug line of the functions' own anywhere.
+    expect(interrupted.stdout).toBe("");
+    expect(interrupted.stderr).not.toContain('"severity":"DEBUG"');
     const resume = /resume with --start-after '([^']+)'/.exec(interrupted.stderr);
     expect(interrupted.stderr).toMatch(/backfill: interrupted \(SIGINT\); every write so far is whole; resume with --start-after '\d:(documents|records):/);
     const resumed = await backfill(["--start-after", resume![1]!]);
@@ -149,10 +159,54 @@ describe("backfill", () => {
     expect(before.code).toBe(1);
     expect(before.stdout).toMatch(/^drift +post-p2-comments .* documents=101 {2}document-drift=-1$/m);
     const fixed = await reconcile(["--fix"]);
-    expect(fixed.stdout).toMatch(/^drift +post-p2-comments {2}total=0 {2}sum=101 {2}drift=-101 .*documents=101 {2}backfilled: counted 1, took out 0 {2}FIXED$/m);
-    expect(fixed.code).toBe(0);
+    expect(fixed).toMatchObject({ code: 0, stdout: expect.stringMatching(/^drift +post-p2-comments {2}total=100 {2}sum=101 {2}drift=-1 .*documents=101 {2}backfilled: counted 1, took out 0 {2}FIXED$/m) as string });
     const { truth, counts } = await truthAndCounts();
     expect(counts).toEqual(truth);
+  });
+
+  it("refuses what looks like a typo in a rule, one line per rule and nothing written; --dry-run warns first; --force writes it", async () => {
+    const before = await truthAndCounts();
+    const comments = before.counts.reduce((n, c) => n + c[0]!, 0);
+    const published = before.counts.reduce((n, c) => n + c[1]!, 0);
+    const documents = before.truth.reduce((n, [c]) => n + c!, 0);
+    const typos = "posts/{post}/coments/{c}=post-{post}-comments,posts/{post}/comments/{c}[state==published]=post-{post}-published";
+    const warnings = [
+      `rule 1 "posts/{post}/coments/{c}=post-{post}-comments" finds no document at all (no collection coments holds one) and would take out ${comments} of the ${comments} its counters count: a typo in its document path?`,
+      `rule 2 "posts/{post}/comments/{c}[state==published]=post-{post}-published" would take out ${published} of the ${published} its counters count (it saw ${documents} documents): ` +
+        "none of them has the field state that its condition [state==published] reads: a typo in the rule?",
+    ];
+    project(typos);
+    try {
+      const refused = await backfill(["--quiet"]);
+      expect({ code: refused.code, stdout: refused.stdout }).toEqual({ code: 1, stdout: "" });
+      expect(refused.stderr).toBe([...warnings.map((w) => `backfill: refused, nothing written: ${w}`), "backfill: if that is what you mean, run it again with --force", ""].join("\n"));
+      expect((await truthAndCounts()).counts).toEqual(before.counts);
+      const dry = await backfill(["--dry-run", "--quiet"]);
+      expect(dry.code).toBe(1);
+      expect(dry.stdout.split("\n").slice(0, 2)).toEqual(warnings.map((w) => `WARNING ${w}; a run without --force refuses it`));
+      const forced = await backfill(["--force", "--quiet"]);
+      expect(forced.code).toBe(0);
+      expect(forced.stdout).toMatch(new RegExp(`: ${documents} documents seen, counted 0, took out ${comments + published}\n$`));
+      expect((await truthAndCounts()).counts.flat().every((n) => n === 0)).toBe(true);
+    } finally {
+      project(RULES);
+    }
+    // The right rules count every document again: nothing in them looks like a typo.
+    expect((await backfill(["--quiet"])).code).toBe(0);
+    const { truth, counts } = await truthAndCounts();
+    expect(counts).toEqual(truth);
+  });
+
+  it("counts the documents no counter id can stand for as not countable, per rule", async () => {
+    const bad = db.doc("posts/bad post/comments/c1");
+    await bad.set({ status: "published" });
+    try {
+      const run = await backfill(["--dry-run", "--quiet"]);
+      expect(run.stdout).toMatch(/^rule 1 .* {2}not countable 1 \(a wildcard's value no counter id can hold\)$/m);
+      expect(run.stdout).toMatch(/^rule 2 .* {2}not countable 1 \(a wildcard's value no counter id can hold\)$/m);
+    } finally {
+      await bad.delete();
+    }
   });
 
   it("refuses, with exit 2 and one line, a --counter no rule names, a position it never printed, and an empty DOCUMENT_COUNTERS", async () => {

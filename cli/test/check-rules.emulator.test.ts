@@ -3,7 +3,7 @@
 // naming the shards), and the app's rules without our block (fails). Plus --help, a file that does not
 // compile, and an older block. (Bad arguments: cli-args.test.ts.)
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { REPO_ROOT } from "../../scripts/lib/firebase-cli";
 import { GUARANTEES } from "../src/lib/rules-guarantees";
 import { requireEmulators } from "../../test/helpers/emulators";
@@ -95,6 +95,31 @@ describe("check-rules", () => {
     const run = await checkRules(rulesFile("broken", withOurBlock(APP_RULES).replace("allow get", "allow get(")));
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/could not be evaluated: Error compiling rules: L\d+:\d+ /);
+  });
+
+  it("warns of each field MIRRORS keeps that the rules let a signed-in user write, as the post's owner; not of fields they protect", async () => {
+    const example = readFileSync(join(REPO_ROOT, "examples", "rules", "mirrored-posts.rules"), "utf8");
+    // The same posts without the conditions on the counts: an owner may create and edit any field.
+    const lax = example.replace(/\n\s*&& (likeCount|views|views7d)\((request\.)?resource\.data\) == (null|\w+\(resource\.data\))/g, "");
+    expect(lax).not.toContain("likeCount(request.resource.data)");
+    const project = (rules: string) => {
+      const file = rulesFile("mirrors", rules);
+      const dir = dirname(file);
+      writeFileSync(join(dir, "firebase.json"), JSON.stringify({ functions: [{ source: "counters", codebase: "counters" }] }));
+      mkdirSync(join(dir, "counters"));
+      writeFileSync(join(dir, "counters", ".env"), "MIRRORS=post-{id}-likes=posts/{id}:likeCount,post-{id}-views=posts/{id}:stats.views\n");
+      return file;
+    };
+    const warned = await checkRules(project(lax));
+    expect(warned.code).toBe(0);
+    expect(warned.stdout).toContain(
+      '  WARN signed-in users can write posts/{id}:likeCount, which MIRRORS rule "post-{id}-likes=posts/{id}:likeCount" keeps: they can create it with the field set and update the field (probed on posts/alice as user alice, the fields the rules read of a document set to alice)',
+    );
+    expect(warned.stdout).toContain("  WARN signed-in users can write posts/{id}:stats.views");
+    const guarded = await checkRules(project(example));
+    expect(guarded.stdout).not.toContain("WARN");
+    expect(guarded.stdout).toContain("  note clients can write none of the 2 fields MIRRORS keeps");
+    expect(guarded.code).toBe(0);
   });
 
   it("starts a Firestore emulator of its own when FIRESTORE_EMULATOR_HOST is not set", async () => {

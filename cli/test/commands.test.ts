@@ -89,7 +89,7 @@ describe("bad arguments", () => {
     ["check-rules", [dir], /is a folder: name the rules file in it/],
     ["check-rules", [], /missing argument: one rules file/],
     ["check-rules", ["a.rules", "b.rules"], /unexpected argument b.rules/],
-    ["check-rules", ["--fix", "a.rules"], /unknown option --fix \(this script takes no options\)/],
+    ["check-rules", ["--fix", "a.rules"], /unknown option --fix \(options: --dir\)/],
     ["reconcile", ["--concurrency", "0"], /--concurrency takes a whole number from 1 to 500, not "0"/],
     ["reconcile", ["--stuck-after", "soon"], /--stuck-after takes a whole number from 1 up, not "soon"/],
     ["reconcile", ["--counter"], /--counter needs a value: a counter id/],

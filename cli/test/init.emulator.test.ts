@@ -11,7 +11,9 @@ import { runCommand, stopAll, type Run } from "../../test/helpers/run";
 import { requireEmulators } from "../../test/helpers/emulators";
 import { paramList } from "../../functions/src/model/params";
 import { copyOfFixtureApp, removeCopies, withCatchAll } from "../../test/helpers/existing-app";
+import { firebaseInitFirestore } from "../../test/helpers/firebase-init";
 import { snapshot } from "../../test/helpers/tree";
+import { createRequire } from "node:module";
 
 jest.setTimeout(180_000);
 
@@ -58,19 +60,27 @@ describe("init on an existing app", () => {
   it("says what it changed, file by file, and that the merged rules keep every guarantee", () => {
     expect({ code: first.code, stderr: first.stderr }).toEqual({ code: 0, stderr: "" });
     const said = first.stdout.split("\n");
+    const stock = json<{ indexes: unknown[]; fieldOverrides: unknown[] }>(join(REPO_ROOT, "firestore.indexes.json"));
     for (const line of [
       "  create counters/package.json: ",
       "  create counters/index.js: re-exports @firestore-exact-counter/functions",
       "  create counters/.env: every param with its default and what it does",
+      "  create counters/.env.local: ROLLUP_INTERVAL_MS=100 for the emulator only (it delivers trigger events one at a time: a local burst settles within seconds)",
+      "  create counters/.gitignore: node_modules/ and .env.local",
       '  change firebase.json: functions codebase "counters" (source counters/, the preflight as its predeploy); the rules check (preflight --rules) as the firestore predeploy',
       "  change firestore.rules: the counters' block inside match /databases/{database}/documents, every line of yours kept",
-      "  change firestore.indexes.json: 1 composite index(es) and 16 field override(s) of the counters'",
+      `  change firestore.indexes.json: ${stock.indexes.length} composite index(es) and ${stock.fieldOverrides.length} field override(s) of the counters'`,
     ]) {
       expect(said.filter((l) => l.startsWith(line))).toHaveLength(1);
     }
     expect(first.stdout).toContain('  function names: none in common with codebase "default" (1 function)');
-    expect(first.stdout).toMatch(/^ {2}check-rules: all 18 guarantees hold/m);
-    expect(first.stdout).toContain("deploy: firebase deploy --only functions:counters,firestore");
+    expect(first.stdout).toMatch(/^ {2}check-rules: all 22 guarantees hold/m);
+    expect(first.stdout).toContain("deploy: npx firebase deploy --only functions:counters,firestore");
+    // Before anything else: that init needs firebase-tools in the project, how to add it, and which one it found.
+    expect(said.slice(0, 2)).toEqual([
+      `init: ${app}`,
+      `  init needs firebase-tools in the project to load your codebases as a deploy does (add it: npm install --save-dev firebase-tools@14.27.0): found 14.27.0 (${join(REPO_ROOT, "node_modules", "firebase-tools")})`,
+    ]);
   });
 
   it("adds the codebase to firebase.json, keeping the app's entry as it was (still codebase default), and the rules check to its firestore section", () => {
@@ -124,6 +134,16 @@ describe("init on an existing app", () => {
     // DOCUMENT_COUNTERS' comment shows a rule to copy (docs/documents.md).
     const documents = env.slice(0, env.indexOf("\nDOCUMENT_COUNTERS=")).split("\n").reverse();
     expect(documents.slice(0, 6).join("\n")).toContain("posts/{post}/comments/{comment}=post-{post}-comments");
+  });
+
+  it("gives the emulator alone a short rollup interval, in .env.local, which git and the deploy leave out", () => {
+    const local = readFileSync(join(app, "counters", ".env.local"), "utf8");
+    expect(local).toMatch(/^ROLLUP_INTERVAL_MS=100$/m);
+    expect(local).toMatch(/^# .*one at a time/m);
+    expect(readFileSync(join(app, "counters", ".env"), "utf8")).toMatch(/^ROLLUP_INTERVAL_MS=1000$/m);
+    expect(readFileSync(join(app, "counters", ".gitignore"), "utf8").split("\n")).toEqual(["node_modules/", ".env.local", ""]);
+    // firebase.json's entry leaves *.local out of what a deploy uploads (firebase-tools reads .env.local only when it emulates).
+    expect(json<{ functions: { codebase?: string; ignore?: string[] }[] }>(join(app, "firebase.json")).functions[1]!.ignore).toContain("*.local");
   });
 
   it("changes nothing when run again: every file byte for byte, and says so", async () => {
@@ -252,8 +272,56 @@ describe("init on other project shapes", () => {
     expect(run.code).toBe(0);
     expect(json<{ functions: { codebase?: string }[] }>(join(app, "firebase.json")).functions.map((f) => f.codebase)).toEqual([undefined, "likes"]);
     expect(statSync(join(app, "likes", "index.js")).isFile()).toBe(true);
-    expect(run.stdout).toContain("deploy: firebase deploy --only functions:likes,firestore");
+    expect(run.stdout).toContain("deploy: npx firebase deploy --only functions:likes,firestore");
     expect(run.stdout).not.toContain("Emulator UI");
+  });
+});
+
+describe("init on a project as a stock `firebase init firestore` writes it (firebase-tools' own setup code and templates)", () => {
+  let dir: string;
+  let stock: Record<string, string>;
+  const tools = createRequire(join(REPO_ROOT, "node_modules", "firebase-tools", "package.json"));
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(REPO_ROOT, ".cache", "existing-app", "stock-"));
+    writeFileSync(join(dir, "firebase.json"), `${JSON.stringify({ emulators: { ui: { enabled: false } } }, null, 2)}\n`);
+    await firebaseInitFirestore(dir);
+    stock = snapshot(dir);
+  });
+
+  it("starts from the template's index file, with its // comments", () => {
+    expect(stock["firestore.indexes.json"]).toMatch(/^ {2}\/\/ Example \(Standard Edition\):$/m);
+    expect(() => JSON.parse(stock["firestore.indexes.json"]!) as unknown).toThrow();
+  });
+
+  it("refuses the template's rules, which open every document to anyone for 30 days, naming them and not the index file", async () => {
+    await expectRefusal(dir, /^init: firestore\.rules would let clients write or read what the counters keep to themselves.*signed-out clients can write counters\/\{id\}\/shards\/\{n\}/);
+  });
+
+  it("takes the index file as it is once the app's rules leave the counters out: every comment kept, and firebase-tools reads the merged file", async () => {
+    // The template's rule, narrowed as docs/existing-app.md shows (the counters left out of it).
+    edit(join(dir, "firestore.rules"), (text) => text.replace("match /{document=**} {", "match /{collection}/{document=**} {").replace(/allow read, write: if (.*);/, 'allow read, write: if $1 && collection != "counters";'));
+    const run = await init(dir);
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(run.stdout).toMatch(/^ {2}change firestore\.indexes\.json: 1 composite index\(es\) and \d+ field override\(s\) of the counters'/m);
+    const merged = readFileSync(join(dir, "firestore.indexes.json"), "utf8");
+    const comments = (text: string) => text.split("\n").filter((line) => line.trim().startsWith("//"));
+    expect(comments(merged)).toEqual(comments(stock["firestore.indexes.json"]!));
+    expect(comments(merged).length).toBeGreaterThan(40);
+    // What a deploy reads (lib/deploy/firestore/prepare.js: loadCJSON) and checks (FirestoreApi.validateSpec): ours, all of it.
+    const { loadCJSON } = tools("./lib/loadCJSON") as { loadCJSON: (path: string) => unknown };
+    const { FirestoreApi } = tools("./lib/firestore/api") as { FirestoreApi: new () => { validateSpec(spec: unknown): void } };
+    const read = loadCJSON(join(dir, "firestore.indexes.json"));
+    expect(() => new FirestoreApi().validateSpec(read)).not.toThrow();
+    expect(read).toEqual(json(join(REPO_ROOT, "firestore.indexes.json")));
+    const again = await init(dir);
+    expect(again.stdout).toContain("init: nothing to change");
+  });
+
+  it("refuses an index file firebase-tools would refuse too, naming the line and column, and changes nothing", async () => {
+    edit(join(dir, "firestore.indexes.json"), (text) => text.replace(/\n {2}\],\n {2}"fieldOverrides"/, ',\n  ],\n  "fieldOverrides"'));
+    const line = readFileSync(join(dir, "firestore.indexes.json"), "utf8").split("\n").findIndex((l) => l.startsWith("  ],")) + 1;
+    await expectRefusal(dir, new RegExp(`^init: firestore\\.indexes\\.json line ${line}, column 3: Unexpected token '\\]' \\(firebase-tools reads it as JSON with comments, and a deploy would stop there too\\): fix it, then run init again$`));
   });
 });
 

@@ -3,7 +3,7 @@
 // project from --project, GCLOUD_PROJECT or .firebaserc, and its exit codes: 2 for a mistake (one line, no
 // stack, nothing read), 1 when a document's count could not move (listed), 3 when the emulator is down.
 // Its own project, which no function of the emulator serves: only the command writes.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
@@ -16,6 +16,7 @@ import { runNode, type Run } from "../../test/helpers/run";
 import { requireEmulators } from "../../test/helpers/emulators";
 import { shardSumIn, pathsUnderIn } from "../../test/helpers/documents";
 import { appCollection, extensionValue, incrementFields, mainField, oldClient, shardDocuments, workerPartial } from "../../test/helpers/extension";
+import { paramsEnv } from "../../functions/src/model/params";
 
 jest.setTimeout(120_000);
 
@@ -98,6 +99,25 @@ describe("npm run migrate-extension", () => {
     const none = await migrateExtension(args, { env, cwd: tmpdir() });
     expect(none).toMatchObject({ code: 2, stdout: "" });
     expect(none.stderr).toContain("no project: give --project, set GCLOUD_PROJECT, or run it where .firebaserc names a default project");
+  });
+
+  it("refuses, with one line and exit 2, counters that DOCUMENT_COUNTERS names, writing nothing: a count of documents needs the backfill, not a migration", async () => {
+    const c = appCollection("cli");
+    await mainField(db, `${c}/p1`, "commentCount", 3);
+    await oldClient(db, `${c}/p1`, "commentCount").incrementBy(1);
+    const dir = mkdtempSync(join(tmpdir(), "migrate-documents-"));
+    writeFileSync(join(dir, "firebase.json"), JSON.stringify({ functions: [{ source: "counters", codebase: "counters" }] }));
+    mkdirSync(join(dir, "counters"));
+    writeFileSync(join(dir, "counters", "package.json"), JSON.stringify({ name: "counters", main: "index.js", dependencies: { "@firestore-exact-counter/functions": "*" } }));
+    const rule = `${c}/{post}/comments/{cm}=${c}-{post}-comments`;
+    writeFileSync(join(dir, "counters", ".env"), paramsEnv().replace(/^DOCUMENT_COUNTERS=.*$/m, `DOCUMENT_COUNTERS=${rule}`));
+    const run = await migrateExtension(["--document", `${c}/{id}`, "--field", "commentCount", "--counter", `${c}-{id}-comments`, "--project", PROJECT, "--dir", dir]);
+    expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: "" });
+    expect(run.stderr).toContain(`--counter ${c}-{id}-comments: these counters cannot take the extension's amounts: they count documents (DOCUMENT_COUNTERS rule 1 "${rule}")`);
+    expect(run.stderr).toContain("the backfill counts the documents themselves");
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    expect(await pathsUnderIn(db, `${c}-p1-comments`)).toEqual([]);
+    expect(await extensionValue(db, `${c}/p1`, "commentCount")).toBe(4);
   });
 
   it("answers --help with its usage and exit codes", async () => {

@@ -84,6 +84,7 @@ describe("the preflight as the predeploy step of codebase counters", () => {
       "auto create",
       "extension",
       "document counters",
+      "leaderboards",
       "id patterns",
       "admin settings",
       "indexes",
@@ -110,7 +111,7 @@ describe("the rules checks as the predeploy step of firebase.json's firestore se
     const deployed = await offlineDeploy(firebaseBin(), dir, PROJECT, process.env, "firestore:rules");
     const output = deployed.stdout + deployed.stderr;
     expect(output).toContain("preflight (rules)");
-    expect(output).toMatch(/FAIL rules guarantees +firestore\.rules: 15 of 18 guarantees broken: signed-in users can list or query counters; /);
+    expect(output).toMatch(/FAIL rules guarantees +firestore\.rules: 17 of 22 guarantees broken: signed-in users can list or query counters; /);
     expect(output).toContain("preflight: 1 check(s) failed");
     expect(output).toContain("firestore predeploy error");
     expect(output).not.toMatch(/uploading rules|released rules|Deploy complete/i);
@@ -123,8 +124,8 @@ describe("the rules checks as the predeploy step of firebase.json's firestore se
     delete env.FIRESTORE_EMULATOR_HOST;
     const step = await run("npm", ["--prefix", dir, "run", "preflight", "--", "--rules", "--dir", dir, "--project", PROJECT], { cwd: dir, env });
     const checks = [...step.stdout.matchAll(/^ {2}(?:ok {2}|WARN|FAIL) (.+?) {2,}/gm)].map((m) => m[1]).filter((c) => c !== "local node");
-    expect(checks).toEqual(["rules", "rules guarantees"]);
-    expect(step.stdout).toContain("firestore.rules keeps all 18 guarantees of check-rules");
+    expect(checks).toEqual(["rules", "rules guarantees", "mirrored fields"]);
+    expect(step.stdout).toContain("firestore.rules keeps all 22 guarantees of check-rules");
     expect(step.stdout).toContain("preflight: passed");
     expect(step.code).toBe(0);
   });

@@ -10,6 +10,7 @@ import { parseDocumentCounterRules } from "../../functions/src/model/document-ru
 import { documentTriggers } from "../../functions/src/model/document-triggers";
 import { requireBuiltFunctions } from "../../test/helpers/emulators";
 import { context } from "../src/preflight/context";
+import { checkIndexes } from "../src/preflight/indexes";
 import { checkLocalNode } from "../src/preflight/runtime";
 import { discoverBuild } from "../src/lib/codebases";
 
@@ -132,10 +133,16 @@ describe("preflight", () => {
       ]),
     );
     expect(only(results, "settings").status).toBe("ok");
-    // The document trigger of functions/.env's DOCUMENT_COUNTERS (the example feed's comments) comes last.
+    // The leaderboards' trigger of functions/.env's LEADERBOARDS (the players of seed and the e2e tests), then the
+    // document trigger of its DOCUMENT_COUNTERS (the example feed's comments) last.
     expect(only(results, "manifest").message).toMatch(
-      /^11 v2 endpoints in us-central1: 6 callables.*; cleanupDeletedCounter on google\.cloud\.firestore\.document\.v1\.updated counters\/\{counterId\}\/exactCounterCleanup\/pending, retry on; documentCounters-posts_comments_0a61rcx on google\.cloud\.firestore\.document\.v1\.written posts\/\{d1\}\/comments\/\{d2\}, retry on$/,
+      /^12 v2 endpoints in us-central1: 6 callables.*; cleanupDeletedCounter on google\.cloud\.firestore\.document\.v1\.updated counters\/\{counterId\}\/exactCounterCleanup\/pending, retry on; rollupBoard on google\.cloud\.firestore\.document\.v1\.written counters\/~exactCounter\/exactCounterBoards\/\{board\}\/exactCounterEntries\/\{entry\}, retry on; documentCounters-posts_comments_0a61rcx on google\.cloud\.firestore\.document\.v1\.written posts\/\{d1\}\/comments\/\{d2\}, retry on$/,
     );
+    expect(only(results, "leaderboards")).toEqual({
+      check: "leaderboards",
+      status: "ok",
+      message: "LEADERBOARDS: rollupBoard keeps the summaries of players <- player-{id}-points, bench <- leaderboard-ours-{id} (existing counters join with backfill --board)",
+    });
     expect(only(results, "document counters").message).toBe(
       "DOCUMENT_COUNTERS deploys 1 trigger: documentCounters-posts_comments_0a61rcx on posts/{d1}/comments/{d2} (post-{post}-comments counts posts/{post}/comments/{comment})",
     );
@@ -152,7 +159,7 @@ describe("preflight", () => {
     expect(only(results, "codebase")).toEqual({
       check: "codebase",
       status: "ok",
-      message: `firebase deploy --only functions:counters deploys the ${CALLABLES.length + 5} functions of codebase "counters"`,
+      message: `firebase deploy --only functions:counters deploys the ${CALLABLES.length + 6} functions of codebase "counters"`,
     });
   });
 
@@ -286,6 +293,30 @@ describe("preflight", () => {
     });
   });
 
+  it("warns of a mirrored field the app's rules let a client write (an owner's update, a create with the count set), and not of one they protect", async () => {
+    const mirrors = "post-{id}-comments=posts/{id}:commentCount,post-{id}-views=posts/{id}:stats.views";
+    // The app's own rule for its posts: owners may create and edit them, any field (the counts too).
+    const lax = "    match /posts/{postId} {\n      allow read: if true;\n      allow create: if request.auth != null && request.resource.data.ownerId == request.auth.uid;\n      allow update: if request.auth != null && resource.data.ownerId == request.auth.uid;\n    }\n";
+    const withPosts = (d: string, rule: string) => edit(join(d, "firestore.rules"), (t) => t.replace(/\n {2}\}\n\}\s*$/, `\n${rule}  }\n}\n`));
+    const dir = brokenCopy((d) => {
+      edit(join(d, "functions", ".env"), (t) => t.replace(/^MIRRORS=.*$/m, `MIRRORS=${mirrors}`));
+      withPosts(d, lax);
+    });
+    const check = only(await preflight(dir), "mirrored fields");
+    expect(check.status).toBe("warn");
+    expect(check.message).toContain(
+      'signed-in users can write posts/{id}:commentCount, which MIRRORS rule "post-{id}-comments=posts/{id}:commentCount" keeps: they can create it with the field set and update the field (probed on posts/alice as user alice',
+    );
+    expect(check.message).toContain("signed-in users can write posts/{id}:stats.views");
+    // The example's rules protect the counts: owners edit their posts, never a mirrored count.
+    const example = readFileSync(join(REPO_ROOT, "examples", "rules", "mirrored-posts.rules"), "utf8");
+    const guarded = brokenCopy((d) => {
+      edit(join(d, "functions", ".env"), (t) => t.replace(/^MIRRORS=.*$/m, "MIRRORS=post-{id}-likes=posts/{id}:likeCount,post-{id}-views=posts/{id}:stats.views"));
+      writeFileSync(join(d, "firestore.rules"), example);
+    });
+    expect(only(await preflight(guarded), "mirrored fields")).toMatchObject({ status: "ok", message: "firestore.rules: clients can write none of the 2 fields MIRRORS keeps (functions/.env)" });
+  });
+
   it.each([
     ["bad syntax (no field path)", "post-{id}-likes=posts/{id}", 'MIRRORS: rule 1 "post-{id}-likes=posts/{id}" has no ":"'],
     ["a placeholder on one side only", "a=b/c:n,post-{id}-likes=posts/p1:likeCount", 'MIRRORS: rule 2 "post-{id}-likes=posts/p1:likeCount" uses {id} in the counter-id pattern but not in the document path'],
@@ -368,6 +399,20 @@ describe("preflight", () => {
     );
   });
 
+  it("fails on a bad LEADERBOARDS rule, and on a counter id two boards would name, naming the rules", async () => {
+    const bad = brokenCopy((d) => edit(join(d, "functions", ".env"), (t) => t.replace(/^LEADERBOARDS=.*$/m, "LEADERBOARDS=top players=player-{id}-points")));
+    expect(only(await preflight(bad), "leaderboards")).toEqual({
+      check: "leaderboards",
+      status: "fail",
+      message:
+        'LEADERBOARDS: rule 1 "top players=player-{id}-points" has a board name "top players" that is not 1-64 characters of A-Z, a-z, 0-9, _ and -; fix it in functions/.env or functions/.env.demo-counter',
+    });
+    const twice = brokenCopy((d) => edit(join(d, "functions", ".env"), (t) => t.replace(/^LEADERBOARDS=.*$/m, "LEADERBOARDS=players=player-{id}-points,weekly=player-{id}")));
+    const check = only(await preflight(twice), "leaderboards");
+    expect(check.status).toBe("fail");
+    expect(check.message).toMatch(/^LEADERBOARDS: rule 2 "weekly=player-\{id\}" names counter ids that rule 1 \(players=player-\{id\}-points\) names too: such a counter would be on two boards \(players and weekly\)/);
+  });
+
   it("fails on an invalid endpoint setting (concurrency with less than one CPU)", async () => {
     const dir = brokenCopy((d) =>
       edit(join(d, "functions", "lib", "config", "params.js"), (t) => t.replace("exports.ROLLUP_CPU = 1;", "exports.ROLLUP_CPU = 0.5;")),
@@ -446,7 +491,7 @@ describe("preflight", () => {
     expect(only(results, "rules")).toMatchObject({ status: "ok" });
     const guarantees = only(results, "rules guarantees");
     expect(guarantees.status).toBe("fail");
-    expect(guarantees.message).toMatch(/^firestore\.rules: 15 of 18 guarantees broken: signed-in users can list or query counters; /);
+    expect(guarantees.message).toMatch(/^firestore\.rules: 17 of 22 guarantees broken: signed-in users can list or query counters; /);
     expect(guarantees.message).toContain("signed-in users can write counters/{id}/shards/{n}");
   });
 
@@ -455,6 +500,21 @@ describe("preflight", () => {
     const noTtl = brokenCopy((d) => edit(join(d, "firestore.indexes.json"), (t) => t.replace('"ttl": true', '"ttl": false')));
     expect(only(await preflight(invalid), "indexes")).toMatchObject({ status: "fail" });
     expect(only(await preflight(noTtl), "indexes").message).toContain("no TTL override on exactCounterRequests.expireAt");
+  });
+
+  it("reads the index file as a deploy does: // and /* */ comments (a stock firebase init writes some) pass, a broken line is named", () => {
+    const commented = brokenCopy((d) =>
+      edit(join(d, "firestore.indexes.json"), (t) => `// The app's indexes (firebase init wrote comments here).\n${t.replace('"fieldOverrides"', '/* ours */ "fieldOverrides"')}`),
+    );
+    const ctx = (dir: string) => context({ projectDir: dir, projectId: PROJECT, now: TODAY, firestoreHost: "" });
+    expect(checkIndexes(ctx(commented))).toMatchObject({ status: "ok" });
+    const trailing = brokenCopy((d) => edit(join(d, "firestore.indexes.json"), (t) => t.replace(/\n {2}\],\n {2}"fieldOverrides"/, ',\n  ],\n  "fieldOverrides"')));
+    const line = readFileSync(join(trailing, "firestore.indexes.json"), "utf8").split("\n").findIndex((l) => l.startsWith("  ],")) + 1;
+    expect(checkIndexes(ctx(trailing))).toEqual({
+      check: "indexes",
+      status: "fail",
+      message: `firestore.indexes.json line ${line}, column 3: Unexpected token ']' (a deploy would stop there too)`,
+    });
   });
 
   it("fails when the sweep's collection-group index on exactCounterRollup.dueAt is gone", async () => {
@@ -475,6 +535,19 @@ describe("preflight", () => {
     const indexes = only(await preflight(dir), "indexes");
     expect(indexes.status).toBe("fail");
     expect(indexes.message).toContain("has no index on counters.rollup.windowsMoveAt: rollupWindows' query would fail");
+  });
+
+  it("fails when the index on counters' rollup.trailing.dueAt, which the sweep's query of promises needs, is gone", async () => {
+    const dir = brokenCopy((d) =>
+      edit(join(d, "firestore.indexes.json"), (t) => {
+        const spec = JSON.parse(t) as { fieldOverrides: { fieldPath: string }[] };
+        spec.fieldOverrides = spec.fieldOverrides.filter((o) => o.fieldPath !== "rollup.trailing.dueAt");
+        return JSON.stringify(spec, null, 2);
+      }),
+    );
+    const indexes = only(await preflight(dir), "indexes");
+    expect(indexes.status).toBe("fail");
+    expect(indexes.message).toContain("has no index on counters.rollup.trailing.dueAt: rollupSweep's query would fail");
   });
 
   it("fails when the shards' index on (count, writes), which the rollup's one aggregation reads, is gone", async () => {
@@ -572,7 +645,7 @@ describe("preflight", () => {
 
     it("passes when it gives the counters' params the counters' values", async () => {
       const check = await adminCheck(appUsingAdmin("UNIQUE_COUNTERS=post-{id}-likes\n"));
-      expect(check).toEqual({ check: "admin settings", status: "ok", message: 'codebase "default" uses the admin entry with the counters\' values of 13 params' });
+      expect(check).toEqual({ check: "admin settings", status: "ok", message: 'codebase "default" uses the admin entry with the counters\' values of 14 params' });
     });
   });
 });
@@ -592,8 +665,9 @@ describe("preflight of EXTENSION_COUNTERS (docs/from-the-extension.md)", () => {
       status: "ok",
       message: "EXTENSION_COUNTERS: foldExtensionShards folds old clients' writes of pages/{id}:visits -> page-{id}-visits",
     });
-    expect(only(results, "manifest").message).toMatch(/^11 v2 endpoints.*; foldExtensionShards on google\.cloud\.firestore\.document\.v1\.written \{collection\}\/\{document\}\/_counter_shards_\/\{shardId\}, retry on$/);
-    expect(only(results, "codebase").message).toContain(`deploys the ${CALLABLES.length + 5} functions`);
+    // This repository's LEADERBOARDS deploys rollupBoard too, listed after the fold trigger.
+    expect(only(results, "manifest").message).toMatch(/^12 v2 endpoints.*; foldExtensionShards on google\.cloud\.firestore\.document\.v1\.written \{collection\}\/\{document\}\/_counter_shards_\/\{shardId\}, retry on; rollupBoard on .*, retry on$/);
+    expect(only(results, "codebase").message).toContain(`deploys the ${CALLABLES.length + 6} functions`);
     expect(only(await preflight(REPO_ROOT), "extension").message).toBe("EXTENSION_COUNTERS is empty: foldExtensionShards is not deployed");
   });
 
@@ -632,9 +706,9 @@ describe("preflight of DOCUMENT_COUNTERS (docs/documents.md)", () => {
         "post-{p}-published counts posts/{p}/comments/{c} while [status==published]), documentCounters-products_ratings_0a7poek on products/{d1}/ratings/{d2} (product-{p}-stars sums stars of products/{p}/ratings/{r})",
     });
     expect(only(results, "manifest").message).toMatch(
-      /^12 v2 endpoints.*; documentCounters-posts_comments_0a61rcx on google\.cloud\.firestore\.document\.v1\.written posts\/\{d1\}\/comments\/\{d2\}, retry on; documentCounters-products_ratings_0a7poek on .*, retry on$/,
+      /^13 v2 endpoints.*; rollupBoard on .*, retry on; documentCounters-posts_comments_0a61rcx on google\.cloud\.firestore\.document\.v1\.written posts\/\{d1\}\/comments\/\{d2\}, retry on; documentCounters-products_ratings_0a7poek on .*, retry on$/,
     );
-    expect(only(results, "codebase").message).toContain(`deploys the ${CALLABLES.length + 6} functions`);
+    expect(only(results, "codebase").message).toContain(`deploys the ${CALLABLES.length + 7} functions`);
     expect(only(await preflight(withParams({ DOCUMENT_COUNTERS: "" })), "document counters").message).toBe("DOCUMENT_COUNTERS is empty: no document trigger is deployed");
   });
 
@@ -647,6 +721,26 @@ describe("preflight of DOCUMENT_COUNTERS (docs/documents.md)", () => {
     const check = only(await preflight(withParams(params)), "document counters");
     expect(check.status).toBe("fail");
     expect(check.message).toContain(message);
+  });
+
+  it("blames a DOCUMENT_COUNTERS that does not parse, not the build, when the functions do not load", async () => {
+    const results = await preflight(withParams({ DOCUMENT_COUNTERS: "posts/{post}=post-{post}" }));
+    const discovery = only(results, "discovery");
+    expect(discovery.status).toBe("fail");
+    expect(discovery.message).toContain('DOCUMENT_COUNTERS does not parse, and the functions refuse to load with it: the "document counters" check below names the rule; fix it in functions/.env or functions/.env.demo-counter');
+    expect(discovery.message).not.toContain("npm run build");
+  });
+
+  it("warns of a mirror onto documents a rule's trigger watches: one more invocation per commit of the total, and how to avoid it", async () => {
+    const check = only(await preflight(withParams({ DOCUMENT_COUNTERS: "posts/{p}[published==true]=published-posts", MIRRORS: "post-{id}-comments=posts/{id}:commentCount" })), "document counters");
+    const trigger = documentTriggers(parseDocumentCounterRules("DOCUMENT_COUNTERS", "posts/{p}[published==true]=published-posts"))[0]!.id;
+    expect(check.status).toBe("warn");
+    expect(check.message).toContain(
+      `MIRRORS rule "post-{id}-comments=posts/{id}:commentCount" writes posts/{id}, which DOCUMENT_COUNTERS rule 1 "posts/{p}[published==true]=published-posts" watches: ` +
+        `every commit of that counter's total invokes ${trigger} once more (up to one per ROLLUP_INTERVAL_MS, 1000 ms, while the counter moves: up to 86,400 invocations a day per counter)`,
+    );
+    expect(check.message).toContain("a field its conditions do not read invokes it all the same");
+    expect(check.message).toContain("mirror into a document no rule watches");
   });
 
   it("fails when the index file would let nothing a deleted document leaves behind expire", async () => {

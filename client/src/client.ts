@@ -1,6 +1,6 @@
-// The app-side client: one object with increment() and watch() for counters (increments.ts) and
+// The app-side client: one object with increment() and watch() for counters (increments.ts),
 // setMember() and watchMember() for unique counters (membership.ts), over the client's one retry policy
-// (retry.ts). It checks what a caller passes before anything is sent or listened to.
+// (retry.ts), and rank() and watchRank() for counters on a leaderboard (rank.ts). It checks what a caller passes before anything is sent or listened to.
 import { httpsCallable, type Functions } from "firebase/functions";
 import type { Firestore } from "firebase/firestore";
 import { counterIdProblem } from "./failure.js";
@@ -8,6 +8,7 @@ import { createIncrements, randomRequestId, type CounterView, type IncrementOutc
 import { createMembership, SetMemberError, type MemberView, type SetMemberOutcome, type SetMemberRequest, type WatchMemberOptions } from "./membership.js";
 import { attachInternals } from "./internals.js";
 import { retryPolicy } from "./retry.js";
+import { createRanks, type RankValue } from "./rank.js";
 import { isWindowName } from "./windows.js";
 
 export interface CounterClientOptions {
@@ -84,6 +85,20 @@ export interface CounterClient {
     onError?: (error: Error) => void,
     options?: WatchMemberOptions,
   ): () => void;
+  /**
+   * The counter's rank on its leaderboard (LEADERBOARDS): `{ rank, of, total }`, rank being 1 + the counters of
+   * the board whose total is greater (ties share a rank), of the `of` counters on it. 2 document reads and at
+   * most one count(). Rejects with a {@link CounterNotFoundError} for a counter that does not exist, and a
+   * {@link NotOnBoardError} for one on no board.
+   */
+  rank(counterId: string): Promise<RankValue>;
+  /**
+   * Calls `onValue` with the counter's rank as it changes (its total moved, or another counter of its board):
+   * exact once the rollup settles, and at most about one interval behind. `null` while there is none to show,
+   * told to `onError` (a {@link CounterNotFoundError}, once per absence; a {@link NotOnBoardError}). Each change
+   * costs a count() (and the read of what changed). Returns the unsubscribe function.
+   */
+  watchRank(counterId: string, onValue: (value: RankValue | null) => void, onError?: (error: Error) => void): () => void;
   /** Stops every watch. Increments and setMember calls already started still finish. */
   dispose(): void;
 }
@@ -124,16 +139,31 @@ export function createCounterClient(options: CounterClientOptions): CounterClien
     return membership.watchMember(counterId, uid, onValue, onError, memberOptions);
   };
 
+  const ranks = createRanks(options.firestore);
+
+  async function rank(counterId: string): Promise<RankValue> {
+    const problem = counterIdProblem(counterId);
+    if (problem !== undefined) throw new TypeError(problem);
+    return ranks.rank(counterId);
+  }
+
+  const watchRank: CounterClient["watchRank"] = (counterId, onValue, onError) => {
+    checkWatchArguments(counterId, onValue, onError);
+    return ranks.watchRank(counterId, onValue, onError);
+  };
+
   function dispose(): void {
     increments.dispose();
     membership.dispose();
+    ranks.dispose();
   }
 
-  const client: CounterClient = { increment: increments.increment, watch, setMember, watchMember, dispose };
+  const client: CounterClient = { increment: increments.increment, watch, setMember, watchMember, rank, watchRank, dispose };
   return attachInternals(client, {
     firestore: options.firestore,
     functions: options.functions,
     listening: () => ({ watch: increments.listening(), watchMember: membership.listening() }),
+    listeningRanks: () => ranks.listening(),
   });
 }
 

@@ -13,6 +13,8 @@ export interface ClientInternals {
   functions: Functions;
   /** Open now: the counters `watch` listens to, and those `watchMember` listens to, with their watchers. */
   listening: () => { watch: Listening; watchMember: Listening };
+  /** Open now: the counters `watchRank` listens to (each with its board's summary), with their watchers. */
+  listeningRanks: () => Listening;
 }
 
 /** Attaches the internals to a client object (not enumerable, not writable). */

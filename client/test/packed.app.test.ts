@@ -136,22 +136,27 @@ describe("the packed client in a fresh app", () => {
     expect(packageBuildsIn(metafile, "@firebase/firestore")).toEqual(["index.esm.js"]);
     expect(Object.keys(metafile.inputs).filter((input) => input.includes("@firestore-exact-counter/client/lib/esm/"))).not.toEqual([]);
 
+    // Whatever fails (Chromium missing on this machine included), the page's server closes: an open server
+    // kept jest running after a failed run ("Jest did not exit one second after the test run has completed").
     const server = await serveStatic(appDir, appConfig());
-    const browser = await launchChromium();
     try {
-      const page = await browser.context.newPage();
-      await page.goto(server.url);
-      await page.waitForFunction(() => {
-        const w = globalThis as unknown as { __value?: number | null; __error?: string };
-        return w.__value !== undefined || w.__error !== undefined;
-      });
-      const seen = await page.evaluate(() => {
-        const w = globalThis as unknown as { __value?: number | null; __error?: string };
-        return { value: w.__value, error: w.__error };
-      });
-      expect(seen).toEqual({ value: (await admin.readCounter(counterId))?.total, error: undefined });
+      const browser = await launchChromium();
+      try {
+        const page = await browser.context.newPage();
+        await page.goto(server.url);
+        await page.waitForFunction(() => {
+          const w = globalThis as unknown as { __value?: number | null; __error?: string };
+          return w.__value !== undefined || w.__error !== undefined;
+        });
+        const seen = await page.evaluate(() => {
+          const w = globalThis as unknown as { __value?: number | null; __error?: string };
+          return { value: w.__value, error: w.__error };
+        });
+        expect(seen).toEqual({ value: (await admin.readCounter(counterId))?.total, error: undefined });
+      } finally {
+        await browser.close();
+      }
     } finally {
-      await browser.close();
       await server.close();
     }
   });

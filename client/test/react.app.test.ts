@@ -46,8 +46,15 @@ beforeAll(async () => {
 });
 
 /** Counters of one run: likes (unique) with two members, views (windowed) with VIEWS, and an id that is no counter. */
-async function counters(): Promise<{ likes: string; views: string; missing: string }> {
+async function counters(): Promise<{ likes: string; views: string; missing: string; players: [string, string] }> {
   const [likes, views, missing] = ["likes", "views", "missing"].map((name) => `react-${name}-${randomUUID().slice(0, 8)}`) as [string, string, string];
+  // Two players on the repository's leaderboard (functions/.env: players=player-{id}-points), at 5 and 3.
+  const tag = randomUUID().slice(0, 8);
+  const players: [string, string] = [`player-react${tag}a-points`, `player-react${tag}b-points`];
+  for (const [i, player] of players.entries()) {
+    await admin.call("createCounter", { counterId: player });
+    await admin.call("incrementCounter", { counterId: player, delta: i === 0 ? 5 : 3, requestId: randomUUID() });
+  }
   await admin.call("createCounter", { counterId: likes, unique: true });
   await admin.call("createCounter", { counterId: views, windowed: true });
   await admin.call("setMember", { counterId: likes, member: true });
@@ -55,7 +62,15 @@ async function counters(): Promise<{ likes: string; views: string; missing: stri
   for (let i = 0; i < VIEWS; i++) await admin.call("incrementCounter", { counterId: views, requestId: randomUUID() });
   expect((await waitFor(() => serverTotal(likes), 2, 30_000)).value).toBe(2);
   expect((await waitFor(() => serverTotal(views), VIEWS, 30_000)).value).toBe(VIEWS);
-  return { likes, views, missing };
+  expect((await waitFor(() => serverTotal(players[1]), 3, 30_000)).value).toBe(3);
+  return { likes, views, missing, players };
+}
+
+/** A player's rank as the server's totals say (every counter on the board `players`), as useRank shows it. */
+async function rankShown(counterId: string): Promise<string> {
+  const totals = (await db.collection("counters").where("board", "==", "players").get()).docs.map((d) => [d.id, d.get("total") as number] as const);
+  const total = totals.find(([id]) => id === counterId)![1];
+  return `success|${JSON.stringify({ rank: 1 + totals.filter(([, t]) => t > total).length, of: totals.length, total })}|`;
 }
 
 afterAll(async () => {
@@ -78,9 +93,10 @@ describe.each([18, 19])("the hooks with React %i", (major) => {
   let likes: string;
   let views: string;
   let missing: string;
+  let players: [string, string];
   beforeAll(async () => {
     dir = await reactApp(major);
-    ({ likes, views, missing } = await counters());
+    ({ likes, views, missing, players } = await counters());
   });
 
   it("type-check: useCounter, useLike, CounterClientProvider and their types (module nodenext)", async () => {
@@ -175,7 +191,7 @@ describe.each([18, 19])("the hooks with React %i", (major) => {
       const none = { counters: 0, watchers: 0 };
       expect(await listening()).toEqual({ watch: none, watchMember: none });
 
-      await harness("mount", { likes, views, missing });
+      await harness("mount", { likes, views, missing, players });
       // Signed out: the count is the counter's total and liked is false.
       expect(await showing(LIKES, 'success|{"liked":false,"count":2}|')).toEqual(all(LIKES, 'success|{"liked":false,"count":2}|'));
       expect(await showing(VIEWERS, `success|{"value":${VIEWS}}|`)).toEqual(all(VIEWERS, `success|{"value":${VIEWS}}|`));
@@ -184,6 +200,23 @@ describe.each([18, 19])("the hooks with React %i", (major) => {
       // Strict mode subscribed each twice and unsubscribed once: one listener per counter (likes, views,
       // missing), shared by the 7 watches of the 8 components (the bad id opened nothing).
       expect(await listening()).toEqual({ watch: { counters: 3, watchers: 7 }, watchMember: none });
+    });
+
+    it("useRank shows each player's rank as the server's totals say, shares a counter's listeners, live as another player overtakes", async () => {
+      const RANKS = ["rank-first", "rank-first-again", "rank-outside"];
+      const first = await rankShown(players[0]);
+      expect(await showing(RANKS, first)).toEqual(all(RANKS, first));
+      const second = await rankShown(players[1]);
+      expect(await showing(["rank-second"], second)).toEqual({ "rank-second": second });
+      expect(await showing(["rank-off-board"], "error||NotOnBoardError")).toEqual({ "rank-off-board": "error||NotOnBoardError" });
+      // One pair of listeners per counter: the first player's (three components), the second's, the views'.
+      expect(await harness("listeningRanks")).toEqual({ counters: 3, watchers: 5 });
+      // The second player overtakes the first: both ranks move, through the rollups and the board's summary.
+      await admin.call("incrementCounter", { counterId: players[1], delta: 10, requestId: randomUUID() });
+      expect((await waitFor(() => serverTotal(players[1]), 13, 30_000)).value).toBe(13);
+      const overtaken = await rankShown(players[0]);
+      expect(await showing(RANKS, overtaken)).toEqual(all(RANKS, await rankShown(players[0])));
+      expect(await showing(["rank-second"], await rankShown(players[1]))).toEqual({ "rank-second": await rankShown(players[1]) });
     });
 
     it("signed out, a like rejects with the client's SignInRequiredError and sends nothing", async () => {
@@ -259,6 +292,7 @@ describe.each([18, 19])("the hooks with React %i", (major) => {
       await harness("unmount");
       const none = { counters: 0, watchers: 0 };
       expect(await listening()).toEqual({ watch: none, watchMember: none });
+      expect(await harness("listeningRanks")).toEqual(none);
       await new Promise((resolve) => setTimeout(resolve, 1000));
       expect(await listening()).toEqual({ watch: none, watchMember: none });
       expect(errors).toEqual([]);

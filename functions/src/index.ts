@@ -3,13 +3,16 @@
 // trigger, the rollup's scheduled sweep (which also resumes stranded deletions), the midnight commit of
 // windows and the trigger that finishes deleting a counter; and, only while EXTENSION_COUNTERS names
 // extension counters, the trigger that folds old clients' writes of the firestore-counter extension
-// (docs/from-the-extension.md); and the group `documentCounters` of the triggers DOCUMENT_COUNTERS names,
+// (docs/from-the-extension.md); only while LEADERBOARDS names leaderboards, the trigger that keeps their
+// summaries exact (docs/leaderboards.md); and the group `documentCounters` of the triggers DOCUMENT_COUNTERS names,
 // empty while it names none (docs/documents.md). Importing it changes nothing in the app that
 // re-exports it: no setGlobalOptions (each function carries its own region and maxInstances: entry/
 // options.ts) and no admin app until a function first runs (entry/deps.ts).
-import { documentCountersAtLoad, extensionCountersAtLoad } from "./config/params";
+import { announceLocalInterval } from "./config/local-interval";
+import { documentCountersAtLoad, extensionCountersAtLoad, leaderboardsAtLoad } from "./config/params";
 import { documentCounterTriggers } from "./entry/documentCounters";
 import * as extension from "./entry/foldExtensionShards";
+import * as leaderboards from "./entry/rollupBoard";
 import { markCountersCodebase } from "./runs-here";
 
 export { createCounter } from "./entry/createCounter";
@@ -36,6 +39,11 @@ export const documentCounters = documentCounterTriggers(documentCountersAtLoad()
 // re-exports it by name from the default import (docs/from-the-extension.md), which is undefined, and
 // deploys nothing, while the param is empty.
 const FOLD_EXPORT: string = "foldExtensionShards";
+// The leaderboards' trigger, the same way (a native ES module app re-exports it by name: docs/leaderboards.md).
+const BOARD_EXPORT: string = "rollupBoard";
 // The admin entry, if the app uses it in this codebase too, shares these functions' environment (runs-here.ts).
 markCountersCodebase();
+// In the emulator's discovery only: one line naming the rollup interval there (config/local-interval.ts).
+announceLocalInterval();
 if (extensionCountersAtLoad()) (exports as Record<string, unknown>)[FOLD_EXPORT] = extension.foldExtensionShards;
+if (leaderboardsAtLoad()) (exports as Record<string, unknown>)[BOARD_EXPORT] = leaderboards.rollupBoard;

@@ -232,6 +232,22 @@ describe("the maintenance runs: reconcile and migrateExtension", () => {
     expect(await shardSum(`${page}-visits`)).toBe(10);
     expect((await readCounter(`${page}-visits`)).numShards).toBe(3);
   });
+
+  it("migrateExtension refuses counters that DOCUMENT_COUNTERS names, with failed-precondition naming its rule, and writes nothing", async () => {
+    const post = uniqueId("post");
+    const shard = db.doc(`posts/${post}/_counter_shards_/a-client`);
+    await db.doc(`posts/${post}`).set({ commentCount: 2 });
+    await shard.set({ commentCount: 1 });
+    const env = { DOCUMENT_COUNTERS: "posts/{post}/comments/{c}=post-{post}-comments" };
+    for (const dryRun of [true, false]) {
+      const refused = await refusal(admin.migrateExtension({ document: "posts/{id}", field: "commentCount", counter: "post-{id}-comments" }, { env, dryRun }).next());
+      expect(refused.code).toBe("failed-precondition");
+      expect(refused.message).toContain('DOCUMENT_COUNTERS rule 1 "posts/{post}/comments/{c}=post-{post}-comments"');
+      expect(refused.message).toContain("a count of documents that the extension kept needs no migration, the backfill counts the documents themselves");
+    }
+    expect(await documentsUnder(`post-${post}-comments`)).toEqual([]);
+    expect((await shard.get()).get("commentCount")).toBe(1);
+  });
 });
 
 describe("importing it", () => {
@@ -250,12 +266,14 @@ describe("importing it", () => {
         "CounterError",
         "STUCK_INTERVALS",
         "STUCK_MARGIN_MS",
+        "backfillBoard",
         "backfillDocuments",
         "countCounters",
         "createCounter",
         "deleteCounter",
         "incrementCounter",
         "migrateExtension",
+        "rankOf",
         "reconcile",
         "resetCounter",
         "reshardCounter",

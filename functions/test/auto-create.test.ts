@@ -177,6 +177,7 @@ describe("the admin entry's settings (an environment) and the callables' (declar
         "COUNTER_KINDS",
         "MIRRORS",
         "AUTO_CREATE",
+        "LEADERBOARDS",
         "RATE_LIMIT_PER_MINUTE",
         "RATE_LIMIT_BURST",
         "ALLOW_UNAUTHENTICATED",

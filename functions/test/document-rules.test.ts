@@ -2,8 +2,11 @@
 // what the rules accept and refuse (each refusal naming the rule), which counter a document counts in and
 // what it contributes, the triggers' names and paths, and the one decision every writer of a record makes.
 // Pure: no emulator.
-import { bindingOfCounter, contributionOf, counterOf, listingOf, matchDocument } from "../src/model/document-match";
-import { planObservations, supersedes, versionAt, versionJustAfter, type CounterRead, type Observation, type RecordState } from "../src/model/document-records";
+import { bindingOfCounter, changesOf, contributionOf, counterOf, listingOf, matchDocument } from "../src/documents/match";
+import { planObservations, supersedes, type CounterRead, type Observation, type RecordState } from "../src/documents/records";
+import { versionAt, versionJustAfter } from "../src/model/time";
+import { parseMirrorRules } from "../src/model/mirror-rules";
+import { watchedMirrors } from "../src/model/mirror-watch";
 import { documentRuleClashes, parseDocumentCounterRules, ruleNaming } from "../src/model/document-rules";
 import { documentTriggers, triggerName, triggerPath } from "../src/model/document-triggers";
 import { parseAutoCreateRules } from "../src/model/auto-create-rules";
@@ -126,14 +129,14 @@ describe("a document under a rule", () => {
     expect(matchDocument(comments!.document, "posts/42/comments/c1")).toEqual({ post: "42", comment: "c1" });
     expect(matchDocument(comments!.document, "posts/42/likes/c1")).toBeNull();
     expect(matchDocument(comments!.document, "posts/42/comments/c1/replies/r1")).toBeNull();
-    expect(counterOf(comments!, "posts/42/comments/c1")).toEqual({ counterId: "post-42-comments" });
-    expect(counterOf(users!, "users/anyone at all")).toEqual({ counterId: "users-count" });
-    expect(counterOf(comments!, "videos/42/comments/c1")).toBeNull();
+    expect(counterOf(comments!, "posts/42/comments/c1", {})).toEqual({ counterId: "post-42-comments" });
+    expect(counterOf(users!, "users/anyone at all", {})).toEqual({ counterId: "users-count" });
+    expect(counterOf(comments!, "videos/42/comments/c1", {})).toBeNull();
   });
 
   it("counts in no counter when its wildcard value cannot be part of an id, and says why", () => {
-    expect(counterOf(comments!, "posts/hello world/comments/c1")).toEqual({ problem: 'its {post} "hello world" cannot be part of a counter id (A-Z, a-z, 0-9, _ and -)' });
-    expect(counterOf(comments!, `posts/${"x".repeat(120)}/comments/c1`)).toEqual({ problem: "its counter id would have 134 characters, more than 128" });
+    expect(counterOf(comments!, "posts/hello world/comments/c1", {})).toEqual({ problem: 'its {post} "hello world" cannot be part of a counter id (A-Z, a-z, 0-9, _ and -)' });
+    expect(counterOf(comments!, `posts/${"x".repeat(120)}/comments/c1`, {})).toEqual({ problem: "its counter id would have 134 characters, more than 128" });
   });
 
   it("contributes 1, or its field, while it exists and its conditions hold", () => {
@@ -166,6 +169,50 @@ describe("a document under a rule", () => {
     expect(documentRecordKey("posts/42/comments/c 1")).not.toBe(documentRecordKey("posts/42/comments/c%201"));
     const long = `posts/${"p".repeat(1500)}/comments/c1`;
     expect(documentRecordKey(long)).toMatch(/^~[0-9a-f]{64}$/);
+  });
+});
+
+describe("a counter id from a field of the document ({=FIELD})", () => {
+  const [byAuthor, replies] = parse("posts/{p}[status==published]=author-{=author}-published,forums/{f}/replies/{r}=user-{=by.uid}-replies");
+
+  it("reads the field, keeps the pattern as written, and refuses a second placeholder or a field path that is not one", () => {
+    expect([byAuthor!.idField, byAuthor!.counter.source, byAuthor!.counter.prefix, byAuthor!.counter.suffix]).toEqual(["author", "author-{=author}-published", "author-", "-published"]);
+    expect(replies!.idField).toBe("by.uid");
+    expect(ruleNaming([byAuthor!], "author-ann-published")).toBe(byAuthor);
+    expect(bindingOfCounter(byAuthor!, "author-ann-published")).toEqual({ "=author": "ann" });
+    expect(errorOf(() => parse("forums/{f}/replies/{r}=user-{=by}-{f}")).message).toContain("with more than one placeholder: one, a wildcard of the path or {=FIELD}");
+    expect(errorOf(() => parse("posts/{p}=author-{=}-posts")).message).toContain('whose {=FIELD} has an empty field path');
+    expect(errorOf(() => parse("posts/{p}=author-{=a-b}-posts")).message).toContain('has a field path "a-b" that is not valid');
+    expect(errorOf(() => parse("posts/{p}=author-{=author}-posts,posts/{q}/x/{y}=author-{q}-posts")).message).toContain("can name the same counter as rule 1");
+  });
+
+  it("names the counter its field holds now; a missing field, or one no id can hold, names none and says why", () => {
+    expect(counterOf(byAuthor!, "posts/p1", { author: "ann" })).toEqual({ counterId: "author-ann-published" });
+    expect(counterOf(replies!, "forums/f/replies/r", { by: { uid: "u_1" } })).toEqual({ counterId: "user-u_1-replies" });
+    expect(counterOf(byAuthor!, "posts/p1", undefined)).toBeNull();
+    expect(counterOf(byAuthor!, "comments/p1", { author: "ann" })).toBeNull();
+    expect(counterOf(byAuthor!, "posts/p1", {})).toEqual({ problem: "its field author holds no value, which cannot be part of a counter id (a string of A-Z, a-z, 0-9, _ and -)" });
+    expect(counterOf(byAuthor!, "posts/p1", { author: 7 })).toEqual({ problem: "its field author holds a number, which cannot be part of a counter id (a string of A-Z, a-z, 0-9, _ and -)" });
+    expect(counterOf(byAuthor!, "posts/p1", { author: "a b" })).toMatchObject({ problem: expect.stringContaining('holds "a b"') as string });
+    expect(counterOf(byAuthor!, "posts/p1", { author: "x".repeat(120) })).toEqual({ problem: "its counter id would have 137 characters, more than 128" });
+  });
+
+  it("moves a document from the counter its field named to the one it names: out of one, into the other", () => {
+    const published = (author: unknown) => ({ status: "published", author });
+    expect(changesOf(byAuthor!, "posts/p1", published("ann"), published("bob"))).toEqual({
+      changes: [
+        { counterId: "author-ann-published", was: { value: 1 }, now: { value: 0 } },
+        { counterId: "author-bob-published", was: { value: 0 }, now: { value: 1 } },
+      ],
+    });
+    expect(changesOf(byAuthor!, "posts/p1", published("ann"), { ...published("ann"), title: "x" })).toEqual({ changes: [{ counterId: "author-ann-published", was: { value: 1 }, now: { value: 1 } }] });
+    expect(changesOf(byAuthor!, "posts/p1", published("ann"), undefined)).toEqual({ changes: [{ counterId: "author-ann-published", was: { value: 1 }, now: { value: 0 } }] });
+    expect(changesOf(byAuthor!, "posts/p1", published("ann"), published(null))).toMatchObject({ changes: [{ counterId: "author-ann-published", was: { value: 1 }, now: { value: 0 } }], problem: expect.stringContaining("holds a null") as string });
+    expect(changesOf(byAuthor!, "posts/p1", undefined, undefined)).toEqual({ changes: [] });
+    expect(changesOf(byAuthor!, "users/p1", undefined, published("ann"))).toBeNull();
+    // A counter named by the path: one counter whatever the data.
+    const [comments] = parse(DESIGN_EXAMPLE);
+    expect(changesOf(comments!, "posts/42/comments/c1", undefined, { text: "hi" })).toEqual({ changes: [{ counterId: "post-42-comments", was: { value: 0 }, now: { value: 1 } }] });
   });
 });
 
@@ -233,5 +280,40 @@ describe("a record's decision", () => {
     const recreated: CounterRead = { exists: true, unique: false, since: t(20) };
     expect(planObservations(read([["a", null]], recreated), [obs("a", 1, t(20))], "event").covered).toBe(1);
     expect(planObservations(read([["a", null]], recreated), [obs("a", 1, t(19))], "backfill").delta).toBe(1);
+  });
+
+  it("lets an event that counts nothing take out what the backfill counted again after a deletion, however old its version", () => {
+    // A comment written at 10, the counter deleted at 20, the backfill counting the comment again at 10; then
+    // the comment is deleted: its event's version is just after 10, before the deletion's time.
+    const recreated: CounterRead = { exists: true, unique: false, since: t(20) };
+    const gone = planObservations(read([["a", { counted: 1, version: t(10) }]], recreated), [obs("a", 0, versionJustAfter({ seconds: 10, nanoseconds: 0 }))], "event");
+    expect([gone.delta, gone.counter, gone.covered]).toEqual([-1, "shard", 0]);
+    const stars = planObservations(read([["r", { counted: 5, version: t(10) }]], recreated), [obs("r", 0, versionJustAfter({ seconds: 10, nanoseconds: 0 }))], "event");
+    expect(stars.delta).toBe(-5);
+    // Without a record, it writes one that counts 0 and moves nothing; an event that counts something stays covered.
+    const late = planObservations(read([["a", null]], recreated), [obs("a", 0, t(15))], "event");
+    expect([late.writes.map((w) => w.counted), late.delta, late.counter]).toEqual([[0], 0, "none"]);
+    expect(planObservations(read([["a", { counted: 0, version: t(15) }]], recreated), [obs("a", 1, t(12))], "event").covered).toBe(1);
+  });
+});
+
+describe("a mirror onto documents a rule watches", () => {
+  const pairs = (mirrors: string, rules: string) =>
+    watchedMirrors(parseMirrorRules("MIRRORS", mirrors), parseDocumentCounterRules("DOCUMENT_COUNTERS", rules)).map(({ mirror, rule }) => [mirror.source, rule.source]);
+
+  it("names each MIRRORS rule whose target documents a DOCUMENT_COUNTERS rule watches, whatever field it writes", () => {
+    expect(pairs("post-{id}-comments=posts/{id}:commentCount", "posts/{p}[published==true]=published-posts,posts/{p}/comments/{c}=post-{p}-comments")).toEqual([
+      ["post-{id}-comments=posts/{id}:commentCount", "posts/{p}[published==true]=published-posts"],
+    ]);
+    // A literal document of the pattern, a placeholder segment that can fill a literal one, a literal target.
+    expect(pairs("page-{id}=pages/p-{id}:n", "pages/p-home/visits/{v}=x,pages/{x}=y")).toEqual([["page-{id}=pages/p-{id}:n", "pages/{x}=y"]]);
+    expect(pairs("page-{id}=pages/p-{id}/visits/all:n", "pages/p-home/visits/{v}=home-visits")).toEqual([["page-{id}=pages/p-{id}/visits/all:n", "pages/p-home/visits/{v}=home-visits"]]);
+    expect(pairs("page-{id}=pages/p-{id}/visits/all:n", "pages/home/visits/{v}=home-visits")).toEqual([]);
+    expect(pairs("site=stats/site:views", "stats/{s}=stat-docs")).toEqual([["site=stats/site:views", "stats/{s}=stat-docs"]]);
+  });
+
+  it("leaves a mirror onto a document no rule watches: another collection, or a document of a subcollection", () => {
+    expect(pairs("post-{id}-comments=posts/{id}/stats/counts:comments", "posts/{p}=posts-count,posts/{p}/comments/{c}=post-{p}-comments")).toEqual([]);
+    expect(pairs("post-{id}-comments=articles/{id}:commentCount", "posts/{p}=posts-count")).toEqual([]);
   });
 });

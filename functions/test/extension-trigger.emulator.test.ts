@@ -145,6 +145,24 @@ describe("foldExtensionShards", () => {
     expect(await shardSum(`${C}-del-visits`)).toBe(6);
   });
 
+  it("folds nothing into a counter DOCUMENT_COUNTERS names: the amount stays in its shard, and an error says why", async () => {
+    const page = `${C}/counted`;
+    await mainField(db, page, "visits", 4);
+    const write = await increment(page, "visits", "u1", 2);
+    const previous = process.env.DOCUMENT_COUNTERS;
+    process.env.DOCUMENT_COUNTERS = `${C}/{id}/visits/{v}=${C}-{id}-visits`;
+    try {
+      await deliver(write);
+    } finally {
+      process.env.DOCUMENT_COUNTERS = previous;
+    }
+    expect(await documentsUnder(`${C}-counted-visits`)).toEqual([]);
+    expect(await shardDocuments(db, page)).toEqual({ u1: { visits: 2 } });
+    const errors = logs.filter((l) => l.level === "error");
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.line).toContain(`they count documents (DOCUMENT_COUNTERS rule 1 \\"${C}/{id}/visits/{v}=${C}-{id}-visits\\")`);
+  });
+
   it("folds nothing with an EXTENSION_COUNTERS that does not parse, and logs an error naming the rule once", async () => {
     const saved = process.env.EXTENSION_COUNTERS;
     process.env.EXTENSION_COUNTERS = `${C}/{id}:visits`;

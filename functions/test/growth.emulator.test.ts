@@ -9,13 +9,13 @@ import { rollupDeps, shardWriteOfIncrement } from "../../test/helpers/rollup";
 import { addToRandomShard } from "../src/counters/increment";
 import { shardsRef } from "../src/model/paths";
 import { rollupShardWrite } from "../src/rollup/index";
-import type { ClaimMemo, LeadMemo, RollupOutcome } from "../src/rollup/types";
+import type { NowMemo, ParentMemo, RollupOutcome } from "../src/rollup/types";
 
 jest.setTimeout(180_000);
 
 beforeAll(requireEmulators);
 
-const instances = [0, 1].map(() => ({ claims: new Map() as ClaimMemo, leads: new Map() as LeadMemo }));
+const instances = [0, 1].map(() => ({ leads: new Map() as NowMemo, parents: new Map() as ParentMemo }));
 
 interface Driven {
   counterId: string;

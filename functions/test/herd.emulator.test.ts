@@ -1,4 +1,4 @@
-// The leading-edge herd (rollup/lead.ts) under production-like delivery: the platform pushes
+// The leading-edge herd (rollup/now.ts) under production-like delivery: the platform pushes
 // events concurrently, to several instances. 1,000 increments land on an idle counter, then their events
 // are delivered all at once to the real handler over the emulator, spread over 4 simulated instances
 // (each with its own memos, up to 80 events at once each, as ROLLUP_CONCURRENCY allows).
@@ -7,7 +7,7 @@ import { requireEmulators } from "../../test/helpers/emulators";
 import { withConcurrency } from "../../test/helpers/client";
 import { rollupDeps, shardWriteOf } from "../../test/helpers/rollup";
 import { rollupShardWrite } from "../src/rollup/index";
-import { type ClaimMemo, type LeadMemo, type RollupOutcome } from "../src/rollup/types";
+import { type NowMemo, type ParentMemo, type RollupOutcome } from "../src/rollup/types";
 
 const EVENTS = 1000;
 const SHARDS = 50;
@@ -28,7 +28,7 @@ async function burst(counterId: string, count: number): Promise<RecordedWrite[]>
 
 /** Delivers every event at once, round-robin over simulated instances, each running up to PER_INSTANCE at a time. */
 async function deliverConcurrently(writes: RecordedWrite[], memos: boolean): Promise<RollupOutcome[]> {
-  const instances = Array.from({ length: INSTANCES }, () => ({ claims: new Map() as ClaimMemo, leads: new Map() as LeadMemo }));
+  const instances = Array.from({ length: INSTANCES }, () => ({ leads: new Map() as NowMemo, parents: new Map() as ParentMemo }));
   const byInstance = instances.map((_, i) => writes.filter((_, j) => j % INSTANCES === i));
   const outcomes = await Promise.all(
     instances.map((instance, i) =>

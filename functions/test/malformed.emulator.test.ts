@@ -2,13 +2,32 @@
 // total. Rule: a count that is not a safe integer (missing, string, null, float, beyond 2^53) counts as 0
 // and is logged as an error with the shard's path. A sum beyond 2^53 - 1 is never rounded: the total keeps
 // its last exact value and the rollup logs an error.
-import { db, deliver, newCounter, readCounter, rfc3339, type RecordedWrite } from "../../test/helpers/functions";
+import { db, deliver, newCounter as newCounterOf, readCounter, rfc3339, type RecordedWrite } from "../../test/helpers/functions";
 import { requireEmulators } from "../../test/helpers/emulators";
 import { captureErrorLogs } from "../../test/helpers/rollup";
-import { shardRef } from "../src/model/paths";
+import { counterRef, shardRef } from "../src/model/paths";
 import { randomUUID } from "node:crypto";
 
 beforeAll(requireEmulators);
+
+// Shards written as a console edit writes them carry no `writes`, so no sum of such a counter can tell that
+// nothing was applied since the last one (rollup/sum.ts): a chain over it commits every interval until its
+// budget runs out (ROLLUP_TIMEOUT_SECONDS less an interval and 10 s; reconcile --fix gives the shards their
+// `writes` back). The handler these tests deliver to runs with the shortest timeout the params allow at a
+// 1000 ms interval, so its chain hands over after one round instead of 49 s; the functions emulator's own
+// rollupTotal sees the same writes, and its chains end when each test deletes its counter (afterEach).
+process.env.ROLLUP_TIMEOUT_SECONDS = "12";
+const created: string[] = [];
+afterEach(async () => {
+  await Promise.all(created.splice(0).map((id) => counterRef(db, id).delete()));
+});
+
+/** A counter of this file, deleted after its test. */
+async function newCounter(prefix: string, numShards: number): Promise<string> {
+  const counterId = await newCounterOf(prefix, numShards);
+  created.push(counterId);
+  return counterId;
+}
 
 const errors = captureErrorLogs();
 

@@ -8,7 +8,7 @@ import { logger } from "../../test/helpers/logger";
 import { addDays, type DayCounts, dayStartMs, nextMidnightMs, type Windows, windowsOf } from "../src/model/windows";
 import { commitMidnight } from "../src/rollup/midnight";
 import type { ParentView } from "../src/rollup/plan";
-import type { CommitFields, CommitResult, LeaseRead, MidnightPage, ParentRead, RollupStore, StaleClaims, SumRead } from "../src/rollup/store";
+import type { CommitFields, CommitResult, CountRead, MidnightPage, ParentRead, PromisePage, RollupStore, StaleClaims, SumRead } from "../src/rollup/store";
 import type { RollupDeps } from "../src/rollup/types";
 import { Sim } from "../../test/helpers/model/sim";
 
@@ -83,7 +83,7 @@ class SlowStore implements RollupStore {
     const p = this.parents.get(counterId)!;
     const days = { days: { ...p.days }, sinceUs: p.readUs, moveAtMs: p.moveAtMs };
     const view: ParentView = { parentExists: true, coveredUntilUs: p.readUs, lastCommitUs: p.updateUs, recordedIntervalMs: 1000, numShards: 1, load: null, days };
-    return { view, version: String(p.updateUs) };
+    return { view, version: String(p.updateUs), observedUs: this.sim.now() };
   }
 
   async midnightCounters(atMs: number, limit: number, after?: object): Promise<MidnightPage> {
@@ -138,11 +138,17 @@ class SlowStore implements RollupStore {
     return { kind: "committed", targetWrites, reads: p.mirrors === null ? 0 : 2 };
   }
 
-  readLease(): Promise<LeaseRead> {
-    throw new Error("the midnight commit reads no lease");
+  count(): Promise<CountRead> {
+    throw new Error("the midnight commit counts no documents");
   }
-  writeClaim(): Promise<string | null> {
-    throw new Error("the midnight commit claims nothing");
+  promisesDue(): Promise<PromisePage> {
+    throw new Error("the midnight commit sweeps nothing");
+  }
+  readSweepMark(): Promise<number | null> {
+    throw new Error("the midnight commit sweeps nothing");
+  }
+  writeSweepMark(): Promise<void> {
+    throw new Error("the midnight commit sweeps nothing");
   }
   deleteClaim(): Promise<boolean> {
     throw new Error("the midnight commit claims nothing");

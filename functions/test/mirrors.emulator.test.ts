@@ -7,7 +7,7 @@ import { FieldValue, Timestamp, type Firestore } from "firebase-admin/firestore"
 import { logger } from "../../test/helpers/logger";
 import * as rollupFirestore from "../src/rollup/firestore-store";
 import { rollupShardWrite } from "../src/rollup/index";
-import { sweepStaleClaims } from "../src/rollup/sweep";
+import { sweepRollups } from "../src/rollup/sweep";
 import { type RollupStore } from "../src/rollup/store";
 import type { MirrorTarget } from "../src/model/mirror-rules";
 import { counterRef, leaseRef } from "../src/model/paths";
@@ -308,13 +308,13 @@ describe("mirror targets that appear and disappear while a total is committed", 
     expect((await db.doc(`mposts/${id}`).get()).exists).toBe(false);
   });
 
-  it("a target that flips at every step: after a bounded number of commits the invocation throws, the claim stays, and the next run commits", async () => {
+  it("a target that flips at every step: after a bounded number of commits the sweep gives up on a legacy claim, keeps it, and the next run commits", async () => {
     const id = uniqueId("p");
     const counterId = `mirror-${id}-likes`;
     await create(counterId);
     await counterRef(db, counterId).update({ "rollup.committedAt": FieldValue.serverTimestamp(), "rollup.intervalMs": INTERVAL_MS });
     await writeShard(counterId, 1, 7);
-    // A claim whose claimer died long ago: only the sweep stands between the write and the total.
+    // A claim of the previous version whose claimer died long ago: only the sweep stands between the write and the total.
     await leaseRef(db, counterId).set({ eventId: "evt-dead", dueAt: Timestamp.fromMillis(Date.now() - 60_000), intervalMs: INTERVAL_MS });
     const target = db.doc(`mposts/${id}`);
     await post(id, { title: "flapping" });
@@ -324,14 +324,14 @@ describe("mirror targets that appear and disappear while a total is committed", 
       else await target.set({ title: "flapping" });
     };
     const flapping = storeWith(counterId, [{ path: target.path, field: "likeCount", value: "total" as const }], flip);
-    const failed = await sweepStaleClaims(rollupDeps({ store: flapping }));
-    expect(failed.outcomes.failed).toBeGreaterThanOrEqual(1);
+    const failed = await sweepRollups(rollupDeps({ store: flapping }));
+    expect(failed.claims.outcomes.failed).toBeGreaterThanOrEqual(1);
     expect((await readCounter(counterId)).total).toBe(0);
     expect((await leaseRef(db, counterId).get()).exists).toBe(true); // not dropped: the next run has it
 
     await post(id, { title: "settled" });
-    const settled = await sweepStaleClaims(rollupDeps({ store: storeWith(counterId, [{ path: target.path, field: "likeCount", value: "total" as const }], () => Promise.resolve()) }));
-    expect(settled.outcomes.committed).toBeGreaterThanOrEqual(1);
+    const settled = await sweepRollups(rollupDeps({ store: storeWith(counterId, [{ path: target.path, field: "likeCount", value: "total" as const }], () => Promise.resolve()) }));
+    expect(settled.claims.outcomes.committed).toBeGreaterThanOrEqual(1);
     expect((await readCounter(counterId)).total).toBe(7);
     expect(await postData(id)).toEqual({ title: "settled", likeCount: 7 });
     expect((await leaseRef(db, counterId).get()).exists).toBe(false);

@@ -3,6 +3,7 @@
 import { FieldValue } from "firebase-admin/firestore";
 import { db, deliver, newCounter, readCounter, uniqueId, writeShard } from "../../test/helpers/functions";
 import { requireEmulators } from "../../test/helpers/emulators";
+import { logger } from "../../test/helpers/logger";
 import { counterRef, shardRef } from "../src/model/paths";
 import { reconcile } from "../src/reconcile/run";
 import type { CounterReport } from "../src/reconcile/counter";
@@ -49,6 +50,39 @@ describe("reconcile", () => {
     expect(r[drifted]).toMatchObject({ fixed: true, sum: 4 });
     expect((await readCounter(drifted)).total).toBe(4);
     expect((await post.get()).data()).toEqual({ title: "t", likeCount: 4 });
+  });
+
+  it("compares each mirror with the counter: a field someone else wrote is drift, and fix writes the total back", async () => {
+    const counter = await newCounter("rec-mirror-client", 1);
+    const post = db.doc(`recposts/${counter}`);
+    const fresh = db.doc(`recposts/${counter}-new`);
+    await post.set({ title: "t" });
+    const mirrors = (counterId: string) => [
+      { path: `recposts/${counterId}`, field: "stats.comments", value: "total" as const },
+      { path: `recposts/${counterId}-new`, field: "comments", value: "total" as const },
+      { path: `recposts/${counterId}-gone`, field: "comments", value: "total" as const },
+    ];
+    const run = async (fix: boolean) => {
+      const out: CounterReport[] = [];
+      for await (const report of reconcile(db, { counterIds: [counter], fix, mirrors })) out.push(report);
+      return out[0]!;
+    };
+    // The fix's commit warns of the target that does not exist, as every commit does.
+    jest.spyOn(logger, "warn").mockImplementation(() => undefined);
+    await deliver(await writeShard(counter, 0, 3));
+    expect((await post.get()).get("stats.comments")).toBeUndefined(); // the rollup here wrote no mirrors
+    await post.set({ stats: { comments: 3 } }, { merge: true });
+    // A document created since the last commit, without the field: the next commit fills it; no drift.
+    await fresh.set({ title: "new" });
+    expect(await run(false)).toMatchObject({ status: "ok", staleMirrors: [] });
+    // The post's author sets the count (the app's rules let them): drift, named, until a fix writes the total back.
+    await post.update({ "stats.comments": 999999 });
+    expect(await run(false)).toMatchObject({ status: "drift", drift: 0, staleMirrors: [{ path: `recposts/${counter}`, field: "stats.comments", holds: 999999, expected: 3 }] });
+    expect(await run(true)).toMatchObject({ status: "drift", fixed: true });
+    expect((await post.get()).get("stats.comments")).toBe(3);
+    expect((await fresh.get()).get("comments")).toBe(3);
+    expect(await run(false)).toMatchObject({ status: "ok", staleMirrors: [] });
+    jest.restoreAllMocks();
   });
 
   it("with fix, writes the shard sum as the total and reports it fixed", async () => {

@@ -2,7 +2,7 @@
 // delivers events the way the platform may: twice, out of order, failing half-way and retried, in a
 // burst, or after the counter is gone. "commits" is rollup.commits on the parent: the rollup increments it
 // in the same write that sets total, so it counts parent writes by the rollup exactly.
-import { FieldValue, Timestamp } from "firebase-admin/firestore";
+import { FieldValue, type Timestamp } from "firebase-admin/firestore";
 import {
   db,
   deleteShard,
@@ -17,11 +17,9 @@ import {
 import { requireEmulators } from "../../test/helpers/emulators";
 import { INTERVAL_MS, rollupDeps, shardWriteOf } from "../../test/helpers/rollup";
 import { counterRef, leaseRef, shardRef } from "../src/model/paths";
-import { dueMsFor } from "../src/rollup/plan";
-import { microsCeil } from "../src/model/time";
 import { rollupShardWrite } from "../src/rollup/index";
-import { staleAfterMsFor } from "../src/rollup/plan";
-import { type ClaimMemo, type ParentMemo, type RollupDeps } from "../src/rollup/types";
+import { ownerKeyOf, resumeAfterMsFor, staleAfterMsFor } from "../src/rollup/plan";
+import { type ParentMemo, type RollupDeps } from "../src/rollup/types";
 import { redistributeShards } from "../src/counters/reshard";
 
 // Bursts of hundreds of emulator calls: generous, for a shared 2-core machine; assertions count, never time.
@@ -33,7 +31,7 @@ beforeAll(requireEmulators);
 const deps = rollupDeps;
 
 /** Deps whose rollup throws when it reaches `stage`, as a crashing instance would. */
-function crashAt(stage: "claimed" | "summed"): RollupDeps {
+function crashAt(stage: "committed" | "summed"): RollupDeps {
   return deps({
     onStage: (reached) => {
       if (reached === stage) throw new Error(`simulated crash at stage ${stage}`);
@@ -43,7 +41,7 @@ function crashAt(stage: "claimed" | "summed"): RollupDeps {
 
 /**
  * A counter whose rollup wrote the parent just now (as a commit sets `rollup.committedAt`), so the
- * next writes are not on an idle counter: they claim a slot and wait for it instead of leading.
+ * next writes are not on an idle counter: the first starts a chain (a commit with a promise) instead of leading.
  */
 async function busyCounter(prefix: string, numShards: number): Promise<string> {
   const counterId = await newCounter(prefix, numShards);
@@ -51,15 +49,10 @@ async function busyCounter(prefix: string, numShards: number): Promise<string> {
   return counterId;
 }
 
-/** Resolves just after this counter's next slot boundary (returned), so the writes that follow share one slot. */
-async function startOfSlot(counterId: string, intervalMs = INTERVAL_MS): Promise<number> {
-  const boundaryMs = dueMsFor(counterId, Date.now() * 1000, intervalMs);
-  await sleepUntil(boundaryMs + 20);
-  return boundaryMs;
-}
-
-async function sleepUntil(ms: number): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, ms - Date.now())));
+/** The parent's promise as stored: `rollup.trailing`, with its due time in ms. */
+async function promiseOf(counterId: string): Promise<{ dueMs: number; owner: string } | null> {
+  const trailing = (await counterRef(db, counterId).get()).get("rollup.trailing") as { dueAt: Timestamp; owner: string } | undefined;
+  return trailing === undefined ? null : { dueMs: trailing.dueAt.toMillis(), owner: trailing.owner };
 }
 
 function shuffled<T>(items: T[], seed = 7): T[] {
@@ -111,29 +104,40 @@ describe("rollupTotal", () => {
     expect(await readCounter(counterId)).toMatchObject({ total: 4, commits: 1 });
   });
 
-  it("is exact when the claimer of a slot fails after others deferred to it, once it is retried", async () => {
-    const counterId = await busyCounter("crash-claim", 2);
+  it("is exact when the owner of a promise fails after others deferred to it, once its event is retried", async () => {
+    const counterId = await busyCounter("crash-owner", 2);
     const a = await writeShard(counterId, 0, 2);
+    // a starts a chain: it commits 2 with a promise of the next slot, then its instance dies.
+    await expect(rollupShardWrite(shardWriteOf(a), crashAt("committed"))).rejects.toThrow("simulated crash");
+    const promise = await promiseOf(counterId);
+    expect(promise).toMatchObject({ owner: ownerKeyOf(shardWriteOf(a)) });
     const b = await writeShard(counterId, 1, 3);
-    const crash = crashAt("claimed");
-    await expect(rollupShardWrite(shardWriteOf(a), crash)).rejects.toThrow("simulated crash");
-    const deferred = await rollupShardWrite(shardWriteOf(b), deps());
-    // b's write is in the same slot or an earlier one than the lease: it relies on the claimer.
-    expect(deferred.kind === "defer" || deferred.kind === "committed").toBe(true);
-    await deliver(a); // retry of the claimer's event
+    expect(await rollupShardWrite(shardWriteOf(b), deps())).toMatchObject({ kind: "defer", toDueMs: promise!.dueMs });
+    expect((await readCounter(counterId)).total).toBe(2);
+    // The platform retries a's event once the promise is overdue: its own write is covered, its promise is not.
+    const retried = deps({ nowMs: () => Date.now() + INTERVAL_MS + resumeAfterMsFor(INTERVAL_MS) });
+    expect(await rollupShardWrite(shardWriteOf(a), retried)).toMatchObject({ kind: "committed", path: "resume", total: 5 });
     expect((await readCounter(counterId)).total).toBe(5);
   });
 
-  it("takes over a claim whose claimer never came back, once it is stale", async () => {
+  it("returns for an owner's retry that comes while its promise may still be carried, as for any covered write", async () => {
+    const counterId = await busyCounter("early-retry", 2);
+    const a = await writeShard(counterId, 0, 2);
+    await expect(rollupShardWrite(shardWriteOf(a), crashAt("committed"))).rejects.toThrow("simulated crash");
+    const retry = await rollupShardWrite(shardWriteOf(a), deps());
+    expect(retry).toMatchObject({ kind: "skip", reason: "covered" });
+    expect(retry.ops).toEqual({ reads: 1, writes: 0, aggregations: 0, waitMs: 0 });
+  });
+
+  it("takes over a promise whose owner never came back, once it is stale", async () => {
     const counterId = await busyCounter("stale", 2);
     const a = await writeShard(counterId, 0, 2);
+    await expect(rollupShardWrite(shardWriteOf(a), crashAt("committed"))).rejects.toThrow();
     const b = await writeShard(counterId, 1, 3);
-    const crash = crashAt("claimed");
-    await expect(rollupShardWrite(shardWriteOf(a), crash)).rejects.toThrow();
-    // Pretend time has moved on past the stale limit: the next delivery does the claimer's work.
+    // Pretend time has moved on past the stale limit: the next delivery does the owner's work, and owns the next promise.
     const later = deps({ nowMs: () => Date.now() + staleAfterMsFor(INTERVAL_MS) + INTERVAL_MS });
     const outcome = await rollupShardWrite(shardWriteOf(b), later);
-    expect(outcome.kind).toBe("committed");
+    expect(outcome).toMatchObject({ kind: "committed", path: "takeover", total: 5 });
     expect((await readCounter(counterId)).total).toBe(5);
   });
 
@@ -211,7 +215,6 @@ describe("rollupTotal", () => {
     await batch.commit();
     await deliver(w);
     expect((await counterRef(db, counterId).get()).exists).toBe(false);
-    expect((await leaseRef(db, counterId).get()).exists).toBe(false);
   });
 
   it("never creates the parent for shard events of a counter that never existed", async () => {
@@ -219,25 +222,25 @@ describe("rollupTotal", () => {
     const w = await writeShard(counterId, 0, 1);
     await deliver(w);
     expect((await counterRef(db, counterId).get()).exists).toBe(false);
-    expect((await leaseRef(db, counterId).get()).exists).toBe(false);
   });
 
-  it("does not recreate a parent deleted while the claimer waits for its slot", async () => {
+  it("does not recreate a parent deleted while the owner of its promise waits for the next slot", async () => {
     const counterId = await busyCounter("race-delete", 1);
     const w = await writeShard(counterId, 0, 3);
-    // Delete right after the claim, before the wait for the slot: a fixed delay after delivery could
-    // land after a slot that happened to be due within it, and then test nothing.
-    const deleteOnClaim = deps({
+    // Delete right after the commit that made the promise, before its owner's wait; a write still lands on
+    // the shard, so that the owner's next sum has something to commit.
+    const deleteOnPromise = deps({
       onStage: async (stage) => {
-        if (stage === "claimed") await counterRef(db, counterId).delete();
+        if (stage !== "committed") return;
+        await counterRef(db, counterId).delete();
+        await writeShard(counterId, 0, 1);
       },
     });
-    expect(await rollupShardWrite(shardWriteOf(w), deleteOnClaim)).toMatchObject({ kind: "gone" });
+    expect(await rollupShardWrite(shardWriteOf(w), deleteOnPromise)).toMatchObject({ kind: "committed", path: "start", commits: 1, end: "gone" });
     expect((await counterRef(db, counterId).get()).exists).toBe(false);
-    expect((await leaseRef(db, counterId).get()).exists).toBe(false);
   });
 
-  it("also fails and retries exactly on the leading edge (an idle counter: no claim, no lease)", async () => {
+  it("also fails and retries exactly on the leading edge (an idle counter: no promise)", async () => {
     const counterId = await newCounter("crash-lead", 2);
     const w = await writeShard(counterId, 1, 6);
     await expect(rollupShardWrite(shardWriteOf(w), crashAt("summed"))).rejects.toThrow("simulated crash");
@@ -248,29 +251,61 @@ describe("rollupTotal", () => {
 });
 
 describe("rollupTotal leading edge", () => {
-  it("rolls up an increment on an idle counter at once: one parent read, one sum, one parent write, no lease", async () => {
+  it("rolls up an increment on an idle counter at once: one parent read, one sum, one parent write, no promise", async () => {
     const counterId = await newCounter("lead", 3);
     const w = await writeShard(counterId, 2, 4);
     const outcome = await rollupShardWrite(shardWriteOf(w), deps());
-    expect(outcome).toMatchObject({ kind: "committed", dueMs: null, total: 4 });
+    expect(outcome).toMatchObject({ kind: "committed", path: "lead", total: 4, commits: 1 });
     expect(outcome.ops).toEqual({ reads: 1, writes: 1, aggregations: 1, waitMs: 0 });
-    expect((await leaseRef(db, counterId).get()).exists).toBe(false);
+    expect(await promiseOf(counterId)).toBeNull();
     expect(await readCounter(counterId)).toMatchObject({ total: 4, commits: 1 });
   });
 
-  it("makes the next increment within the interval claim a slot instead, and stays exact", async () => {
-    const counterId = await newCounter("lead-then-slot", 3);
+  it("makes the next increment within the interval start a chain: one commit with a promise, no other document written", async () => {
+    const counterId = await newCounter("lead-then-chain", 3);
     const first = await writeShard(counterId, 0, 2);
-    expect(await rollupShardWrite(shardWriteOf(first), deps())).toMatchObject({ kind: "committed", dueMs: null });
+    expect(await rollupShardWrite(shardWriteOf(first), deps())).toMatchObject({ kind: "committed", path: "lead" });
     const second = await writeShard(counterId, 1, 5);
-    const outcome = await rollupShardWrite(shardWriteOf(second), deps());
-    expect(outcome.kind).toBe("committed");
-    expect(outcome.kind === "committed" && outcome.dueMs).not.toBeNull();
-    // Parent, lease, lease write (the claim), the sum after the wait, the commit onto the parent read before
-    // it (nothing wrote it meanwhile), and the lease deleted again: a lease exists only while its claim is pending.
-    expect(outcome.ops).toMatchObject({ reads: 2, writes: 3, aggregations: 1 });
+    let promised: { dueMs: number; owner: string } | null = null;
+    const outcome = await rollupShardWrite(
+      shardWriteOf(second),
+      deps({
+        onStage: async (stage) => {
+          if (stage === "committed") promised = await promiseOf(counterId);
+        },
+      }),
+    );
+    // Its own commit at once (the parent read, a sum, the write with the promise), then, as the promise's
+    // owner, one wait and one more sum at its due time: nothing applied since, so the chain ends with no write.
+    expect(outcome).toMatchObject({ kind: "committed", path: "start", total: 7, commits: 1, end: "quiet" });
+    expect(outcome.ops).toMatchObject({ reads: 1, writes: 1, aggregations: 2 });
+    expect(outcome.ops.waitMs).toBeGreaterThan(0);
+    expect(promised).toMatchObject({ owner: ownerKeyOf(shardWriteOf(second)) });
     expect((await leaseRef(db, counterId).get()).exists).toBe(false);
     expect(await readCounter(counterId)).toMatchObject({ total: 7, commits: 2 });
+  });
+
+  it("carries the chain: a write that deferred to the promise is in the owner's next commit, which makes the next promise", async () => {
+    // A 3 s interval, so that the write below lands well before the promise is due, however loaded the machine.
+    const slow = (overrides: Partial<RollupDeps> = {}) => deps({ intervalMs: 3000, staleAfterMs: staleAfterMsFor(3000), ...overrides });
+    const counterId = await busyCounter("chain", 2);
+    const first = await writeShard(counterId, 0, 1);
+    let deferred: Promise<unknown> | undefined;
+    const outcome = await rollupShardWrite(
+      shardWriteOf(first),
+      slow({
+        onStage: async (stage) => {
+          if (stage !== "committed") return;
+          const promised = await promiseOf(counterId);
+          const later = await writeShard(counterId, 1, 10);
+          deferred = rollupShardWrite(shardWriteOf(later), slow()).then((o) => expect(o).toMatchObject({ kind: "defer", toDueMs: promised!.dueMs }));
+        },
+      }),
+    );
+    await deferred;
+    // The start's commit, the owner's commit of the deferred write (with the next promise), then a quiet end.
+    expect(outcome).toMatchObject({ kind: "committed", path: "start", total: 11, commits: 2, end: "quiet" });
+    expect(await readCounter(counterId)).toMatchObject({ total: 11, commits: 2 });
   });
 
   it("commits once when many events of an idle counter lead at the same moment", async () => {
@@ -283,62 +318,21 @@ describe("rollupTotal leading edge", () => {
     expect(parent.commits).toBe(1);
   });
 
-  it("counts a duplicate as the parent and the lease read while the covering sum is less than an interval after the write", async () => {
+  it("counts a duplicate as one read, and none on an instance that has seen the parent since", async () => {
     const counterId = await newCounter("dup-ops", 2);
     const w = await writeShard(counterId, 0, 3);
-    await deliver(w);
-    // The leading edge read its sum a few ms after the write: a claim of this event could still be
-    // pending (rollup/plan.ts, a claimer's retry honours its claim), so the lease is read too.
+    const parents: ParentMemo = new Map();
+    await rollupShardWrite(shardWriteOf(w), deps({ parents }));
     const again = await rollupShardWrite(shardWriteOf(w), deps());
     expect(again).toMatchObject({ kind: "skip", reason: "covered" });
-    expect(again.ops).toEqual({ reads: 2, writes: 0, aggregations: 0, waitMs: 0 });
-  });
-
-  it("counts a duplicate as one read once the covering sum is an interval or more after the write", async () => {
-    const counterId = await newCounter("dup-ops-late", 2);
-    const fast = deps({ intervalMs: 50, staleAfterMs: staleAfterMsFor(50) }); // the commits record 50 ms
-    const w = await writeShard(counterId, 0, 3);
-    await rollupShardWrite(shardWriteOf(w), fast);
-    await new Promise((resolve) => setTimeout(resolve, 80));
-    expect(await rollupShardWrite(shardWriteOf(await writeShard(counterId, 1, 1)), fast)).toMatchObject({ kind: "committed", dueMs: null });
-    const again = await rollupShardWrite(shardWriteOf(w), fast);
-    expect(again).toMatchObject({ kind: "skip", reason: "covered" });
     expect(again.ops).toEqual({ reads: 1, writes: 0, aggregations: 0, waitMs: 0 });
+    const remembered = await rollupShardWrite(shardWriteOf(w), deps({ parents }));
+    expect(remembered).toMatchObject({ kind: "skip", reason: "covered" });
+    expect(remembered.ops).toEqual({ reads: 0, writes: 0, aggregations: 0, waitMs: 0 });
   });
 });
 
-describe("rollupTotal claims (the lease)", () => {
-  it("finishes a claim when its claimer is retried, although a leading edge covered the claimer's own write (docs/rollup.md)", async () => {
-    // The issue's schedule on the real emulator, inside one slot of this counter (due at D), with a 3 s
-    // interval so that it fits in a slot even on a loaded machine: the last commit K was half an interval
-    // before the slot started; C's write, just after the start, is not idle and claims D, then C's
-    // invocation fails; L, an interval after K, finds the counter idle and leads; E, after L's sum and
-    // before D, defers to C's claim; C is retried.
-    const intervalMs = 3000;
-    const slow = (overrides: Partial<RollupDeps> = {}) => deps({ intervalMs, staleAfterMs: staleAfterMsFor(intervalMs), ...overrides });
-    const counterId = await newCounter("bug1", 3);
-    const slotStartMs = await startOfSlot(counterId, intervalMs);
-    const dueMs = slotStartMs + intervalMs;
-    await counterRef(db, counterId).update({
-      "rollup.committedAt": Timestamp.fromMillis(slotStartMs - intervalMs / 2),
-      "rollup.intervalMs": intervalMs,
-    });
-    const c = await writeShard(counterId, 0, 2);
-    const crash = slow({ onStage: (stage) => Promise.reject(new Error(`simulated crash at stage ${stage}`)) });
-    await expect(rollupShardWrite(shardWriteOf(c), crash)).rejects.toThrow("simulated crash");
-    await sleepUntil(slotStartMs + intervalMs / 2 + 20);
-    const l = await writeShard(counterId, 1, 3);
-    expect(await rollupShardWrite(shardWriteOf(l), slow())).toMatchObject({ kind: "committed", dueMs: null });
-    const e = await writeShard(counterId, 2, 4);
-    expect(microsCeil(e.after.updateTime!)).toBeLessThan(dueMs * 1000); // the schedule fits in the slot
-    expect(await rollupShardWrite(shardWriteOf(e), slow())).toMatchObject({ kind: "defer", toDueMs: dueMs });
-    expect((await readCounter(counterId)).total).toBe(5);
-    // The platform retries C: its own write is covered by L's sum, its claim is not.
-    expect(await rollupShardWrite(shardWriteOf(c), slow())).toMatchObject({ kind: "committed", dueMs });
-    expect(await readCounter(counterId)).toMatchObject({ total: 9, commits: 2 });
-    expect((await leaseRef(db, counterId).get()).exists).toBe(false);
-  });
-
+describe("rollupTotal promises across interval changes and incarnations", () => {
   it("stays exact when ROLLUP_INTERVAL_MS changes from 1000 to 5000 ms while the counter is busy (docs/rollup.md)", async () => {
     const counterId = await busyCounter("bug2", 2);
     const a = await writeShard(counterId, 0, 2);
@@ -351,84 +345,60 @@ describe("rollupTotal claims (the lease)", () => {
     expect((await readCounter(counterId)).total).toBe(5);
   });
 
-  it("deletes its own fulfilled lease when its event comes again after the commit (a crash after committing)", async () => {
-    const counterId = await busyCounter("release", 2);
-    // A recorded interval well above the claim's: the retry's covering sum is surely within it.
-    await counterRef(db, counterId).update({ "rollup.intervalMs": 5000 });
-    const a = await writeShard(counterId, 0, 2);
-    let claimVersion: Timestamp | undefined;
-    const crashAfterCommit = deps({
-      onStage: async (stage) => {
-        if (stage === "summed") claimVersion = (await leaseRef(db, counterId).get()).updateTime;
-      },
-    });
-    // The commit lands, then the invocation dies before it can delete the lease.
-    const store = crashAfterCommit.store;
-    crashAfterCommit.store = {
-      ...store,
-      deleteClaim: () => Promise.reject(new Error("simulated crash after the commit")),
-    };
-    await expect(rollupShardWrite(shardWriteOf(a), crashAfterCommit)).rejects.toThrow("simulated crash");
-    expect((await readCounter(counterId)).total).toBe(2);
-    expect((await leaseRef(db, counterId).get()).updateTime).toEqual(claimVersion);
-    const retry = await rollupShardWrite(shardWriteOf(a), deps());
-    expect(retry).toMatchObject({ kind: "skip", reason: "covered" });
-    expect(retry.ops).toMatchObject({ reads: 2, writes: 1, aggregations: 0 });
-    expect((await leaseRef(db, counterId).get()).exists).toBe(false);
-  });
-});
-
-describe("rollupTotal claim memo (events covered by a claim this instance holds)", () => {
-  it("defers a later event due by the held claim without reading, and the claimer's sum includes it", async () => {
+  it("defers a write to the promise its instance remembers, without reading anything; the owner's sum includes it", async () => {
     const counterId = await busyCounter("memo", 2);
-    const claims: ClaimMemo = new Map();
-    await startOfSlot(counterId);
+    const parents: ParentMemo = new Map();
     const a = await writeShard(counterId, 0, 2);
-    let b: RecordedWrite | undefined;
     let deferred: Awaited<ReturnType<typeof rollupShardWrite>> | undefined;
-    const claimer = deps({
-      claims,
+    const owner = deps({
+      parents,
       onStage: async (stage) => {
-        if (stage !== "claimed") return;
-        // While the claimer waits for its slot: another write lands and its event reaches this instance.
-        b = await writeShard(counterId, 1, 3);
-        deferred = await rollupShardWrite(shardWriteOf(b), deps({ claims }));
+        if (stage !== "committed") return;
+        // While the owner waits for its promise: another write lands and its event reaches this instance.
+        const b = await writeShard(counterId, 1, 3);
+        deferred = await rollupShardWrite(shardWriteOf(b), deps({ parents }));
       },
     });
-    const outcome = await rollupShardWrite(shardWriteOf(a), claimer);
+    const outcome = await rollupShardWrite(shardWriteOf(a), owner);
     expect(deferred).toMatchObject({ kind: "defer", memo: true });
     expect(deferred!.ops).toEqual({ reads: 0, writes: 0, aggregations: 0, waitMs: 0 });
-    expect(outcome).toMatchObject({ kind: "committed", total: 5 });
-    expect(claims.size).toBe(0);
-    expect(await readCounter(counterId)).toMatchObject({ total: 5, commits: 1 });
+    expect(outcome).toMatchObject({ kind: "committed", total: 5, commits: 2 });
+    expect(await readCounter(counterId)).toMatchObject({ total: 5, commits: 2 });
   });
 
-  it("forgets the claim when the claimer throws, so the next event reads and the retry finishes the slot", async () => {
-    const counterId = await busyCounter("memo-crash", 2);
-    const claims: ClaimMemo = new Map();
-    const a = await writeShard(counterId, 0, 4);
-    const crash = deps({
-      claims,
-      onStage: (stage) => {
-        if (stage === "summed") throw new Error("simulated crash at stage summed");
-      },
-    });
-    await expect(rollupShardWrite(shardWriteOf(a), crash)).rejects.toThrow("simulated crash");
-    expect(claims.size).toBe(0);
-    const b = await writeShard(counterId, 1, 1);
-    const outcome = await rollupShardWrite(shardWriteOf(b), deps({ claims }));
-    expect(outcome.ops.reads).toBeGreaterThan(0);
-    await rollupShardWrite(shardWriteOf(a), deps({ claims })); // the platform's retry of the claimer
-    expect((await readCounter(counterId)).total).toBe(5);
+  it("reads the parent for a write to a counter deleted and created again since its instance remembered a promise", async () => {
+    const counterId = await busyCounter("memo-again", 1);
+    const parents: ParentMemo = new Map();
+    const a = await writeShard(counterId, 0, 2);
+    // An owner made a promise (its instance remembers it), then failed.
+    await expect(rollupShardWrite(shardWriteOf(a), deps({ parents, ...crashAt("committed") }))).rejects.toThrow("simulated crash");
+    expect(parents.get(counterId)?.view.trailing).toMatchObject({ owner: ownerKeyOf(shardWriteOf(a)) });
+    // The counter is deleted and created again with the same id, and written at once, within the old promise.
+    const batch = db.batch();
+    batch.delete(counterRef(db, counterId));
+    batch.delete(shardRef(db, counterId, 0));
+    await batch.commit();
+    const again = db.batch();
+    again.create(counterRef(db, counterId), { numShards: 1, total: 0, createdAt: FieldValue.serverTimestamp() });
+    again.create(shardRef(db, counterId, 0), { count: 0, writes: 0 });
+    await again.commit();
+    const b = await writeShard(counterId, 0, 4);
+    const outcome = await rollupShardWrite(shardWriteOf(b), deps({ parents }));
+    // Its shard is newer than what the instance remembers: it reads the new parent, and leads.
+    expect(outcome).toMatchObject({ kind: "committed", path: "lead", total: 4 });
+    expect(outcome.ops.reads).toBe(1);
+    expect(await readCounter(counterId)).toMatchObject({ total: 4 });
   });
 
-  it("does not defer an event written after the held claim's due time", async () => {
+  it("does not defer a write made after the remembered promise's due time", async () => {
     const counterId = await busyCounter("memo-later", 1);
-    const claims: ClaimMemo = new Map([[counterId, 1]]); // a claim due long ago
+    const parents: ParentMemo = new Map();
+    const a = await writeShard(counterId, 0, 1);
+    await rollupShardWrite(shardWriteOf(a), deps({ parents })); // a start and a quiet chain: its promise is past due
     const w = await writeShard(counterId, 0, 2);
-    const outcome = await rollupShardWrite(shardWriteOf(w), deps({ claims }));
+    const outcome = await rollupShardWrite(shardWriteOf(w), deps({ parents }));
     expect(outcome.kind).toBe("committed");
-    expect((await readCounter(counterId)).total).toBe(2);
+    expect((await readCounter(counterId)).total).toBe(3);
   });
 });
 
@@ -439,7 +409,7 @@ describe("rollupTotal on a counter of one shard: the event is the sum (docs/roll
     await new Promise((resolve) => setTimeout(resolve, INTERVAL_MS + 50)); // idle again
     const w = await writeShard(counterId, 0, 4);
     const outcome = await rollupShardWrite(shardWriteOf(w), deps());
-    expect(outcome).toMatchObject({ kind: "committed", dueMs: null, total: 7 });
+    expect(outcome).toMatchObject({ kind: "committed", path: "lead", total: 7 });
     expect(outcome.ops).toEqual({ reads: 1, writes: 1, aggregations: 0, waitMs: 0 });
     const parent = await counterRef(db, counterId).get();
     expect((parent.get("rollup.readTime") as Timestamp).isEqual(w.after.updateTime!)).toBe(true);

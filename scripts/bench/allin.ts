@@ -46,14 +46,18 @@ const MILLION = 1_000_000;
 export const numberOf = (workload: string) => workload.split(" ")[0]!;
 
 /**
- * The naive row `row` compares with: the naive row of the same workload and delivery, or else the one
- * naive row of the same workload number and delivery (workload 9's "9 hot, grows" against "9 hot, 10
- * shards"; workload 10's "10 windows, windowed" against "10 windows, naive"). None if that is ambiguous.
+ * The naive row `row` compares with: the naive row of the same workload and delivery, or else the naive row
+ * whose workload is the start of the row's before a comma (workload 11's "11 documents, records", ours only,
+ * against "11 documents"), or else the one naive row of the same workload number and delivery (workload 9's
+ * "9 hot, grows" against "9 hot, 10 shards"; workload 10's "10 windows, windowed" against "10 windows, naive").
+ * None if that is ambiguous.
  */
 export function naiveRowOf<R extends Pick<AllInInput, "workload" | "rollup" | "delivery">>(row: R, rows: readonly R[]): R | undefined {
   const naive = rows.filter((r) => r.rollup === "naive" && r.delivery === row.delivery);
   const same = naive.find((r) => r.workload === row.workload);
   if (same !== undefined) return same;
+  const variant = naive.find((r) => row.workload.startsWith(`${r.workload}, `));
+  if (variant !== undefined) return variant;
   const sameNumber = naive.filter((r) => numberOf(r.workload) === numberOf(row.workload));
   return sameNumber.length === 1 ? sameNumber[0] : undefined;
 }

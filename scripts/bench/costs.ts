@@ -118,7 +118,7 @@ export function parentMemoLines(rows: readonly CostRow[]): string[] {
   for (const row of rows) {
     if (row.rollup !== "ours" || row.byOutcome === undefined) continue;
     const count = (test: (outcome: string) => boolean) => row.byOutcome.filter((o) => test(o.outcome)).reduce((n, o) => n + o.ops.invocations, 0);
-    const leads = count((o) => o.startsWith("committed-lead") || o.startsWith("joined-lead"));
+    const leads = count((o) => o.startsWith("committed-lead") || o.startsWith("joined"));
     if (leads === 0) continue;
     const hits = count((o) => o.endsWith(REMEMBERED.hit));
     const missed = count((o) => o.endsWith(REMEMBERED.missed));

@@ -17,19 +17,23 @@ export interface Ops {
   invocations: number;
   reads: number;
   writes: number;
+  /** Of `writes`, those the rollup's commits made (the parent, its mirror targets, grown shards); ours only. */
+  commitWrites: number;
   aggregations: number;
   waitMs: number;
   /** Σ of the invocations' own durations. */
   durationMs: number;
 }
 
-const ZERO: Ops = { invocations: 0, reads: 0, writes: 0, aggregations: 0, waitMs: 0, durationMs: 0 };
+const ZERO: Ops = { invocations: 0, reads: 0, writes: 0, commitWrites: 0, aggregations: 0, waitMs: 0, durationMs: 0 };
 
 export interface OpsLine {
   counterId: string;
   outcome: string;
   reads: number;
   writes: number;
+  /** Of `writes`, the commits' (ours; the naive rollup's lines have none: its writes are all its commit's). */
+  commitWrites: number;
   aggregations: number;
   waitMs: number;
   /** The invocation's own duration, from the handler's start (module load and delivery not included). */
@@ -63,6 +67,7 @@ function opsLineOf(line: string): OpsLine | undefined {
       outcome: typeof entry.outcome === "string" ? entry.outcome : "",
       reads: n("reads"),
       writes: n("writes"),
+      commitWrites: typeof entry.commitWrites === "number" ? entry.commitWrites : n("writes"),
       aggregations: n("aggregations"),
       waitMs: n("waitMs"),
       durationMs: n("durationMs"),
@@ -100,6 +105,7 @@ export function opsByOutcome(logPath: string, prefix: string): { outcome: string
     total.invocations += ops.inline ? 0 : 1;
     total.reads += ops.reads;
     total.writes += ops.writes;
+    total.commitWrites += ops.commitWrites;
     total.aggregations += ops.aggregations;
     total.waitMs += ops.waitMs;
     total.durationMs += ops.inline ? 0 : ops.durationMs;

@@ -5,7 +5,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type BrowserContext } from "playwright-core";
+import type { BrowserContext } from "playwright-core";
 
 /** The browser binary (CHROMIUM_PATH overrides). */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -31,6 +31,8 @@ export async function launchChromium(): Promise<Chromium> {
   }
   const profile = mkdtempSync(join(tmpdir(), "counter-chromium-"));
   try {
+    // Loaded here, not at import: the requirements check (scripts/lib/requirements.ts) reads CHROMIUM_PATH alone.
+    const { chromium } = await import("playwright-core");
     const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM_PATH, headless: true, args: FLAGS });
     return {
       context,

@@ -11,7 +11,7 @@ import { cleanupRound, resumeStrandedCleanups } from "../../functions/src/counte
 import { cleanupRef, counterRef, leaseRef, memberRef, membershipsRef, requestRef, shardRef } from "../../functions/src/model/paths";
 import { firestoreRollupStore } from "../../functions/src/rollup/firestore-store";
 import { staleAfterMsFor } from "../../functions/src/rollup/plan";
-import { sweepStaleClaims } from "../../functions/src/rollup/sweep";
+import { sweepRollups } from "../../functions/src/rollup/sweep";
 import { type RollupDeps } from "../../functions/src/rollup/types";
 import { createParentAndShards } from "../../functions/src/counters/create";
 import { deleteParentAndShards } from "../../functions/src/counters/delete";
@@ -58,7 +58,10 @@ function deps(overrides: Partial<RollupDeps> = {}): RollupDeps {
   };
 }
 
-/** A busy counter with 5 in its shards that only a claim due a minute ago (its claimer long dead) would bring into its total. */
+/**
+ * A busy counter with 5 in its shards that only a claim of the previous version due a minute ago (its claimer
+ * long dead) would bring into its total.
+ */
 async function orphanedClaim(counterId: string): Promise<void> {
   await createParentAndShards(db, counterId, 2);
   await counterRef(db, counterId).update({ "rollup.committedAt": FieldValue.serverTimestamp(), "rollup.intervalMs": INTERVAL_MS });
@@ -74,16 +77,19 @@ async function total(counterId: string): Promise<unknown> {
 describe("an app's own data next to the counters", () => {
   it("the claim sweep finds a stale lease behind more than a page of the app's rollup documents due earlier, reading only the lease", async () => {
     await orphanedClaim("app-sweep");
-    const report = await sweepStaleClaims(deps());
-    expect(report).toMatchObject({ found: 1, scanned: 1, outcomes: { committed: 1 } });
-    // The query (1), then finishing the claim: the parent (1), the sum (an aggregation), the lease deleted.
-    expect(report.ops).toMatchObject({ reads: 2, aggregations: 1 });
+    const report = await sweepRollups(deps());
+    expect(report.claims).toMatchObject({ found: 1, scanned: 1, outcomes: { committed: 1 } });
+    // The sweep's mark (1), the promises' query (1: none due), the leases' query (1), then finishing the
+    // claim: the parent (1), the sum (an aggregation), the lease deleted.
+    expect(report.ops).toMatchObject({ reads: 4, aggregations: 1 });
     expect(await total("app-sweep")).toBe(5);
     expect((await leaseRef(db, "app-sweep").get()).exists).toBe(false);
 
-    // Nothing stale left: a run costs one read, whatever the app keeps.
-    const idle = await sweepStaleClaims(deps());
-    expect(idle).toMatchObject({ found: 0, scanned: 0, ops: { reads: 1 } });
+    // Nothing stale left: a run costs three reads (the mark, two empty queries), whatever the app keeps.
+    const idle = await sweepRollups(deps());
+    expect(idle.claims).toMatchObject({ found: 0, scanned: 0 });
+    expect(idle.promises).toMatchObject({ found: 0 });
+    expect(idle.ops).toMatchObject({ reads: 3, aggregations: 0 });
   });
 
   it("the claim sweep pages by a cursor: documents in its group that are no lease, due earliest, never end the paging", async () => {
@@ -93,8 +99,8 @@ describe("an app's own data next to the counters", () => {
     for (const [i, ref] of strays.entries()) await ref.set({ eventId: "copy", dueAt: Timestamp.fromMillis(Date.now() - 3_600_000 - i) });
     const ids = Array.from({ length: 7 }, (_, i) => `app-page-${i}`);
     for (const id of ids) await orphanedClaim(id);
-    const report = await sweepStaleClaims(deps(), { pageSize: 2, budgetMs: 60_000, concurrency: 1 });
-    expect(report).toMatchObject({ found: 7, scanned: 12, outcomes: { committed: 7 } });
+    const report = await sweepRollups(deps(), { pageSize: 2, budgetMs: 60_000, concurrency: 1 });
+    expect(report.claims).toMatchObject({ found: 7, scanned: 12, outcomes: { committed: 7 } });
     for (const id of ids) expect(await total(id)).toBe(5);
     for (const ref of strays) await ref.delete();
   });

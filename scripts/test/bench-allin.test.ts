@@ -111,16 +111,27 @@ describe("the cost targets", () => {
   ];
   const judge = (rows: AllInInput[]) => Object.fromEntries(allInTargets(allInRows(rows)).map((t) => [t.target.split(":")[0]!, t.met]));
 
-  it("holds idle plain counters to 1.35×, idle windowed to 1.4×, the production-like burst to 1.3× naive, all in", () => {
-    expect(judge([...pair("0 sparse", 1.35), ...pair("10 windows, windowed", 1.4, "production-like"), ...pair("2 burst", 1.3, "production-like")])).toEqual({
+  it("holds idle plain counters to 1.20×, idle windowed to 1.4×, the production-like burst to 1.15×, sustained 100/s to 0.65× and the hot counter to 0.72× naive, all in", () => {
+    const at = (idle: number, windowed: number, burst: number, sustained: number, hot: number) => [
+      ...pair("0 sparse", idle),
+      ...pair("10 windows, windowed", windowed, "production-like"),
+      ...pair("2 burst", burst, "production-like"),
+      ...pair("1 sustained 100/s", sustained, "production-like"),
+      ...pair("9 hot, 10 shards", hot, "production-like"),
+    ];
+    expect(judge(at(1.2, 1.4, 1.15, 0.65, 0.72))).toEqual({
       "workload 0": true,
       "workload 10": true,
       "workload 2, production-like": true,
+      "workload 1, production-like": true,
+      "workload 9, production-like": true,
     });
-    expect(judge([...pair("0 sparse", 1.36), ...pair("10 windows, windowed", 1.41, "production-like"), ...pair("2 burst", 1.31, "production-like")])).toEqual({
+    expect(judge(at(1.21, 1.41, 1.16, 0.66, 0.73))).toEqual({
       "workload 0": false,
       "workload 10": false,
       "workload 2, production-like": false,
+      "workload 1, production-like": false,
+      "workload 9, production-like": false,
     });
   });
 

@@ -1,6 +1,7 @@
 // Workload 11's pure parts (scripts/bench/workloads/documents-measure.ts and the usual ±1 trigger's decision in
 // scripts/bench/naive/src/documents.ts): what a write changes in the count, the writer's mix, the drift against
-// the documents, the drift the usual trigger must show for its duplicates, and each counted change's lag.
+// the documents, the drift the usual trigger must show for its duplicates, each counted change's lag (kept by
+// records, kept by recount), and every recounted version held to the count of its documents at its read time.
 import { naiveDelta } from "../bench/naive/src/documents";
 import { seededRandom } from "../bench/pace";
 import {
@@ -13,6 +14,8 @@ import {
   nextOperation,
   oursHops,
   oursLags,
+  recountLags,
+  recountStatesOff,
   truthOf,
   type CommentWrite,
 } from "../bench/workloads/documents-measure";
@@ -123,6 +126,43 @@ describe("lag of a counted change", () => {
     expect(oursLags([{ ...w, version: "2026-01-01T00:00:02.500000000Z" }], after, parents)).toMatchObject({ count: 1, p50: 1600 });
     // The lag's two hops: to the shard write that applied it, and from there to the total.
     expect(oursHops([w], records, parents)).toMatchObject({ toShard: { count: 1, p50: 400 }, shardToTotal: { count: 1, p50: 700 } });
+  });
+
+  it("ours kept by recount: to the first parent state whose read time is at or after the write, with no record or shard", () => {
+    const parents = new Map([
+      [
+        "c",
+        [
+          { atUs: 900_000, total: 0, coveredUntilUs: 899_000 },
+          { atUs: 1_300_000, total: 1, coveredUntilUs: 1_000_000 },
+          { atUs: 2_100_000, total: 2, coveredUntilUs: 2_000_000 },
+        ],
+      ],
+    ]);
+    // A read time equal to the write's commit time holds it (the count at that time sees the write).
+    expect(recountLags([write({ writtenAtUs: 1_000_000 })], parents)).toMatchObject({ count: 1, p50: 300, uncovered: 0 });
+    expect(recountLags([write({ writtenAtUs: 1_000_001 })], parents)).toMatchObject({ count: 1, p50: 1099.999, uncovered: 0 });
+    // After the last read time, or on a counter no state was seen of: never in the total.
+    expect(recountLags([write({ writtenAtUs: 2_000_001 }), write({ counterId: "other" })], parents)).toMatchObject({ count: 0, uncovered: 2 });
+    // Writes that change no count have no lag.
+    expect(recountLags([write({ delta: 0, writtenAtUs: 2_500_000 })], parents)).toMatchObject({ count: 0, uncovered: 0 });
+  });
+
+  it("every recounted version holds what existed before the load and the writes committed at or before its read time", () => {
+    const writes = [write({ writtenAtUs: 1_000_000, delta: 1 }), write({ writtenAtUs: 1_500_000, delta: 1 }), write({ writtenAtUs: 1_700_000, delta: -1 }), write({ writtenAtUs: 1_800_000, delta: 0 })];
+    const base = new Map([["c", 5]]);
+    const exact = [
+      { atUs: 800_000, total: 0, coveredUntilUs: null },
+      { atUs: 1_100_000, total: 6, coveredUntilUs: 1_000_000 },
+      { atUs: 1_600_000, total: 7, coveredUntilUs: 1_599_999 },
+      { atUs: 2_000_000, total: 6, coveredUntilUs: 1_900_000 },
+    ];
+    expect(recountStatesOff(writes, new Map([["c", exact]]), base)).toEqual({ states: 3, off: 0 });
+    // A total one off at its read time (the write at 1,500,000 µs not yet in it, though read after it) is counted.
+    const wrong = exact.map((p) => (p.atUs === 1_600_000 ? { ...p, total: 6 } : p));
+    expect(recountStatesOff(writes, new Map([["c", wrong]]), base)).toEqual({ states: 3, off: 1 });
+    // Without what existed before, every version is off.
+    expect(recountStatesOff(writes, new Map([["c", exact]]), new Map())).toEqual({ states: 3, off: 3 });
   });
 
   it("the usual trigger: to its update on the first delivery", () => {

@@ -1,6 +1,7 @@
-// Which functions a codebase deploys, EXTENSION_COUNTERS and DOCUMENT_COUNTERS set or not
-// (docs/from-the-extension.md, docs/documents.md): the functions' entry deploys exactly the contract's ten,
-// foldExtensionShards too while the param names extension counters, whether a codebase re-exports it with
+// Which functions a codebase deploys, EXTENSION_COUNTERS, LEADERBOARDS and DOCUMENT_COUNTERS set or not
+// (docs/from-the-extension.md, docs/leaderboards.md, docs/documents.md): the functions' entry deploys exactly
+// the contract's ten, foldExtensionShards too while the param names extension counters (rollupBoard while
+// LEADERBOARDS names boards), whether a codebase re-exports it with
 // TypeScript's `export *` (CommonJS output) or CommonJS's Object.assign; a native ES module's `export *`
 // gets exactly the ten, and the fold trigger by the one line docs/from-the-extension.md gives it. The
 // document triggers are one group, `documentCounters`, that every one-line re-export carries alike: empty
@@ -24,6 +25,7 @@ const CACHE = join(REPO_ROOT, ".cache", "extension-exports");
 const ENTRY = join(REPO_ROOT, "functions", "lib", "index.js");
 const CONTRACT = ["createCounter", "incrementCounter", "setMember", "resetCounter", "reshardCounter", "deleteCounter", "rollupTotal", "rollupSweep", "rollupWindows", "cleanupDeletedCounter"];
 const RULE = "pages/{id}:visits=page-{id}-visits";
+const BOARDS = "points=user-{uid}-points";
 const DOCUMENT_RULES = "posts/{post}/comments/{comment}=post-{post}-comments,posts/{p}/comments/{c}[status==published]=post-{p}-published,users/{uid}=users-count";
 /** The ids the document triggers deploy under: one per distinct pattern (two here). */
 const DOCUMENT_TRIGGERS = documentTriggers(parseDocumentCounterRules("DOCUMENT_COUNTERS", DOCUMENT_RULES)).map((t) => t.id);
@@ -32,8 +34,9 @@ jest.setTimeout(120_000);
 
 afterAll(() => rmSync(CACHE, { recursive: true, force: true }));
 
-/** The line a native ES module app adds to deploy the fold trigger too (docs/from-the-extension.md). */
-const ESM_FOLD_LINE = (entry: string) => `import counters from ${JSON.stringify(entry)};\nexport const foldExtensionShards = counters.foldExtensionShards;\n`;
+/** The lines a native ES module app adds to deploy the fold trigger (docs/from-the-extension.md) and the board's (docs/leaderboards.md) too. */
+const ESM_FOLD_LINE = (entry: string) =>
+  `import counters from ${JSON.stringify(entry)};\nexport const foldExtensionShards = counters.foldExtensionShards;\nexport const rollupBoard = counters.rollupBoard;\n`;
 
 /** An app's codebase folder whose entry re-exports the functions in one of the three ways (esm: with the fold's line). */
 function codebase(kind: "typescript" | "esm" | "commonjs", env: string): string {
@@ -81,6 +84,14 @@ describe.each(["typescript", "esm", "commonjs"] as const)("a codebase that re-ex
     expect(await endpoints(dir, discovery)).toEqual([...CONTRACT, "foldExtensionShards"].sort());
     expect(await endpoints(dir, { ...discovery, GCLOUD_PROJECT: "demo-other" })).toEqual([...CONTRACT].sort());
   });
+
+  it("deploys rollupBoard too while LEADERBOARDS names leaderboards", async () => {
+    expect(await endpoints(codebase(kind, ""), { LEADERBOARDS: BOARDS })).toEqual([...CONTRACT, "rollupBoard"].sort());
+    const dir = codebase(kind, "LEADERBOARDS=\n");
+    writeFileSync(join(dir, ".env.demo-exports"), `LEADERBOARDS=${BOARDS}\n`);
+    expect(await endpoints(dir, discovery)).toEqual([...CONTRACT, "rollupBoard"].sort());
+    expect(await endpoints(dir, { ...discovery, GCLOUD_PROJECT: "demo-other" })).toEqual([...CONTRACT].sort());
+  });
 });
 
 it("leaves the CommonJS entry's keys at exactly the contract's functions unless the param is set", async () => {
@@ -90,6 +101,7 @@ it("leaves the CommonJS entry's keys at exactly the contract's functions unless 
   };
   expect(await keys({})).toEqual([...CONTRACT, DOCUMENT_TRIGGER_GROUP]);
   expect(await keys({ EXTENSION_COUNTERS: RULE })).toEqual([...CONTRACT, DOCUMENT_TRIGGER_GROUP, "foldExtensionShards"]);
+  expect(await keys({ LEADERBOARDS: BOARDS })).toEqual([...CONTRACT, DOCUMENT_TRIGGER_GROUP, "rollupBoard"]);
 });
 
 it("gives a native ES module exactly the contract's ten by export *, whatever the param, and the trigger only by its own line", async () => {

@@ -16,6 +16,7 @@ import type { DocumentPhase } from "../../scripts/bench/workloads/documents-load
 import type { EndToEndResult, PathName } from "../../scripts/bench/workloads/endToEnd";
 import type { HotResult, HotRun, HotVariant } from "../../scripts/bench/workloads/hot-seconds";
 import { calmFrom, type HotSecond } from "../../scripts/bench/workloads/hot-seconds";
+import type { LeaderboardResult } from "../../scripts/bench/workloads/leaderboard";
 import type { LikesResult } from "../../scripts/bench/workloads/likes";
 import type { MirrorResult } from "../../scripts/bench/workloads/mirrored";
 import type { ResetsResult } from "../../scripts/bench/workloads/resets";
@@ -145,7 +146,7 @@ export function workloadResults() {
     runs: [hotRun("ours, grows", "ours", 1, 64), hotRun("ours, fixed", "ours", 10, 10), hotRun("naive, fixed", "naive", 10, 10)],
   };
   const windowsPhase = (kind: string, rollup: Rollup) => phase(`10 windows, ${kind}`, rollup, "production-like", { increments: 12, counters: 6 });
-  const idleOps = (reads: number): Ops => ({ invocations: 1, reads, writes: reads - 1, aggregations: 0, waitMs: 0, durationMs: 900 });
+  const idleOps = (reads: number): Ops => ({ invocations: 1, reads, writes: reads - 1, commitWrites: reads - 1, aggregations: 0, waitMs: 0, durationMs: 900 });
   const windows: WindowsResult = {
     phases: { plain: windowsPhase("plain", "ours"), windowed: windowsPhase("windowed", "ours") },
     naive: windowsPhase("naive", "naive"),
@@ -168,26 +169,55 @@ export function workloadResults() {
     naiveIncrements: 60,
     naiveOpsPrefix: "e2e-naive-x-",
   };
-  const documents: DocumentsResult = { phases: [documentPhase("ours"), documentPhase("naive")], backfill: backfill() };
-  return { sparse, sustained, burst, redelivery, mirrors, likes, coldStart, resets, hot, windows, documents, endToEnd };
+  const documents: DocumentsResult = {
+    phases: [
+      documentPhase("ours", "11 documents", "recount"),
+      documentPhase("naive", "11 documents", null),
+      documentPhase("ours", "11 documents, records", "records"),
+      documentPhase("ours", "11 documents, calm", "recount"),
+      documentPhase("naive", "11 documents, calm", null),
+      documentPhase("ours", "11 documents, viral", "recount"),
+      documentPhase("naive", "11 documents, viral", null),
+      documentPhase("ours", "11 documents moving to records", "recount"),
+    ],
+    move: { limit: 20, movingAtUs: 5_000_000, recordsAtUs: 27_500_000, steps: 1, reads: 120, writes: 60, runningMs: 800 },
+    backfill: backfill(),
+  };
+  const summary = (p50: number, max: number) => ({ count: 20, p50, p99: max, max });
+  const leaderboard: LeaderboardResult = {
+    phases: [phase("12 leaderboard, on no board", "ours", "emulator", { counters: 20, increments: 100 }), phase("12 leaderboard, on a board", "ours", "emulator", { counters: 20, increments: 100 })],
+    boardCost: { workload: "12 leaderboard, the board's rollup", rollup: "ours", delivery: "emulator", opsPrefix: "bench", increments: 100, deliveries: null, parentWrites: 4 },
+    lagMs: { p50: 900, p99: 2100, max: 2400, writes: 51, uncovered: 0 },
+    maxWritesPerSecond: { summary: 1, entry: 2 },
+    summaryWrites: 4,
+    buckets: 1,
+    reads: { counters: 20, ours: { entries: summary(8, 13), billed: summary(3, 3) }, countAbove: { entries: summary(8, 13), billed: summary(1, 1) }, wrong: [] },
+  };
+  return { sparse, sustained, burst, redelivery, mirrors, likes, coldStart, resets, hot, windows, documents, leaderboard, endToEnd };
 }
 
-/** Workload 11's phase of `rollup`: 40 writes of comments, 30 of them counted; the usual trigger off by its one duplicated counted change. */
-function documentPhase(rollup: Rollup): DocumentPhase {
+/**
+ * A phase of workload 11 (`workload`) of `rollup`, ours kept as `kept`: 40 writes of comments, 30 of them counted;
+ * the usual trigger off by its one duplicated counted change; every version of ours by recount exact.
+ */
+function documentPhase(rollup: Rollup, workload: string, kept: "recount" | "records" | null): DocumentPhase {
   const ours = rollup === "ours";
   const hop = { count: 30, p50: 400, p99: 900, max: 950 };
   return {
-    phase: phase("11 documents", rollup, "production-like", { increments: 30, events: 40, counters: 4, drift: ours ? 0 : 1 }),
+    phase: phase(workload, rollup, "production-like", { increments: 30, events: 40, counters: 4, drift: ours ? 0 : 1 }),
+    kept,
     writes: 40,
     counted: 30,
+    seeded: 0,
+    versions: kept === "recount" ? { states: 12, off: 0 } : null,
     drift: ours ? { net: 0, absolute: 0, counters: 0 } : { net: 1, absolute: 1, counters: 1 },
     duplicatedCounted: 1,
     expectedNaiveDrift: 1,
     driftAsDuplicated: !ours,
-    rule: ours ? "benchDocPosts/{post}/comments/{comment}[status==published]=documents-prod-ours-x-{post}" : null,
-    rollupDeliveries: ours ? { deliveries: 31, duplicates: 1, retries: 0, maxInFlight: 4, busyMs: 500 } : null,
+    rule: kept === "recount" ? "benchDocPosts/{post}/comments/{comment}[status==published]=documents-prod-ours-x-{post}" : kept === "records" ? "benchDocGroups/{group}/posts/{post}/comments/{comment}[status==published]=documents-records-ours-x-{post}" : null,
+    rollupDeliveries: kept === "records" ? { deliveries: 31, duplicates: 1, retries: 0, maxInFlight: 4, busyMs: 500 } : null,
     shardWritesMerged: 0,
-    hops: ours ? { toShard: hop, shardToTotal: hop } : null,
+    hops: kept === "records" ? { toShard: hop, shardToTotal: hop } : null,
   };
 }
 
@@ -199,6 +229,7 @@ function backfill(): DocumentsResult["backfill"] {
     rule: "benchBackfillPosts/{post}/comments/{comment}[status==published]=documents-backfill-ours-x-{post}",
     first: { seen: 200, counted: 150, takenOut: 0, seconds: 2 },
     documentsPerSecond: 100,
+    kept: ["recount"],
     drift: { net: 0, absolute: 0, counters: 0 },
     second: { seen: 200, counted: 0, takenOut: 0, seconds: 1 },
   };
@@ -214,11 +245,11 @@ export type WorkloadResults = ReturnType<typeof workloadResults>;
 function madeUpCostRow(p: CostPhase, callable: CallableOps): CostRow {
   const invocations = p.increments + (p.deliveries?.duplicates ?? 0);
   const ours = p.rollup === "ours";
-  const ops: Ops = { invocations, reads: ours ? invocations : 0, writes: p.parentWrites, aggregations: ours ? p.parentWrites : 0, waitMs: ours ? 2000 : 0, durationMs: invocations * 20 };
+  const ops: Ops = { invocations, reads: ours ? invocations : 0, writes: p.parentWrites, commitWrites: p.parentWrites, aggregations: ours ? p.parentWrites : 0, waitMs: ours ? 2000 : 0, durationMs: invocations * 20 };
   const byOutcome = ours
     ? [
         { outcome: "committed-lead (parent remembered)", ops: { ...ops, invocations: p.parentWrites } },
-        { outcome: "covered", ops: { ...ops, invocations: invocations - p.parentWrites, writes: 0 } },
+        { outcome: "covered", ops: { ...ops, invocations: invocations - p.parentWrites, writes: 0, commitWrites: 0 } },
       ]
     : [{ outcome: "committed", ops }];
   return costRow(p, ops, byOutcome, callable, SIZE);

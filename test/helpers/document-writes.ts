@@ -7,6 +7,7 @@ import type { DocumentReference, DocumentSnapshot, Firestore } from "firebase-ad
 import { documentCounterTriggers } from "../../functions/src/entry/documentCounters";
 import { parseDocumentCounterRules } from "../../functions/src/model/document-rules";
 import { documentTriggers } from "../../functions/src/model/document-triggers";
+import { versionAt } from "../../functions/src/model/time";
 import { rngOf } from "./model/sim";
 import { fft } from "./wrapped";
 
@@ -16,6 +17,11 @@ export interface DocumentWriteEvent {
   before: DocumentSnapshot;
   after: DocumentSnapshot;
   eventId: string;
+  /**
+   * The event's time, as the platform gives it whenever it is delivered: the write's commit time (a set: the
+   * document's update time; a delete, whose commit time no client sees: the read time of the read just after it).
+   */
+  time: string;
 }
 
 /** A collection id no other test file uses (the emulator's database is shared by every file of a run). */
@@ -32,7 +38,7 @@ export async function recordWrite(db: Firestore, path: string, write: (ref: Docu
   const before = await ref.get();
   await write(ref);
   const after = await ref.get();
-  return { path, before, after, eventId: `evt-${randomUUID()}` };
+  return { path, before, after, eventId: `evt-${randomUUID()}`, time: versionAt(after.exists ? after.updateTime! : after.readTime) };
 }
 
 /** The wrapped document triggers of a DOCUMENT_COUNTERS value: delivers an event to the one that watches its path. */
@@ -45,7 +51,7 @@ export function documentTriggersOf(value: string): (event: DocumentWriteEvent) =
     const trigger = triggers.find((t) => t.key.split("/").every((s, i) => s === "*" || s === segments[i]) && t.key.split("/").length === segments.length);
     if (trigger === undefined) throw new Error(`no document trigger watches ${event.path}`);
     // firebase-functions-test does not derive params from the path for v2 functions; the trigger reads the path from the snapshots.
-    await wrapped.get(trigger.name)!({ data: fft.makeChange(event.before, event.after), params: {}, id: event.eventId });
+    await wrapped.get(trigger.name)!({ data: fft.makeChange(event.before, event.after), params: {}, id: event.eventId, time: event.time });
   };
 }
 

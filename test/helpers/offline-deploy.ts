@@ -21,10 +21,15 @@ export function breakLimits(codebaseDir: string, project: string): void {
 
 /** `<firebase> deploy --only <only>` (functions:counters unless told) in `dir`, offline (see the header); `firebase` is firebase-tools' bin. */
 export function offlineDeploy(firebase: string, dir: string, project: string, env: NodeJS.ProcessEnv = process.env, only = "functions:counters"): Promise<Run> {
+  return runNode([firebase, "deploy", "--only", only, "--project", project, "--non-interactive"], { cwd: dir, env: offlineEnv(env) });
+}
+
+/** `env` with a dummy token and every request of firebase-tools sent to a closed local port (see the header). */
+export function offlineEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const closed = "http://127.0.0.1:9";
   const offline: NodeJS.ProcessEnv = { ...env, FIREBASE_TOKEN: "offline-test-token", NO_PROXY: "", no_proxy: "" };
   for (const name of ["HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"]) offline[name] = closed;
-  return runNode([firebase, "deploy", "--only", only, "--project", project, "--non-interactive"], { cwd: dir, env: offline });
+  return offline;
 }
 
 /** The deploy stopped at the preflight, with its message, before anything else ran or was uploaded. */

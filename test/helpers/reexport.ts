@@ -12,7 +12,7 @@ import { DEPLOYED_FUNCTIONS } from "../../cli/src/preflight/manifest";
 import { parseDocumentCounterRules } from "../../functions/src/model/document-rules";
 import { DOCUMENT_TRIGGER_GROUP, documentTriggers } from "../../functions/src/model/document-triggers";
 import { mergeRules } from "../../cli/src/init/rules";
-import { freshApp, linkFirebaseTools, npmInstall, probeApp, removeApp, useOwnEmulators, type ProbeRun } from "../helpers/fresh-apps";
+import { freshApp, linkFirebaseTools, npmInstall, probeApp, removeApp, userShellEnv, useOwnEmulators, type ProbeRun } from "../helpers/fresh-apps";
 import { packedTarballs } from "../helpers/packed";
 import { runNode, stopAll, type Run } from "../helpers/run";
 
@@ -78,7 +78,8 @@ export function reexportTests(shape: AppShape): void {
 
   it("exports exactly the deployed functions, and importing them changes neither the app's admin apps nor its global options", async () => {
     writeFileSync(join(functionsDir, shape.importer.file), shape.importer.source);
-    const run = await runNode([shape.importer.file], { cwd: functionsDir });
+    // As the app's own node would run it: none of this repository's params (LEADERBOARDS would add rollupBoard).
+    const run = await runNode([shape.importer.file], { cwd: functionsDir, env: userShellEnv() });
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
     const seen = JSON.parse(run.stdout) as { exports: string[]; before: unknown; after: unknown };
     // Besides the functions, the group of document triggers: an empty object while DOCUMENT_COUNTERS is empty.

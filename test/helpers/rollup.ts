@@ -24,11 +24,18 @@ export function shardWriteOf(write: RecordedWrite): ShardWrite {
     counterId: write.counterId,
     shardId: write.shardId,
     writtenAtUs: microsCeil(write.after.updateTime!),
+    ...shardCreated(write),
     // As the trigger (functions/src/entry/rollupTotal.ts): the after document is the shard at exactly that time.
     writtenAtExact: write.after.exists && write.after.updateTime!.nanoseconds % 1000 === 0,
     before: shardStateOf(write.before.exists ? write.before.data() : undefined),
     after: shardStateOf(write.after.exists ? write.after.data() : undefined),
   };
+}
+
+/** When the written shard document was created, as the trigger reads it (functions/src/entry/rollupTotal.ts). */
+function shardCreated(write: RecordedWrite): { shardCreatedUs?: number } {
+  const doc = write.after.exists ? write.after : write.before;
+  return doc.exists && doc.createTime !== undefined ? { shardCreatedUs: microsCeil(doc.createTime) } : {};
 }
 
 /**

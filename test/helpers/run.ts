@@ -20,18 +20,31 @@ interface RunOptions {
 
 /** `command <args>`, found on PATH. */
 export function run(command: string, args: string[], options: RunOptions = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      cwd: options.cwd ?? REPO_ROOT,
-      env: options.env ?? process.env,
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
-    running.add(child);
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  return start(command, args, options).done;
+}
+
+/** A command that runs on while the test goes on: its output so far, and its end. */
+export interface Started {
+  output(): string;
+  /** Sends `signal` to it and everything it started (its process group). */
+  signal(signal: NodeJS.Signals): void;
+  done: Promise<Run>;
+}
+
+/** `command <args>` started, not awaited (a server the test talks to, then stops). */
+export function start(command: string, args: string[], options: RunOptions = {}): Started {
+  const child = spawn(command, args, {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: options.env ?? process.env,
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  running.add(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const done = new Promise<Run>((resolve, reject) => {
     child.on("error", (error) => {
       running.delete(child);
       reject(error);
@@ -41,6 +54,17 @@ export function run(command: string, args: string[], options: RunOptions = {}): 
       resolve({ code: code ?? (signal ? 1 : 0), stdout, stderr });
     });
   });
+  return {
+    output: () => stdout + stderr,
+    signal: (signal) => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, signal);
+      } catch {
+        // already gone
+      }
+    },
+    done,
+  };
 }
 
 /** `node <args>` with the Node that runs the tests (the project's Node 22 under npm test). */

@@ -2,11 +2,9 @@
 // local project, functions/.env.demo-counter (if any) over functions/.env (an explicit environment variable still
 // wins), and emulator hosts with their defaults from firebase.json when the tests run outside
 // `firebase emulators:exec`.
-import { join } from "node:path";
-import { functionsParams } from "../../cli/src/lib/functions-env";
+import { repositoryParams } from "./setup-env-params";
 
-// The project file wins over .env, as in firebase-tools.
-for (const [name, value] of Object.entries(functionsParams([".env", ".env.demo-counter"], join(__dirname, "..", "..", "functions")))) process.env[name] ??= value;
+for (const [name, value] of Object.entries(repositoryParams())) process.env[name] ??= value;
 process.env.FIRESTORE_EMULATOR_HOST ??= "127.0.0.1:8080";
 process.env.FIREBASE_AUTH_EMULATOR_HOST ??= "127.0.0.1:9099";
 process.env.METADATA_SERVER_DETECTION = "none";

@@ -10,6 +10,8 @@ import { join } from "node:path";
 import type { FoldReport, MigrationItem, MigrationScan } from "@firestore-exact-counter/functions/admin";
 import { newCounterRuleOf } from "../../../functions/src/model/new-counter";
 import { extensionRule } from "../../../functions/src/model/extension-rules";
+import { noExtensionAmounts, parseDocumentCounterRules, ruleSharingIds } from "../../../functions/src/model/document-rules";
+import { parseCounterIdPattern } from "../../../functions/src/model/patterns";
 import { paramProblem } from "../../../functions/src/model/param-rules";
 import { EXIT, integerValue, lastValue, readArgv, UsageError, type Command } from "../lib/cli";
 import { answers } from "../lib/firestore-emulator";
@@ -46,10 +48,14 @@ database is (default) unless --database names another. Connects to the Firestore
 FIRESTORE_EMULATOR_HOST is set, or by default for demo-* projects (firebase.json's port); otherwise to
 the real project with Application Default Credentials (an account that may read and write the database).
 
+A count of documents that the extension kept (comments under a post) needs no migration once
+DOCUMENT_COUNTERS counts those documents: the backfill counts them. A --counter whose counters
+DOCUMENT_COUNTERS names is refused, before anything is read.
+
 Exit codes: 0 every document's count moved (or there was nothing to move); 1 some document's count did
 not move (each is listed with why: a unique counter, an amount that is not an integer, a document id no
-counter id can hold, a counter still being deleted) or an unexpected error; 2 bad arguments or a pattern
-that does not parse (nothing read); 3 the Firestore emulator does not answer (start the emulators first); 130 interrupted (what was written is whole: run it again to finish).`;
+counter id can hold, a counter still being deleted) or an unexpected error; 2 bad arguments, a pattern
+that does not parse, or counters DOCUMENT_COUNTERS names (nothing read); 3 the Firestore emulator does not answer (start the emulators first); 130 interrupted (what was written is whole: run it again to finish).`;
 
 interface Args {
   /** The rule's three arguments, checked (functions/src/model/extension-rules.ts). */
@@ -115,6 +121,9 @@ function parse(argv: string[], env: NodeJS.ProcessEnv = process.env, cwd = proce
   const project = lastValue(read, "--project") ?? (env.GCLOUD_PROJECT || undefined) ?? firebasercProject(cwd);
   if (project === undefined) throw new UsageError("no project: give --project, set GCLOUD_PROJECT, or run it where .firebaserc names a default project");
   const concurrency = lastValue(read, "--concurrency");
+  const workers = concurrency === undefined ? 8 : integerValue("--concurrency", concurrency, { min: 1, max: 100 });
+  const params = checkedParams(dir, project);
+  refuseDocumentCounters(counter, params);
   return {
     rule: { document, field, counter },
     dryRun: read.flags.has("--dry-run"),
@@ -122,9 +131,21 @@ function parse(argv: string[], env: NodeJS.ProcessEnv = process.env, cwd = proce
     project,
     database: databaseOf(lastValue(read, "--database")),
     dir,
-    concurrency: concurrency === undefined ? 8 : integerValue("--concurrency", concurrency, { min: 1, max: 100 }),
-    params: checkedParams(dir, project),
+    concurrency: workers,
+    params,
   };
+}
+
+/** --counter naming counters DOCUMENT_COUNTERS names: a mistake, said before anything is read (the admin entry refuses it too). */
+function refuseDocumentCounters(counter: string, params: Record<string, string>): void {
+  let rules;
+  try {
+    rules = parseDocumentCounterRules("DOCUMENT_COUNTERS", params.DOCUMENT_COUNTERS ?? "");
+  } catch (error) {
+    throw new UsageError(`${error instanceof Error ? error.message : String(error)}; fix it in the counters codebase's .env`);
+  }
+  const counted = ruleSharingIds(rules, parseCounterIdPattern(counter)); // already checked with the rule (parse)
+  if (counted !== undefined) throw new UsageError(`--counter ${counter}: these counters cannot take the extension's amounts: ${noExtensionAmounts(counted)}`);
 }
 
 /**

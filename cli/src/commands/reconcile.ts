@@ -41,8 +41,11 @@ per counter whose status is not ok (all of them with --json), then a summary.
   drift     it differs although the total claims to cover every shard write; or, for a unique
             counter, the shard sum differs from the number of member documents (read at one time);
             or, for a document counter (DOCUMENT_COUNTERS), the shard sum differs from count() (or
-            sum()) of its documents read at the same time (documents= and document-drift=; a
-            document written in the last moments may still have its event on the way: check again)
+            sum() of the safe integers, as the counter adds them) of its documents read at the same
+            time (documents= and document-drift=; a document written in the last moments may still
+            have its event on the way: check again); or a MIRRORS target's field holds another
+            value than the counter, read together (mirror <path>:<field>=<value>: someone else
+            wrote it, such as a client the app's rules let)
   overflow  the shard sum is beyond 2^53 - 1
   missing   a --counter names no counter (no counters/<id> document)
 Also lists shard documents outside 0..numShards-1 (stray) and missing shards, shards without writes
@@ -54,7 +57,8 @@ and to the counter's mirrors (MIRRORS from the counters' codebase's .env and .en
 same write. For a unique counter whose shard sum differs from its members, --fix first adds the
 difference to shard 0 (exact while setMember calls run), then commits the new sum. For a document
 counter whose shards differ from its documents, --fix runs the backfill of that counter (exact while
-the triggers run and the app writes; the rollup then commits the new sum).
+the triggers run and the app writes; the rollup then commits the new sum), unless that looks like a
+typo in its rule (backfill --counter <id> --force does it then).
 Many counters: --concurrency checks that many at once (default 16; reports stay in id order). Progress
 goes to stderr (done of a total taken with one count() aggregation, rate, time left); --quiet turns it
 off. Interrupted (Ctrl-C), it prints the id to resume from: --start-after <id> resumes after it.
@@ -133,6 +137,7 @@ function line(r: CounterReport): string {
     if (d.drift !== null && d.drift !== 0) parts.push(`document-drift=${d.drift}`);
     if (d.backfill !== null) parts.push(`backfilled: counted ${d.backfill.counted}, took out ${d.backfill.takenOut}${d.backfill.problems.length > 0 ? ` (${d.backfill.problems.join("; ")})` : ""}`);
   }
+  for (const m of r.staleMirrors) parts.push(`mirror ${m.path}:${m.field}=${JSON.stringify(m.holds)} (the counter holds ${m.expected})`);
   if (r.strayShards.length > 0) parts.push(`stray shards: ${r.strayShards.join(",")}`);
   if (r.missingShards.length > 0) parts.push(`missing shards: ${r.missingShards.join(",")}`);
   if (r.unmeasuredShards.length > 0) parts.push(`shards without writes: ${r.unmeasuredShards.length}${r.writesAdded > 0 ? " (writes added)" : ""}`);

@@ -74,8 +74,37 @@ export function codebaseEntry(name: string): string {
   ].join("\n");
 }
 
-/** What the codebase folder's .gitignore holds: what npm makes. */
-export const CODEBASE_GITIGNORE = "node_modules/\n";
+/** What the codebase folder's .gitignore holds: what npm makes, and the emulator's own params. */
+const GITIGNORED = ["node_modules/", ".env.local"];
+
+/** The codebase's .gitignore: an existing one with the lines it lacks appended. */
+export function codebaseGitignore(existing: string | undefined): string {
+  const text = existing ?? "";
+  const present = new Set(text.split(/\r?\n/).map((line) => line.trim()));
+  const missing = GITIGNORED.filter((line) => !present.has(line) && !present.has(line.replace(/\/$/, "")));
+  if (missing.length === 0) return text;
+  return `${text}${text === "" || text.endsWith("\n") ? "" : "\n"}${missing.join("\n")}\n`;
+}
+
+/** The rollup interval init gives the emulator (and only the emulator) in .env.local. */
+export const LOCAL_ROLLUP_INTERVAL_MS = 100;
+
+/**
+ * The codebase's .env.local: a short rollup interval for the emulator, and why. firebase-tools reads
+ * .env.local only when it emulates (a deploy never does, and firebase.json's "ignore" of init's entry
+ * leaves *.local out of the upload); the .gitignore above keeps it out of git.
+ */
+export function codebaseEnvLocal(name: string): string {
+  return [
+    `# Params of codebase "${name}" for the Firebase emulator only: firebase deploy never reads .env.local (it is`,
+    "# not uploaded either), and .gitignore keeps it out of git. Made by firestore-exact-counter init.",
+    "# The emulator delivers Firestore trigger events one at a time, and a busy counter's rollup waits up to",
+    "# ROLLUP_INTERVAL_MS while it holds them: with .env's value (the deployed one) a local burst of writes",
+    `# takes minutes to settle, with ${LOCAL_ROLLUP_INTERVAL_MS} ms seconds. The emulator's output names the interval it uses.`,
+    `ROLLUP_INTERVAL_MS=${LOCAL_ROLLUP_INTERVAL_MS}`,
+    "",
+  ].join("\n");
+}
 
 /** The NAME of every NAME=value line of an env file. */
 export function envNames(text: string): Set<string> {

@@ -1,7 +1,10 @@
 // The app's index file with what the counters need (the shipped firestore.indexes.json): every composite
 // index and field override of ours that the app's file lacks is appended, and everything of the app's
-// stays. An override of the app's on the same collection group and field as one of ours, but different,
-// is refused: merging it either way would change what the app or the counters rely on.
+// stays, byte for byte: its comments (a stock `firebase init` writes some), formatting and order. The file
+// is read as firebase-tools reads it (lib/jsonc.ts), and one it would refuse is refused naming the line.
+// An override of the app's on the same collection group and field as one of ours, but different, is
+// refused: merging it either way would change what the app or the counters rely on.
+import { appendToTopLevelArrays, readJsonc } from "../lib/jsonc";
 import { shippedFile } from "../lib/package";
 import { refuse } from "./firebase-json";
 
@@ -40,17 +43,18 @@ export function mergeIndexes(source: string | undefined, file: string): IndexesC
   if (source === undefined || source.trim() === "") {
     return { text: shippedFile("firestore.indexes.json"), addedIndexes: ours.indexes?.length ?? 0, addedOverrides: ours.fieldOverrides?.length ?? 0 };
   }
-  let theirs: IndexFile;
-  try {
-    theirs = JSON.parse(source) as IndexFile;
-  } catch (error) {
-    refuse(`${file} is not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+  const read = readJsonc(source);
+  if (!("value" in read)) {
+    refuse(`${file} line ${read.line}, column ${read.column}: ${read.error} (firebase-tools reads it as JSON with comments, and a deploy would stop there too): fix it, then run init again`);
   }
+  const theirs = read.value as IndexFile;
   if (typeof theirs !== "object" || theirs === null || Array.isArray(theirs)) refuse(`${file} does not hold a JSON object`);
-  const merged: IndexFile = { ...theirs };
-  const indexes = [...(theirs.indexes ?? [])];
+  for (const key of ["indexes", "fieldOverrides"] as const) {
+    if (theirs[key] !== undefined && !Array.isArray(theirs[key])) refuse(`${file}: "${key}" is not a list`);
+  }
+  const indexes = theirs.indexes ?? [];
   const newIndexes = (ours.indexes ?? []).filter((index) => !indexes.some((existing) => same(existing, index)));
-  const overrides = [...(theirs.fieldOverrides ?? [])];
+  const overrides = theirs.fieldOverrides ?? [];
   const newOverrides: FieldOverride[] = [];
   for (const override of ours.fieldOverrides ?? []) {
     const existing = overrides.find((o) => o.collectionGroup === override.collectionGroup && o.fieldPath === override.fieldPath);
@@ -62,8 +66,9 @@ export function mergeIndexes(source: string | undefined, file: string): IndexesC
       );
     }
   }
-  if (newIndexes.length === 0 && newOverrides.length === 0) return { text: source, addedIndexes: 0, addedOverrides: 0 };
-  merged.indexes = [...indexes, ...newIndexes];
-  merged.fieldOverrides = [...overrides, ...newOverrides];
-  return { text: `${JSON.stringify(merged, null, 2)}\n`, addedIndexes: newIndexes.length, addedOverrides: newOverrides.length };
+  const text = appendToTopLevelArrays(source, [
+    ["indexes", newIndexes],
+    ["fieldOverrides", newOverrides],
+  ]);
+  return { text, addedIndexes: newIndexes.length, addedOverrides: newOverrides.length };
 }

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { checkFunctionNames } from "./names";
-import { codebaseEntry, codebaseEnv, codebasePackageJson, CODEBASE_GITIGNORE, folderState, type CodebaseSpecs } from "./codebase";
+import { codebaseEntry, codebaseEnv, codebaseEnvLocal, codebaseGitignore, codebasePackageJson, folderState, LOCAL_ROLLUP_INTERVAL_MS, type CodebaseSpecs } from "./codebase";
 import { copied, replacedTarballs, type TarballCopy } from "./tarballs";
 import { firebaseJsonText, mergeFirebaseJson, refuse, wouldDownloadEmulatorUi } from "./firebase-json";
 import { mergeIndexes } from "./indexes";
@@ -102,7 +102,12 @@ export function planFiles(options: InitOptions): Plan & { others: CodebaseEntry[
   add(`${codebase}/package.json`, codebasePackageJson(read(join(codebaseDir, "package.json")), codebase, specs), `depends on ${FUNCTIONS_PACKAGE} (${specs.functions}), firebase-functions and firebase-admin; ${CLI_PACKAGE} for the predeploy preflight`);
   add(`${codebase}/index.js`, read(join(codebaseDir, "index.js")) ?? codebaseEntry(codebase), `re-exports ${FUNCTIONS_PACKAGE}`);
   add(`${codebase}/.env`, codebaseEnv(read(join(codebaseDir, ".env")), codebase), "every param with its default and what it does");
-  add(`${codebase}/.gitignore`, read(join(codebaseDir, ".gitignore")) ?? CODEBASE_GITIGNORE, "node_modules/");
+  add(
+    `${codebase}/.env.local`,
+    read(join(codebaseDir, ".env.local")) ?? codebaseEnvLocal(codebase),
+    `ROLLUP_INTERVAL_MS=${LOCAL_ROLLUP_INTERVAL_MS} for the emulator only (it delivers trigger events one at a time: a local burst settles within seconds)`,
+  );
+  add(`${codebase}/.gitignore`, codebaseGitignore(read(join(codebaseDir, ".gitignore"))), "node_modules/ and .env.local");
   const codebaseWhat = merged.addedCodebase ? `functions codebase "${codebase}" (source ${codebase}/, the preflight as its predeploy)` : `codebase "${codebase}" kept as it is`;
   const firestoreWhat = [
     ...(merged.firestore.added ? [`firestore names ${rulesPath} and ${indexesPath}`] : []),

@@ -23,6 +23,8 @@ export interface GuaranteeResult {
 export interface RulesProbeEnvironment {
   /** Whether the rules allowed the probe; throws on anything but a permission decision. */
   allowed(probe: Probe): Promise<boolean>;
+  /** Sets documents as they are before a probe (data null: absent), with the rules disabled. */
+  seed(documents: readonly { path: string; data: Record<string, unknown> | null }[]): Promise<void>;
   /** The client a caller's probes use, for reads that check what an allowed request returns. */
   firestore(caller: Caller): Firestore;
   /** Deletes the project's documents and closes every client. */
@@ -46,12 +48,13 @@ export async function openRulesProbes(rules: string, firestoreHost: string): Pro
   }).catch((error: unknown) => {
     throw emulatorError(error);
   });
-  try {
-    await env.withSecurityRulesDisabled(async (context) => {
+  const seed = (documents: readonly { path: string; data: Record<string, unknown> | null }[]) =>
+    env.withSecurityRulesDisabled(async (context) => {
       const db = context.firestore() as unknown as Firestore;
-      const seeded = GUARANTEES.flatMap((g) => g.probes).filter((p) => p.seed !== undefined);
-      await Promise.all(seeded.map((p) => sdk.setDoc(sdk.doc(db, p.target), p.seed!)));
+      await Promise.all(documents.map(({ path, data }) => (data === null ? sdk.deleteDoc(sdk.doc(db, path)) : sdk.setDoc(sdk.doc(db, path), data))));
     });
+  try {
+    await seed(GUARANTEES.flatMap((g) => g.probes).flatMap((p) => (p.seed === undefined ? [] : [{ path: p.target, data: p.seed }])));
   } catch (error) {
     await env.cleanup();
     throw error;
@@ -59,6 +62,7 @@ export async function openRulesProbes(rules: string, firestoreHost: string): Pro
   const clients = clientsFor(env);
   return {
     allowed: (probe) => allowed(sdk, clients[probe.caller], probe),
+    seed,
     firestore: (caller) => clients[caller],
     close: async () => {
       await env.clearFirestore();

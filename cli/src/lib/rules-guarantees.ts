@@ -3,7 +3,8 @@
 // signed-out, signed-in and admin-claim callers. The rules test tier runs this table on
 // firestore.rules, and check-rules (and init) on any file (an app's rules with our block in them), so
 // both check the same expectations. Pure data: rules-check.ts runs it in the emulator.
-import { CLEANUP, LEASE_ID, PENDING_ID, REQUESTS, ROLLUP } from "../../../functions/src/model/paths";
+import { BOARDS, CLEANUP, COUNTERS, ENTRIES, LEASE_ID, PENDING_ID, REQUESTS, ROLLUP } from "../../../functions/src/model/paths";
+import { PARAMS_PARENT_ID } from "../../../functions/src/model/deployed-params";
 
 export type Caller = "signed-out" | "signed-in" | "admin";
 
@@ -58,12 +59,17 @@ const REQUEST = { shard: 0, delta: 1 };
 const LEASE = { slot: 1, eventId: "e" };
 const MEMBER = { joinedAt: 1 };
 const MEMBERSHIP = { member: true, changedAt: 2, previousChangedAt: 1 };
+const SUMMARY = { of: 3, bounds: [10], counts: [2, 1] };
+const ENTRY = { total: 12, changedAt: 1 };
 
 function buildGuarantees(): Guarantee[] {
   // Every probe gets a counter of its own, so a write that one (broken) rule allows cannot change what
   // another probe sees, and the probes can run in any order or all at once.
   let next = 0;
   const counter = () => `counters/rules-check-${next++}`;
+  // Leaderboards live below the id no counter can have: a board of its own per probe.
+  const boards = `${COUNTERS}/${PARAMS_PARENT_ID}/${BOARDS}`;
+  const board = () => `${boards}/rules-check-${next++}`;
   const per = (callers: Caller[], probes: (caller: Caller) => Probe[]) => callers.flatMap(probes);
   const uidOf = (caller: Caller) => CALLERS[caller].uid ?? CALLERS["signed-in"].uid!;
 
@@ -163,11 +169,43 @@ function buildGuarantees(): Guarantee[] {
     ...ownDocuments("members", MEMBER),
     ...ownDocuments("memberships", MEMBERSHIP),
     {
+      statement: `anyone can get a leaderboard's summary ${boards}/{board}, signed in or not`,
+      allowed: true,
+      breach: "get a leaderboard's summary",
+      probes: per(ALL_CALLERS, (caller) => [{ caller, operation: "get", target: board(), seed: SUMMARY }]),
+    },
+    {
+      statement: `anyone can count a leaderboard's entries (a query of ${boards}/{board}/${ENTRIES}), signed in or not`,
+      allowed: true,
+      breach: "count a leaderboard's entries",
+      probes: per(ALL_CALLERS, (caller) => [{ caller, operation: "list", target: `${board()}/${ENTRIES}` }]),
+    },
+    {
+      statement: "clients cannot get one entry of a leaderboard, list the leaderboards, or query entries or boards across them",
+      allowed: false,
+      breach: "read leaderboards beyond a summary and a count of its entries",
+      probes: per(ALL_CALLERS, (caller) => [
+        { caller, operation: "get", target: `${board()}/${ENTRIES}/e1`, seed: ENTRY },
+        { caller, operation: "list", target: boards },
+        { caller, operation: "group", target: ENTRIES },
+        { caller, operation: "group", target: BOARDS },
+      ]),
+    },
+    {
+      statement: "clients cannot write a leaderboard's summary or entries",
+      allowed: false,
+      breach: "write a leaderboard's summary or entries",
+      probes: per(ALL_CALLERS, (caller) => [...writes(board, SUMMARY)(caller), ...writes(() => `${board()}/${ENTRIES}/e1`, ENTRY)(caller)]),
+    },
+    {
       statement: "clients cannot read or write any other document under counters/{id}",
       allowed: false,
       breach: "read or write other documents under counters/{id}",
       probes: per(ALL_CALLERS, (caller) => [
         { caller, operation: "get", target: `${counter()}/${CLEANUP}/${PENDING_ID}`, seed: { since: 1 } },
+        // A board's documents anywhere but below the id no counter can have.
+        { caller, operation: "get", target: `${counter()}/${BOARDS}/b`, seed: SUMMARY },
+        { caller, operation: "list", target: `${counter()}/${BOARDS}/b/${ENTRIES}` },
         { caller, operation: "create", target: `${counter()}/anything/else`, data: { any: 1 } },
       ]),
     },

@@ -12,9 +12,9 @@ import { checkManifest, discover } from "./manifest";
 import { checkExposure, checkSettings, predeployParams, resolve } from "./params";
 import { checkIdPatterns } from "./id-patterns";
 import { checkDocumentCounters } from "./documents";
-import { checkAutoCreate, checkCounterKinds, checkExtensionCounters, checkMirrors, checkUniqueCounters, checkWindowedCounters } from "./patterns";
+import { checkAutoCreate, checkCounterKinds, checkExtensionCounters, checkLeaderboards, checkMirrors, checkUniqueCounters, checkWindowedCounters } from "./patterns";
 import { checkPlacement } from "./placement";
-import { checkRules, checkRulesGuarantees } from "./rules";
+import { checkMirroredFields, checkRules, checkRulesGuarantees } from "./rules";
 import { checkFunctionsSdk, checkRuntime } from "./runtime";
 import type { CheckResult, Context, PreflightOptions } from "./types";
 
@@ -58,20 +58,21 @@ function checkPatternParams(ctx: Context): CheckResult[] {
     checkAutoCreate(ctx),
     checkExtensionCounters(ctx),
     checkDocumentCounters(ctx),
+    checkLeaderboards(ctx),
     checkIdPatterns(ctx),
     checkAdminSettings(ctx),
   ];
 }
 
 /**
- * The rules file compiles and keeps the counters' guarantees (both in the emulator at firestoreHost): part
- * of every npm run preflight, and alone (--rules) the predeploy step of firebase.json's firestore section,
- * so whenever a deploy includes Firestore rules.
+ * The rules file compiles, keeps the counters' guarantees, and lets no client write a mirrored field (all in
+ * the emulator at firestoreHost): part of every npm run preflight, and alone (--rules) the predeploy step of
+ * firebase.json's firestore section, so whenever a deploy includes Firestore rules.
  */
 async function runRulesChecks(ctx: Context): Promise<CheckResult[]> {
   const compiled = await checkRules(ctx);
   if (compiled.status === "fail") return [compiled];
-  return [compiled, await checkRulesGuarantees(ctx)];
+  return [compiled, await checkRulesGuarantees(ctx), await checkMirroredFields(ctx)];
 }
 
 /** The checks runPreflight makes only with the built functions (skipped at predeploy). */

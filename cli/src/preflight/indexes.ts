@@ -1,11 +1,12 @@
 // The index file: valid for firebase-tools, with the TTL policy that expires the idempotency records (and,
-// with DOCUMENT_COUNTERS, the document records and deletion times), the
-// collection-group index the sweep's query needs, the shards' index the rollup sums through and the index
-// the midnight commit's query needs, and without the TTL policy of earlier versions.
+// with DOCUMENT_COUNTERS, the document records and deletion times), the indexes the sweep's two queries
+// need (the promises' due times, and the previous version's leases), the shards' index the rollup sums
+// through and the index the midnight commit's query needs, and without the TTL policy of earlier versions.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { COUNTERS, DELETED, DOCUMENT_RECORDS, REQUESTS, ROLLUP, SHARD_SUMS_INDEX, WINDOWS_MOVE_AT } from "../../../functions/src/model/paths";
+import { COUNTERS, DELETED, DOCUMENT_RECORDS, REQUESTS, ROLLUP, SHARD_SUMS_INDEX, TRAILING_DUE_AT, WINDOWS_MOVE_AT } from "../../../functions/src/model/paths";
 import { errorMessage, firestoreApi } from "../lib/firebase-tools-internals";
+import { readJsonc } from "../lib/jsonc";
 import { firestoreConfig, userEnvs } from "./context";
 import { SWEEP, WINDOWS } from "./manifest";
 import type { CheckResult, Context } from "./types";
@@ -23,7 +24,10 @@ export function checkIndexes(ctx: Context): CheckResult {
   try {
     const file = firestoreConfig(ctx).indexes;
     if (file === undefined) throw new Error("firebase.json names no firestore.indexes file");
-    const spec = JSON.parse(readFileSync(join(ctx.options.projectDir, file), "utf8")) as IndexSpec;
+    // As a deploy reads it: JSON with comments (a stock `firebase init` writes some).
+    const read = readJsonc(readFileSync(join(ctx.options.projectDir, file), "utf8"));
+    if (!("value" in read)) return { check, status: "fail", message: `${file} line ${read.line}, column ${read.column}: ${read.error} (a deploy would stop there too)` };
+    const spec = read.value as IndexSpec;
     new firestoreApi.FirestoreApi().validateSpec(spec);
     const ttl = spec.fieldOverrides?.some((o) => o.collectionGroup === REQUESTS && o.fieldPath === "expireAt" && o.ttl === true);
     if (!ttl) {
@@ -39,7 +43,7 @@ export function checkIndexes(ctx: Context): CheckResult {
       return {
         check,
         status: "fail",
-        message: `${file} has no collection-group index on ${ROLLUP}.dueAt: ${SWEEP}'s query would fail, and claims orphaned when retries run out would never be finished`,
+        message: `${file} has no collection-group index on ${ROLLUP}.dueAt: ${SWEEP}'s query would fail, and claims the previous version left at the upgrade would never be finished`,
       };
     }
     const sumsIndex = spec.indexes?.some(
@@ -68,6 +72,20 @@ export function checkIndexes(ctx: Context): CheckResult {
         check,
         status: "fail",
         message: `${file} has no index on ${COUNTERS}.${WINDOWS_MOVE_AT}: ${WINDOWS}' query would fail, and windowed counters' windows would never move at midnight (docs/windows.md)`,
+      };
+    }
+    // The sweep's query of promises: `rollup.trailing.dueAt`, indexed again as `rollup.windowsMoveAt` is.
+    const promisesIndex = spec.fieldOverrides?.some(
+      (o) =>
+        o.collectionGroup === COUNTERS &&
+        o.fieldPath === TRAILING_DUE_AT &&
+        (o.indexes ?? []).some((i) => i.order === "ASCENDING" && i.queryScope === "COLLECTION"),
+    );
+    if (!promisesIndex) {
+      return {
+        check,
+        status: "fail",
+        message: `${file} has no index on ${COUNTERS}.${TRAILING_DUE_AT}: ${SWEEP}'s query would fail, and a promise whose owner's retries ran out would never be fulfilled (docs/rollup.md)`,
       };
     }
     // DOCUMENT_COUNTERS: what a deleted document leaves behind (its record, a deleted counter's time) expires.

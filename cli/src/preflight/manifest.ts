@@ -1,8 +1,9 @@
 // The built functions: loading them for the functions SDK's manifest (discovery), and the manifest
 // itself: the contract's callables, the rollup trigger, its sweep and the cleanup trigger, each of the
 // kind, event, document and retry the rollup and the cleanup rely on; foldExtensionShards exactly while
-// EXTENSION_COUNTERS names extension counters, and the document triggers exactly as DOCUMENT_COUNTERS names them.
-import { CLEANUP_DOCUMENT_PATTERN, SHARD_DOCUMENT_PATTERN } from "../../../functions/src/model/paths";
+// EXTENSION_COUNTERS names extension counters, rollupBoard exactly while LEADERBOARDS names leaderboards, and
+// the document triggers exactly as DOCUMENT_COUNTERS names them.
+import { BOARD_ENTRY_PATTERN, CLEANUP_DOCUMENT_PATTERN, SHARD_DOCUMENT_PATTERN } from "../../../functions/src/model/paths";
 import { FOLD_TRIGGER_PATTERN } from "../../../functions/src/model/extension-rules";
 import { parseDocumentCounterRules } from "../../../functions/src/model/document-rules";
 import { documentTriggers, type DocumentTrigger } from "../../../functions/src/model/document-triggers";
@@ -21,6 +22,8 @@ export const WINDOWS = "rollupWindows";
 const CLEANUP_TRIGGER = "cleanupDeletedCounter";
 /** Folds old clients' writes of the firestore-counter extension; deployed only while EXTENSION_COUNTERS is set (functions/src/index.ts). */
 export const FOLD_TRIGGER = "foldExtensionShards";
+/** Keeps the leaderboards' summaries; deployed only while LEADERBOARDS is set (functions/src/index.ts). */
+export const BOARD_TRIGGER = "rollupBoard";
 /** Every function the package deploys (functions/src/index.ts): no other codebase of an app may use these names. */
 export const DEPLOYED_FUNCTIONS = [...CALLABLES, TRIGGER, SWEEP, WINDOWS, CLEANUP_TRIGGER];
 const WRITTEN_EVENT = "google.cloud.firestore.document.v1.written";
@@ -36,8 +39,25 @@ export async function discover(ctx: Context): Promise<{ result: CheckResult; bui
       build,
     };
   } catch (error) {
-    return { result: { check, status: "fail", message: `loading the functions to read their manifest failed (build them first: npm run build): ${withoutStack(errorMessage(error))}` } };
+    return { result: { check, status: "fail", message: `loading the functions to read their manifest failed (${causeOf(ctx)}): ${withoutStack(errorMessage(error))}` } };
   }
+}
+
+/**
+ * Why the functions did not load, as far as the preflight can tell: a DOCUMENT_COUNTERS that does not parse
+ * (the main entry builds its document triggers from it as it loads, and refuses a value it cannot read: the
+ * "document counters" check names the rule), else most likely no build.
+ */
+function causeOf(ctx: Context): string {
+  const envs = userEnvs(ctx, "discovery");
+  if ("values" in envs) {
+    try {
+      parseDocumentCounterRules("DOCUMENT_COUNTERS", envs.values.DOCUMENT_COUNTERS ?? "");
+    } catch {
+      return `DOCUMENT_COUNTERS does not parse, and the functions refuse to load with it: the "document counters" check below names the rule; fix it in ${envFiles(ctx).base} or ${envFiles(ctx).project}`;
+    }
+  }
+  return "build them first: npm run build";
 }
 
 /** The message without the child's stack frames, on one line. */
@@ -62,6 +82,11 @@ export function checkManifest(ctx: Context, backend: Backend): CheckResult {
     expected.push(FOLD_TRIGGER);
     if (!byId.has(FOLD_TRIGGER)) problems.push(`EXTENSION_COUNTERS is set but ${FOLD_TRIGGER} is not exported by codebase ${envFiles(ctx).source}/ (its package.json's main): old clients' writes would not be folded`);
   }
+  const boards = "values" in envs && (envs.values.LEADERBOARDS ?? "").trim() !== "";
+  if (boards) {
+    expected.push(BOARD_TRIGGER);
+    if (!byId.has(BOARD_TRIGGER)) problems.push(`LEADERBOARDS is set but ${BOARD_TRIGGER} is not exported by codebase ${envFiles(ctx).source}/ (its package.json's main): no leaderboard's summary would move`);
+  }
   const documents = "values" in envs ? documentTriggersOf(envs.values.DOCUMENT_COUNTERS) : [];
   for (const trigger of documents) {
     expected.push(trigger.id);
@@ -72,7 +97,8 @@ export function checkManifest(ctx: Context, backend: Backend): CheckResult {
     } else if (event.retry !== true) problems.push(`${trigger.id} has retries off: a change of a document whose invocation fails would never be counted`);
   }
   for (const e of endpoints) {
-    if (!expected.includes(e.id)) problems.push(`unexpected endpoint ${e.id}${e.id === FOLD_TRIGGER ? " (EXTENSION_COUNTERS is empty)" : ""}`);
+    const empty = e.id === FOLD_TRIGGER ? " (EXTENSION_COUNTERS is empty)" : e.id === BOARD_TRIGGER ? " (LEADERBOARDS is empty)" : "";
+    if (!expected.includes(e.id)) problems.push(`unexpected endpoint ${e.id}${empty}`);
     if (e.platform !== "gcfv2") problems.push(`${e.id} is ${e.platform}, not a 2nd-gen function`);
   }
   for (const name of CALLABLES) {
@@ -114,6 +140,15 @@ export function checkManifest(ctx: Context, backend: Backend): CheckResult {
       problems.push(`${FOLD_TRIGGER} has retries off: a fold that fails would leave its amount in the shard until migrate-extension runs again`);
     }
   }
+  const board = byId.get(BOARD_TRIGGER)?.eventTrigger;
+  if (boards && byId.has(BOARD_TRIGGER)) {
+    const document = board?.eventFilterPathPatterns?.document ?? board?.eventFilters?.document;
+    if (board?.eventType !== WRITTEN_EVENT || document !== BOARD_ENTRY_PATTERN) {
+      problems.push(`${BOARD_TRIGGER} must listen to ${WRITTEN_EVENT} on "${BOARD_ENTRY_PATTERN}": no leaderboard's summary would move`);
+    } else if (board.retry !== true) {
+      problems.push(`${BOARD_TRIGGER} has retries off: a failed rollup of a board would leave its ranks stale until the sweep`);
+    }
+  }
   if (problems.length > 0) return { check, status: "fail", message: problems.join("; ") };
   const regions = [...new Set(endpoints.map((e) => e.region))].join(", ");
   const t = trigger!;
@@ -126,6 +161,7 @@ export function checkManifest(ctx: Context, backend: Backend): CheckResult {
       `${SWEEP} ${sweep!.scheduleTrigger!.schedule}; ${WINDOWS} ${windows!.scheduleTrigger!.schedule} (${windows!.scheduleTrigger!.timeZone ?? "UTC"}); ` +
       `${CLEANUP_TRIGGER} on ${UPDATED_EVENT} ${CLEANUP_DOCUMENT_PATTERN}, retry on` +
       (folding ? `; ${FOLD_TRIGGER} on ${WRITTEN_EVENT} ${FOLD_TRIGGER_PATTERN}, retry on` : "") +
+      (boards ? `; ${BOARD_TRIGGER} on ${WRITTEN_EVENT} ${BOARD_ENTRY_PATTERN}, retry on` : "") +
       documents.map((t) => `; ${t.id} on ${WRITTEN_EVENT} ${t.path}, retry on`).join(""),
   };
 }

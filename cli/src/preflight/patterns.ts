@@ -1,11 +1,12 @@
 // The params that hold patterns and rules (UNIQUE_COUNTERS, WINDOWED_COUNTERS, MIRRORS, COUNTER_KINDS, AUTO_CREATE,
-// EXTENSION_COUNTERS), parsed by the functions' own parsers from the values a deploy would use: a bad one fails
+// EXTENSION_COUNTERS, LEADERBOARDS), parsed by the functions' own parsers from the values a deploy would use: a bad one fails
 // here, naming it. How they fit together (a window mirrored of ids that are not windowed, typos) is id-patterns.ts.
 import { describeAutoCreateRule, parseAutoCreateRules } from "../../../functions/src/model/auto-create-rules";
 import { describeKind, parseCounterKinds, type KindLimits } from "../../../functions/src/model/kinds";
 import { mirrorTargets, parseMirrorRules, type MirrorRule } from "../../../functions/src/model/mirror-rules";
 import { fillTemplate, matchesAny, parseCounterIdPatterns, type Template } from "../../../functions/src/model/patterns";
 import { describeRule, parseExtensionRules, type ExtensionRule } from "../../../functions/src/model/extension-rules";
+import { describeBoardRule, parseLeaderboardRules } from "../../../functions/src/model/leaderboard-rules";
 import { PARAM_RULES, paramProblem } from "../../../functions/src/model/param-rules";
 import { errorMessage } from "../lib/firebase-tools-internals";
 import { envFiles, userEnvs } from "./context";
@@ -128,6 +129,19 @@ export function checkAutoCreate(ctx: Context): CheckResult {
     const rules = parseAutoCreateRules("AUTO_CREATE", value);
     if (rules.length === 0) return "AUTO_CREATE is empty: an increment or setMember on a counter that does not exist is not-found";
     return `AUTO_CREATE: the first call on a missing counter creates it while its document exists: ${rules.map(describeAutoCreateRule).join(", ")}`;
+  });
+}
+
+/**
+ * LEADERBOARDS, parsed by the functions' own parser (functions/src/model/leaderboard-rules.ts): a bad rule, or a
+ * counter id two rules would name (a counter is on one board at most), fails here, naming the rules, instead
+ * of the rollup committing totals without their entries (it logs an ERROR) and createCounter answering internal.
+ */
+export function checkLeaderboards(ctx: Context): CheckResult {
+  return checkPatternParam(ctx, "leaderboards", "LEADERBOARDS", (value) => {
+    const rules = parseLeaderboardRules("LEADERBOARDS", value);
+    if (rules.length === 0) return "LEADERBOARDS is empty: no counter is ranked, and rollupBoard is not deployed";
+    return `LEADERBOARDS: rollupBoard keeps the summaries of ${rules.map(describeBoardRule).join(", ")} (existing counters join with backfill --board)`;
   });
 }
 

@@ -1,13 +1,16 @@
 // The rules file compiles, with the production compiler (in a Firestore emulator), and keeps the counters'
-// guarantees: the table check-rules runs (lib/rules-check.ts), also in the emulator. Both
-// run in npm run preflight and, with --rules, as the predeploy step of firebase.json's firestore section:
-// whenever a deploy includes Firestore rules.
+// guarantees: the table check-rules runs (lib/rules-check.ts), also in the emulator; and no client can write
+// a field MIRRORS keeps (lib/rules-mirrors.ts: a warning, naming each). They run in npm run preflight and,
+// with --rules, as the predeploy step of firebase.json's firestore section: whenever a deploy includes
+// Firestore rules.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { putRules } from "../lib/emulator-rules";
 import { errorMessage } from "../lib/firebase-tools-internals";
 import { checkGuarantees, type GuaranteeResult } from "../lib/rules-check";
-import { firestoreConfig } from "./context";
+import { checkMirrorWrites, mirrorWriteLine } from "../lib/rules-mirrors";
+import { parseMirrorRules } from "../../../functions/src/model/mirror-rules";
+import { envFiles, firestoreConfig, userEnvs } from "./context";
 import type { CheckResult, Context } from "./types";
 
 interface RulesIssue {
@@ -61,6 +64,33 @@ export async function checkRulesGuarantees(ctx: Context): Promise<CheckResult> {
     };
   } catch (error) {
     return { check, status: "fail", message: `${file} could not be evaluated: ${errorMessage(error).replace(/\s*\n\s*/g, " ")}` };
+  }
+}
+
+/**
+ * No client can write a field MIRRORS keeps, as far as probes of the rules can tell (lib/rules-mirrors.ts): a
+ * warning naming each field clients can write (the counters stay exact; what a client sets shows until the
+ * next commit, and reconcile reports it).
+ */
+export async function checkMirroredFields(ctx: Context): Promise<CheckResult> {
+  const check = "mirrored fields";
+  const envs = userEnvs(ctx, check);
+  if ("failed" in envs) return envs.failed;
+  let mirrors;
+  try {
+    mirrors = parseMirrorRules("MIRRORS", envs.values.MIRRORS ?? "");
+  } catch {
+    return { check, status: "ok", message: "MIRRORS does not parse (its own check says why): no mirrored field to probe" };
+  }
+  if (mirrors.length === 0) return { check, status: "ok", message: "MIRRORS is empty: no mirrored field" };
+  const rules = readRules(ctx);
+  if ("error" in rules) return { check, status: "fail", message: rules.error };
+  try {
+    const writable = await checkMirrorWrites(rules.source, ctx.options.firestoreHost, mirrors);
+    if (writable.length === 0) return { check, status: "ok", message: `${rules.file}: clients can write none of the ${mirrors.length} fields MIRRORS keeps (${envFiles(ctx).base})` };
+    return { check, status: "warn", message: `${rules.file}: ${writable.map(mirrorWriteLine).join("; ")}` };
+  } catch (error) {
+    return { check, status: "fail", message: `${rules.file} could not be evaluated: ${errorMessage(error).replace(/\s*\n\s*/g, " ")}` };
   }
 }
 

@@ -3,4 +3,5 @@
 export { CounterClientProvider, type CounterClientProviderProps } from "./context.js";
 export { useCounter, type UseCounterOptions, type UseCounterResult } from "./use-counter.js";
 export { useLike, type UseLikeOptions, type UseLikeResult } from "./use-like.js";
+export { useRank, type UseRankOptions, type UseRankResult } from "./use-rank.js";
 export type { HookStatus, Loaded } from "./store.js";

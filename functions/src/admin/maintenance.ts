@@ -10,13 +10,14 @@ import { envSettings } from "../model/env-settings";
 import type { Settings } from "../model/settings";
 import { CounterError } from "../model/errors";
 import { extensionRule, type ExtensionRule } from "../model/extension-rules";
-import { parseDocumentCounterRules, type DocumentRule } from "../model/document-rules";
+import { noExtensionAmounts, parseDocumentCounterRules, ruleSharingIds, type DocumentRule } from "../model/document-rules";
 import { newCounterRule } from "../model/new-counter";
 import { migrate, type MigrationItem, type MigrationScan } from "../extension/migrate";
 import type { CounterReport } from "../reconcile/counter";
 import { countCounters as countAll, reconcile as reconcileAll, type ReconcileOptions } from "../reconcile/run";
 import { appOf, checkedOptions, type AdminOptions } from "./options";
 import { checkDeployedParams } from "./params-check";
+import { toolRollupDeps } from "./rollup-deps";
 
 /**
  * The maintenance runs' options: an app, and the params' values as text (NAME -> value, as a codebase's .env
@@ -29,14 +30,16 @@ export interface ToolOptions extends AdminOptions {
 /**
  * Checks every counter (or `counterIds`) and, with `fix`, repairs it (DOCUMENT_COUNTERS from the env: its
  * counters against their documents too); yields one report per counter in id
- * order (docs/operations.md, "Reconcile"). A fix writes the total to the counter's MIRRORS targets too.
+ * order (docs/operations.md, "Reconcile"). A fix writes the total to the counter's MIRRORS targets and its
+ * leaderboard's entry (LEADERBOARDS) too.
  */
-export async function* reconcile(options: ToolOptions & Omit<ReconcileOptions, "mirrors"> = {}): AsyncGenerator<CounterReport> {
+export async function* reconcile(options: ToolOptions & Omit<ReconcileOptions, "mirrors" | "boards"> = {}): AsyncGenerator<CounterReport> {
   const { db, settings, rest, check } = tool(options, ["fix", "counterIds", "pageSize", "concurrency", "startAfter", "stuckAfterMs", "nowMs"]);
   const documentRules = documentRulesOf(options.env ?? process.env);
   const newCounter = (counterId: string) => newCounterRule(settings, "documents")(counterId);
   if (rest.fix === true) await check();
-  yield* reconcileAll(db, { ...(rest as ReconcileOptions), mirrors: (counterId) => settings.mirrorsFor(counterId), documentRules, newCounter });
+  const boards = (counterId: string) => settings.boardFor(counterId);
+  yield* reconcileAll(db, { ...(rest as ReconcileOptions), mirrors: (counterId) => settings.mirrorsFor(counterId), boards, documentRules, newCounter, rollup: toolRollupDeps(db, settings, documentRules) });
 }
 
 /** How many counters reconcile() will visit with these options: one count() aggregation. */
@@ -49,6 +52,7 @@ export async function countCounters(options: ToolOptions & Pick<ReconcileOptions
  * Moves the firestore-counter extension's counts of the documents `rule.document` names (their `rule.field`,
  * and what their `_counter_shards_` hold) into the counters `rule.counter` names, exactly (docs/from-the-extension.md);
  * yields one item per document with a count. `dryRun` writes nothing; `scan` is filled with what was listed.
+ * Counters that DOCUMENT_COUNTERS (of the env) can name: failed-precondition naming its rule, nothing read.
  */
 export async function* migrateExtension(
   rule: { document: string; field: string; counter: string },
@@ -61,10 +65,13 @@ export async function* migrateExtension(
   } catch (error) {
     throw new CounterError("invalid-argument", `the rule ${error instanceof Error ? error.message : String(error)}`);
   }
+  const documentRules = documentRulesOf(options.env ?? process.env);
+  const counted = ruleSharingIds(documentRules, parsed.counter);
+  if (counted !== undefined) throw new CounterError("failed-precondition", `migrate-extension: the counters ${parsed.counter.source} cannot take the extension's amounts: ${noExtensionAmounts(counted)}`);
   const { dryRun, concurrency, scan } = rest as { dryRun?: boolean; concurrency?: number; scan?: MigrationScan };
   const newCounter = newCounterRule(settings);
   if (dryRun !== true) await check();
-  yield* migrate(db, parsed, { dryRun: dryRun === true, newCounter, ...(concurrency === undefined ? {} : { concurrency }) }, scan);
+  yield* migrate(db, parsed, { dryRun: dryRun === true, newCounter, documentRules, ...(concurrency === undefined ? {} : { concurrency }) }, scan);
 }
 
 /** DOCUMENT_COUNTERS of an environment, parsed; invalid-argument naming the rule when it does not parse. */

@@ -31,13 +31,19 @@ function valueIn(file: string, name: string): string | undefined {
  * manifest, the codebase's .env files' (above); undefined when neither has one.
  */
 export function paramAtLoad(name: string, env: NodeJS.ProcessEnv = process.env, codebaseDir: string = process.cwd()): string | undefined {
-  if (env[name] !== undefined) return env[name];
+  return paramSourceAtLoad(name, env, codebaseDir)?.value;
+}
+
+/** paramAtLoad's value, and where it came from: "the environment" or the .env file that gave it. */
+export function paramSourceAtLoad(name: string, env: NodeJS.ProcessEnv = process.env, codebaseDir: string = process.cwd()): { value: string; from: string } | undefined {
+  if (env[name] !== undefined) return { value: env[name], from: "the environment" };
   if (env.FUNCTIONS_CONTROL_API !== "true") return undefined;
   const files = [".env", env.GCLOUD_PROJECT ? `.env.${env.GCLOUD_PROJECT}` : undefined, env.FUNCTIONS_EMULATOR === "true" ? ".env.local" : undefined];
-  let value: string | undefined;
+  let found: { value: string; from: string } | undefined;
   for (const file of files) {
     if (file === undefined) continue;
-    value = valueIn(join(codebaseDir, file), name) ?? value;
+    const value = valueIn(join(codebaseDir, file), name);
+    if (value !== undefined) found = { value, from: file };
   }
-  return value;
+  return found;
 }

@@ -52,6 +52,14 @@ export function extensionCountersAtLoad(): boolean {
 }
 
 /**
+ * Whether rollupBoard is deployed: LEADERBOARDS is not empty when the module loads (read as EXTENSION_COUNTERS
+ * is, above), so the main entry exports exactly the contract's functions unless the param names leaderboards.
+ */
+export function leaderboardsAtLoad(): boolean {
+  return (paramAtLoad("LEADERBOARDS") ?? "").trim() !== "";
+}
+
+/**
  * DOCUMENT_COUNTERS as the module loads, read as EXTENSION_COUNTERS is (above): which document triggers the
  * main entry exports (entry/documentCounters.ts). undefined when the param has no value.
  */

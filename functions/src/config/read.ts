@@ -8,11 +8,14 @@ import * as logger from "firebase-functions/logger";
 import { newCounterRule, type NewCounterRule } from "../model/new-counter";
 import { parseExtensionRules, type ExtensionRule } from "../model/extension-rules";
 import { parseDocumentCounterRules, type DocumentRule } from "../model/document-rules";
+import { boardOf, parseLeaderboardRules, type BoardRule } from "../model/leaderboard-rules";
 import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "../model/mirror-rules";
 import { paramProblem, type RawValue } from "../model/param-rules";
 import { settingsOf, type Settings } from "../model/settings";
 import { HOT_FOR_MS, type GrowthSettings } from "../rollup/growth";
 import { staleAfterMsFor } from "../rollup/plan";
+import { chainBudgetMsFor } from "../rollup/trail";
+import { recountQueryFor } from "../documents/recount";
 import type { RollupDeps } from "../rollup/types";
 import { DECLARED, deployedValue } from "./params";
 
@@ -31,6 +34,7 @@ export function deployedSettings(): Settings {
  */
 const ROLLUP_FALLBACKS = {
   ROLLUP_INTERVAL_MS: { value: 1000, shown: "1000 ms" },
+  RECOUNT_LIMIT: { value: 10_000, shown: "10000" },
   SHARD_WRITES_PER_SECOND: { value: 1, shown: "1" },
   MAX_GROWN_SHARDS: { value: 1000, shown: "1000" },
 };
@@ -55,15 +59,24 @@ function rollupParam(name: keyof typeof ROLLUP_FALLBACKS, value: number): number
   return fallback.value;
 }
 
-/** The rollup's settings: ROLLUP_INTERVAL_MS, SHARD_WRITES_PER_SECOND and MAX_GROWN_SHARDS, each checked (rollupParam). */
-export function rollupConfig(): Pick<RollupDeps, "intervalMs" | "staleAfterMs" | "growth"> {
+/**
+ * The rollup's settings: ROLLUP_INTERVAL_MS, SHARD_WRITES_PER_SECOND and MAX_GROWN_SHARDS, each checked
+ * (rollupParam), and how long an owner carries a chain within ROLLUP_TIMEOUT_SECONDS (rollup/trail.ts).
+ */
+export function rollupConfig(): Pick<RollupDeps, "intervalMs" | "staleAfterMs" | "growth" | "chainBudgetMs" | "recount"> {
   const intervalMs = rollupParam("ROLLUP_INTERVAL_MS", DECLARED.ROLLUP_INTERVAL_MS.value());
   const growth: GrowthSettings = {
     shardWritesPerSecond: rollupParam("SHARD_WRITES_PER_SECOND", DECLARED.SHARD_WRITES_PER_SECOND.value()),
     maxShards: rollupParam("MAX_GROWN_SHARDS", DECLARED.MAX_GROWN_SHARDS.value()),
     hotForMs: HOT_FOR_MS,
   };
-  return { intervalMs, staleAfterMs: staleAfterMsFor(intervalMs), growth };
+  // The function's own timeout (an option of its deploy, so never a bad value at run time; 60 s if it were).
+  const timeout = DECLARED.ROLLUP_TIMEOUT_SECONDS.value();
+  const timeoutSeconds = Number.isSafeInteger(timeout) && timeout > 0 ? timeout : 60;
+  // Document counters kept by recount: the query of the rule that names an id (read only for a recounted
+  // parent, so a bad DOCUMENT_COUNTERS leaves every other counter's rollup as it is: documentRules logs it).
+  const recount = { query: (counterId: string) => recountQueryFor(documentRules(), counterId), limit: rollupParam("RECOUNT_LIMIT", DECLARED.RECOUNT_LIMIT.value()) };
+  return { intervalMs, staleAfterMs: staleAfterMsFor(intervalMs), growth, chainBudgetMs: chainBudgetMsFor(timeoutSeconds, intervalMs), recount };
 }
 
 let reportedBadMirrors: string | undefined = undefined;
@@ -86,6 +99,31 @@ export function rollupMirrorTargets(counterId: string): MirrorTarget[] {
     }
     return [];
   }
+}
+
+let reportedBadBoards: string | undefined = undefined;
+
+/**
+ * LEADERBOARDS as the rollup and the board's trigger read it. A bad value must not freeze every total, so the
+ * rollup commits totals without their entries, and logs an ERROR naming the rule, once per instance and
+ * value (the preflight refuses such a value; backfill --board makes the boards whole once it is fixed).
+ */
+export function leaderboardRules(): BoardRule[] {
+  const value = DECLARED.LEADERBOARDS.value();
+  try {
+    return parseLeaderboardRules("LEADERBOARDS", value);
+  } catch (error) {
+    if (reportedBadBoards !== value) {
+      reportedBadBoards = value;
+      logger.error(`${error instanceof Error ? error.message : String(error)}; no counter is put on a leaderboard until it is fixed in functions/.env`, { param: "LEADERBOARDS" });
+    }
+    return [];
+  }
+}
+
+/** The leaderboard the rollup's commits of `counterId` carry the entry of (leaderboardRules). */
+export function rollupBoardOf(counterId: string): string | undefined {
+  return boardOf(leaderboardRules(), counterId);
 }
 
 let reportedBadExtensionRules: string | undefined = undefined;

@@ -13,6 +13,7 @@ import { NEW_SHARD } from "./shard-writes";
 import { shardIds } from "../model/shards";
 import type { ExtensionSource } from "../model/extension-rules";
 import { extensionRefs, settleExtension, type ExtensionReads } from "./extension-take";
+import { BOARD_FIELD, writeEntry } from "../leaderboard/entry-writes";
 
 export interface CreateResult {
   counterId: string;
@@ -58,9 +59,16 @@ export async function createParentAndShards(
   db: Firestore,
   counterId: string,
   numShards: number,
-  options: { unique?: boolean; windowed?: boolean; mirrors?: readonly MirrorTarget[]; extension?: readonly ExtensionSource[]; now?: () => number } = {},
+  options: { unique?: boolean; windowed?: boolean; mirrors?: readonly MirrorTarget[]; extension?: readonly ExtensionSource[]; board?: string; now?: () => number } = {},
 ): Promise<CreateResult> {
-  const counter = { numShards, unique: options.unique ?? false, windowed: options.windowed ?? false, mirrors: options.mirrors ?? [], extension: options.extension ?? [] };
+  const counter = {
+    numShards,
+    unique: options.unique ?? false,
+    windowed: options.windowed ?? false,
+    mirrors: options.mirrors ?? [],
+    extension: options.extension ?? [],
+    ...(options.board === undefined ? {} : { board: options.board }),
+  };
   const id = counterId;
   const parent = counterRef(db, id);
   try {
@@ -89,7 +97,8 @@ export async function createParentAndShards(
  * The writes of a new counter, in a transaction that has read the parent (absent), the deletion marker
  * (absent), `counter.mirrors`' targets (`targets`, in order) and, for an id EXTENSION_COUNTERS names, its
  * sources' documents and records (`extension`: extension-take.ts, extensionRefs): the parent at `total: 0`,
- * every shard at 0, and 0 on the mirror targets that exist; or, when the id takes an extension's field now,
+ * every shard at 0, 0 on the mirror targets that exist, and, for a counter on a leaderboard, its entry at 0
+ * (leaderboard/entry-writes.ts); or, when the id takes an extension's field now,
  * shard 0 holding what it takes, the records, and the field that holds it left as it is (the first rollup
  * commits that total within about one interval: the shards' writes wake it). Shared by createParentAndShards
  * and AUTO_CREATE (auto-create.ts). Throws failed-precondition when a source's field is not an integer.
@@ -98,14 +107,16 @@ export function writeNewCounter(
   tx: Transaction,
   db: Firestore,
   counterId: string,
-  counter: { numShards: number; unique: boolean; windowed: boolean; mirrors: readonly MirrorTarget[]; extension?: readonly ExtensionSource[] },
+  counter: { numShards: number; unique: boolean; windowed: boolean; mirrors: readonly MirrorTarget[]; extension?: readonly ExtensionSource[]; board?: string },
   targets: readonly DocumentSnapshot[],
   now: () => number,
   extension: ExtensionReads = [],
 ): void {
   const { numShards, unique, windowed } = counter;
   const settled = settleExtension(tx, db, counterId, counter, extension);
-  tx.create(counterRef(db, counterId), newCounterDocument(numShards, { unique, windowed, nowMs: now() }));
+  const board = counter.board;
+  tx.create(counterRef(db, counterId), { ...newCounterDocument(numShards, { unique, windowed, nowMs: now() }), ...(board === undefined ? {} : { [BOARD_FIELD]: board }) });
+  if (board !== undefined) writeEntry(tx, db, board, counterId, 0);
   for (const shardId of shardIds(numShards)) tx.set(shardRef(db, counterId, shardId), shardId === "0" && settled.taken !== 0 ? { ...NEW_SHARD, count: settled.taken } : NEW_SHARD);
   // A counter created again after a delete starts its mirror at 0 too, not at the old total; a field that
   // holds what the counter takes of it keeps it.

@@ -1,4 +1,4 @@
-// deleteParentAndShards, deleteCounter's write: the parent, its shards and the rollup lease in one
+// deleteParentAndShards, deleteCounter's write: the parent, its shards and a legacy rollup lease in one
 // transaction that writes the deletion marker and removes the mirrored field (mirror-writes.ts); then the
 // cleanup of what the counter leaves behind (deletion.ts), for a bounded time.
 import { FieldValue, Timestamp, type Firestore } from "firebase-admin/firestore";
@@ -8,25 +8,28 @@ import { CounterError } from "../model/errors";
 import type { MirrorTarget } from "../model/mirror-rules";
 import { mirrorRefs, writeMirrors } from "./mirror-writes";
 import { cleanupRef, counterRef, deletedRef, leaseRef, shardRef } from "../model/paths";
-import { RECORD_TTL_MS } from "../model/document-records";
+import { RECORD_TTL_MS } from "../documents/records";
 import { ADMIN_TRANSACTION_ATTEMPTS, forgetShape, shapeIn } from "./shape";
 import { shardIds } from "../model/shards";
+import { deleteEntries, parentBoardOf } from "../leaderboard/entry-writes";
 
 export interface DeleteOptions {
   mirrors?: readonly MirrorTarget[];
+  /** The leaderboard the params put the counter on (LEADERBOARDS): its entry goes too (and the one its parent names). */
+  board?: string;
   /** How long this call removes members and idempotency records before handing off (deletion.ts). */
   cleanupBudgetMs?: number;
   nowMs?: () => number;
   /**
    * A document counter (DOCUMENT_COUNTERS): the deletion's time stays behind (paths.ts, DELETED) for longer
    * than its documents' events may be retried, so that none of them counts again in the counter the next
-   * change creates (model/document-records.ts).
+   * change creates (documents/records.ts).
    */
   documents?: boolean;
 }
 
 /**
- * Deletes the parent, its shards and the rollup lease in one transaction, which also writes the deletion
+ * Deletes the parent, its shards and a legacy rollup lease (rollup/legacy-lease.ts) in one transaction, which also writes the deletion
  * marker: from then on increments and setMember calls fail with not-found and write nothing (their shard
  * update fails, taking the idempotency record or member document with it), trigger events find no parent,
  * and createCounter refuses the id. Then it removes the members and idempotency records (nothing can add
@@ -52,6 +55,8 @@ export async function deleteParentAndShards(db: Firestore, counterId: string, op
       for (const id of shardIds(numShards)) tx.delete(shardRef(db, counterId, id));
       tx.delete(leaseRef(db, counterId));
       tx.delete(counterRef(db, counterId));
+      // A deleted counter leaves its board in the same write (leaderboard/entry-writes.ts).
+      deleteEntries(tx, db, counterId, [parentBoardOf(parent!), options.board]);
       markDeleted(tx, db, counterId);
       if (options.documents === true) tx.set(deletedRef(db, counterId), { deletedAt: FieldValue.serverTimestamp(), expireAt: Timestamp.fromMillis(nowMs() + RECORD_TTL_MS) });
       // The mirrored field goes with the counter: a count that no counter stands behind any more.

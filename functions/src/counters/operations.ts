@@ -1,5 +1,5 @@
 // The counter operations with the params' rules applied (UNIQUE_COUNTERS, WINDOWED_COUNTERS, COUNTER_KINDS,
-// MIRRORS, AUTO_CREATE, EXTENSION_COUNTERS, DOCUMENT_COUNTERS, the limits), on validated input, then their
+// MIRRORS, AUTO_CREATE, EXTENSION_COUNTERS, DOCUMENT_COUNTERS, LEADERBOARDS, the limits), on validated input, then their
 // writes (create.ts, increment.ts, members.ts, reset.ts, delete.ts): ruledCreate, ruledIncrement,
 // ruledSetMember, ruledReset and ruledDelete are what a callable's handler runs (entry/) and what the admin
 // entry runs (admin/operations.ts), each with the settings of its own source, read once per call
@@ -50,11 +50,17 @@ export async function ruledSetMember(db: Firestore, settings: Settings, input: {
 
 export async function ruledReset(db: Firestore, settings: Settings, counterId: string): Promise<{ counterId: string }> {
   onlyItsDocuments(settings, counterId, "resetCounter");
-  return zeroShardsAndTotal(db, counterId, { mirrors: settings.mirrorsFor(counterId) });
+  const board = settings.boardFor(counterId);
+  return zeroShardsAndTotal(db, counterId, { mirrors: settings.mirrorsFor(counterId), ...(board === undefined ? {} : { board }) });
 }
 
 export async function ruledDelete(db: Firestore, settings: Settings, counterId: string): Promise<{ counterId: string }> {
-  return deleteParentAndShards(db, counterId, { mirrors: settings.mirrorsFor(counterId), documents: settings.documentRuleFor(counterId) !== undefined });
+  const board = settings.boardFor(counterId);
+  return deleteParentAndShards(db, counterId, {
+    mirrors: settings.mirrorsFor(counterId),
+    documents: settings.documentRuleFor(counterId) !== undefined,
+    ...(board === undefined ? {} : { board }),
+  });
 }
 
 /** DOCUMENT_COUNTERS: a counter a rule names moves with its documents only, whether it exists yet or not (docs/documents.md). */

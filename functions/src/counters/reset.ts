@@ -14,6 +14,7 @@ import { type DayCounts, dayCountsOf, dayOf, shardDaysOf, windowsMoveAtMs, windo
 import { erasedDays, resetPlan, type ResetMarks, type ResetParent, type ResetRead } from "../model/reset-plan";
 import { microsFloor } from "../model/time";
 import { moveAtTimestamp } from "./times";
+import { BOARD_FIELD, writeEntry } from "../leaderboard/entry-writes";
 
 /** Attempts of a reset whose read went stale before its write (another reset, a reshard, a delete between them). */
 const RESET_ATTEMPTS = 20;
@@ -22,6 +23,8 @@ const RESET_BACKOFF_STEP_MS = 10;
 
 export interface ResetOptions {
   mirrors?: readonly MirrorTarget[];
+  /** The leaderboard the counter is on (LEADERBOARDS): its entry takes the new total in the same write. */
+  board?: string;
   /** The clock whose UTC day a windowed counter's windows are reset for (tests cross midnight with it). */
   now?: () => number;
   /** Runs between the reset's read and its write; tests use it to land writes in that window. */
@@ -77,7 +80,7 @@ export async function zeroShardsAndTotal(db: Firestore, counterId: string, optio
     const erasing = erasuresOf(counterId, snapshot.slice(1), shape.windowed ? today : null);
     const read: ResetRead = { readUs: microsFloor(at.readTime), marks: marksOf(at), total: erasing.total, days: erasing.days };
     if (options.beforeCommit !== undefined) await options.beforeCommit();
-    const outcome = await writeReset(db, counterId, { read, readTime: at.readTime, erasures: erasing.erasures, mirrors, today });
+    const outcome = await writeReset(db, counterId, { read, readTime: at.readTime, erasures: erasing.erasures, mirrors, today, board: options.board });
     if (outcome === "committed") return { counterId };
     if (outcome === "gone") throw new CounterError("not-found", `counter "${counterId}" does not exist`);
     logger.debug("reset read went stale; reading again", { counterId, attempt });
@@ -152,6 +155,7 @@ interface ResetWrite {
   erasures: ShardErasure[];
   mirrors: readonly MirrorTarget[];
   today: string;
+  board: string | undefined;
 }
 
 /** The write (see zeroShardsAndTotal): one transaction over the parent and the mirror targets. */
@@ -171,11 +175,16 @@ async function writeReset(db: Firestore, counterId: string, write: ResetWrite): 
           else tx.update(e.ref, e.update, { lastUpdateTime: e.lastUpdateTime });
         }
         const windows = plan.days === null ? null : windowsOf(plan.days, write.today);
-        const fields: Record<string, unknown> = { total: plan.total, resetAt: write.readTime };
+        // The load its last commit measured no longer tells what the shards hold: deleted (rollup/plan.ts, markOfParent).
+        const fields: Record<string, unknown> = { total: plan.total, resetAt: write.readTime, "rollup.load": FieldValue.delete() };
         if (plan.covers === "read") fields["rollup.readTime"] = write.readTime;
         if (plan.days !== null) {
           const moveAtMs = windowsMoveAtMs(plan.days, write.today);
           Object.assign(fields, { windows, "rollup.days": plan.days, "rollup.windowsMoveAt": moveAtTimestamp(counterId, moveAtMs) });
+        }
+        if (write.board !== undefined) {
+          fields[BOARD_FIELD] = write.board;
+          writeEntry(tx, db, write.board, counterId, plan.total);
         }
         tx.update(ref, fields);
         write.mirrors.forEach((target, i) => {

@@ -56,7 +56,8 @@ export async function redistributeShards(
         for (const shard of removed) tx.delete(shard.ref);
       }
       // Counted, so that a reset whose read came before this moved counts between shards reads again (reset-plan.ts).
-      tx.update(counterRef(db, counterId), { numShards, "rollup.reshards": FieldValue.increment(1) });
+      // Its load no longer tells what the shards hold (rollup/plan.ts, markOfParent): the next commit measures afresh.
+      tx.update(counterRef(db, counterId), { numShards, "rollup.reshards": FieldValue.increment(1), "rollup.load": FieldValue.delete() });
     },
     { maxAttempts: ADMIN_TRANSACTION_ATTEMPTS },
   );

@@ -1,10 +1,10 @@
-// Observations of documents reaching their counter (model/document-records.ts says why this is exact):
+// Observations of documents reaching their counter (records.ts says why this is exact):
 // read the counter and the documents' records, plan, commit the plan in one atomic write conditioned on
 // what was read; when a condition failed (another invocation, the backfill or a deletion got there first),
 // read again: usually everything is covered then. The trigger applies one observation per event, the
 // backfill a page of them per counter; the model check runs this same code over its in-memory store.
 import { backoffMs, pause } from "../model/backoff";
-import { planObservations, type Observation, type Plan, type Source } from "../model/document-records";
+import { planObservations, type Observation, type Plan, type Source } from "./records";
 import type { NewCounterRule } from "../model/new-counter";
 import { pickShard, type Random } from "../model/shards";
 import { dayOf } from "../model/windows";

@@ -1,12 +1,12 @@
 // One write of a watched document, as a trigger event carries it, through one rule: the observation it
-// makes (the document's contribution after the write, at the write's version: model/document-records.ts),
+// makes (the document's contribution after the write, at the write's version: records.ts),
 // or nothing when the write changes no contribution (an edit of a counted comment's text, a write to a
 // document that matches no condition before or after: nothing read, nothing written), brought to its
 // counter by apply.ts; and the shard write that made, for the trigger to roll it up itself. The trigger's
 // entry (entry/documentCounters.ts) turns an event into a write; the model check drives this same code with
 // its own.
-import { contributionOf, counterOf } from "../model/document-match";
-import type { Version } from "../model/document-records";
+import { changesOf } from "./match";
+import type { Version } from "../model/time";
 import type { DocumentRule } from "../model/document-rules";
 import type { ShardWrite } from "../rollup/types";
 import { applyObservations, type ApplyOptions, type ApplyReport } from "./apply";
@@ -20,9 +20,9 @@ export interface DocumentWrite {
   version: Version;
 }
 
-/** What one rule made of a write. */
+/** What one rule made of a write in one counter. */
 export type RuleOutcome =
-  /** The path cannot name a counter (a wildcard value no counter id can hold): a warning. */
+  /** The document cannot name a counter (a wildcard value or field no counter id can hold): a warning. */
   | { kind: "no-counter"; problem: string }
   /** The write changed nothing this rule counts. */
   | { kind: "unchanged"; counterId: string; fieldProblem?: string }
@@ -37,7 +37,7 @@ export type CountOptions = Omit<ApplyOptions, "source" | "dryRun">;
  * trigger to roll it up itself at once (entry/documentCounters.ts); null when it wrote no delta. The commit's
  * own time stands for the event's; the shard's documents were not read, so the count is known to have
  * changed (the delta is not 0) and nothing else of them. `eventId` names this delivery in the rollup's log
- * lines; a claim it makes names the write itself (rollup/claim.ts, claimKeyOf).
+ * lines; a promise it makes names the write itself (rollup/plan.ts, ownerKeyOf).
  */
 export function ownShardWrite(outcome: RuleOutcome, eventId: string): ShardWrite | null {
   if (outcome.kind !== "applied") return null;
@@ -56,15 +56,23 @@ export function ownShardWrite(outcome: RuleOutcome, eventId: string): ShardWrite
   };
 }
 
-/** The write through `rule`; null when the rule does not watch the path. */
-export async function countWrite(store: DocumentStore, rule: DocumentRule, write: DocumentWrite, options: CountOptions): Promise<RuleOutcome | null> {
-  const counter = counterOf(rule, write.path);
-  if (counter === null) return null;
-  if ("problem" in counter) return { kind: "no-counter", problem: counter.problem };
-  const was = contributionOf(rule, write.before);
-  const now = contributionOf(rule, write.after);
-  const fieldProblem = now.problem === undefined ? {} : { fieldProblem: now.problem };
-  if (was.value === now.value) return { kind: "unchanged", counterId: counter.counterId, ...fieldProblem };
-  const report = await applyObservations(store, counter.counterId, [{ document: write.path, counted: now.value, version: write.version }], { source: "event", ...options });
-  return { kind: "applied", counterId: counter.counterId, counted: now.value, report, ...fieldProblem };
+/**
+ * The write through `rule`, one outcome per counter it changes (two when a counter id from a field changed:
+ * the document's observation in each, 0 in the one it left), of those `only` accepts; null when the rule
+ * does not watch the path.
+ */
+export async function countWrite(store: DocumentStore, rule: DocumentRule, write: DocumentWrite, options: CountOptions, only: (counterId: string) => boolean = () => true): Promise<RuleOutcome[] | null> {
+  const changed = changesOf(rule, write.path, write.before, write.after);
+  if (changed === null) return null;
+  const outcomes: RuleOutcome[] = changed.problem === undefined ? [] : [{ kind: "no-counter", problem: changed.problem }];
+  for (const { counterId, was, now } of changed.changes.filter((c) => only(c.counterId))) {
+    const fieldProblem = now.problem === undefined ? {} : { fieldProblem: now.problem };
+    if (was.value === now.value) {
+      outcomes.push({ kind: "unchanged", counterId, ...fieldProblem });
+      continue;
+    }
+    const report = await applyObservations(store, counterId, [{ document: write.path, counted: now.value, version: write.version }], { source: "event", ...options });
+    outcomes.push({ kind: "applied", counterId, counted: now.value, report, ...fieldProblem });
+  }
+  return outcomes;
 }

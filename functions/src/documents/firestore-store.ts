@@ -4,13 +4,16 @@
 // is the version read, with `increment(delta)` on one shard (update() fails on a shard that is gone), or
 // the counter's creation (create() of the parent fails if another writer made it first; the marker is
 // asserted absent, so no counter appears under a deletion's cleanup). A failed condition is StaleRead. A
-// commit answers with its shard write's time (the batch's results, in the order of its writes).
+// commit answers with its shard write's time (the batch's results, in the order of its writes). A counter on
+// a leaderboard is created on it, at 0, in the creating batch (leaderboard/entry-writes.ts), as createCounter's are.
 import { FieldPath, FieldValue, Timestamp, type DocumentSnapshot, type Firestore, type WriteBatch, type WriteResult } from "firebase-admin/firestore";
 import { newCounterDocument } from "../counters/create";
+import { BOARD_FIELD, writeEntry } from "../leaderboard/entry-writes";
 import { shapeIn } from "../counters/shape";
 import { NEW_SHARD, shardIncrement } from "../counters/shard-writes";
 import { GRPC, grpcCode } from "../model/errors";
-import { expiryMs, versionAt, type CounterRead, type RecordState, type Version } from "../model/document-records";
+import { expiryMs, type CounterRead, type RecordState } from "./records";
+import { versionAt, type Version } from "../model/time";
 import type { NewCounterShape } from "../model/new-counter";
 import { cleanupRef, counterRef, COUNTERS, deletedRef, documentRecordRef, documentRecordsRef, shardRef } from "../model/paths";
 import { microsCeil } from "../model/time";
@@ -41,6 +44,25 @@ export function firestoreDocumentStore(db: Firestore): DocumentStore & DocumentS
       const [deleted, marker] = await db.getAll(deletedRef(db, counterId), cleanupRef(db, counterId));
       const counter: CounterRead = { exists: false, deleting: marker!.exists, deletedAt: deleted!.exists ? versionAt(deleted!.updateTime!) : null };
       return { counter, records: states, shape: null, handle };
+    },
+
+    async createRecounted(counterId, shape, since, nowMs) {
+      const parent = newCounterDocument(shape.numShards, { unique: false, windowed: shape.windowed, nowMs });
+      const rollup = { ...(parent.rollup as Record<string, unknown>), ...(since === null ? {} : { documentsSince: since }) };
+      const batch = db.batch();
+      batch.create(counterRef(db, counterId), { ...parent, kept: "recount", rollup, ...boardField(shape) });
+      for (let i = 0; i < shape.numShards; i++) batch.set(shardRef(db, counterId, i), NEW_SHARD);
+      batch.delete(cleanupRef(db, counterId), { exists: false });
+      createEntry(batch, db, counterId, shape);
+      try {
+        await batch.commit();
+        return "created";
+      } catch (error) {
+        const code = grpcCode(error);
+        if (code === GRPC.ALREADY_EXISTS) return "exists";
+        if (STALE.has(code ?? -1)) throw new StaleRead(`counter "${counterId}" is being deleted: ${error instanceof Error ? error.message : String(error)}`);
+        throw error;
+      }
     },
 
     async commit(counterId, read, plan, options) {
@@ -107,6 +129,11 @@ export function firestoreDocumentStore(db: Firestore): DocumentStore & DocumentS
       return page.docs.map((doc) => doc.id);
     },
 
+    async listMoving(limit) {
+      const page = await db.collection(COUNTERS).where("kept", "==", "moving").orderBy(FieldPath.documentId()).select().limit(limit).get();
+      return page.docs.map((doc) => doc.id);
+    },
+
     async listRecords(counterId, after, limit) {
       let query = documentRecordsRef(db, counterId).orderBy(FieldPath.documentId()).limit(limit);
       if (after !== undefined) query = query.startAfter(after);
@@ -133,6 +160,20 @@ function recordState(snap: DocumentSnapshot): RecordState | null {
   return { counted, version };
 }
 
+/**
+ * A new counter on a leaderboard (`shape.board`): the parent's `board` field, and its entry at the parent's
+ * total, 0, added last to `batch` (which creates the parent: the shards' places in its results stay as they
+ * are). Nothing for a counter on none. The first commit of its count moves the entry with the total
+ * (rollup/firestore-parent.ts).
+ */
+function boardField(shape: NewCounterShape): Record<string, string> {
+  return shape.board === undefined ? {} : { [BOARD_FIELD]: shape.board };
+}
+
+function createEntry(batch: WriteBatch, db: Firestore, counterId: string, shape: NewCounterShape): void {
+  if (shape.board !== undefined) writeEntry(batch, db, shape.board, counterId, 0);
+}
+
 /** Writes createCounterWith adds before the shards: the parent. */
 const CREATED_SHARDS_AFTER = 1;
 
@@ -150,7 +191,7 @@ function createCounterWith(
 ): void {
   const parent = newCounterDocument(shape.numShards, { unique: false, windowed: shape.windowed, nowMs: options.nowMs });
   const rollup = { ...(parent.rollup as Record<string, unknown>), ...(options.since === null ? {} : { documentsSince: options.since }) };
-  batch.create(counterRef(db, counterId), { ...parent, rollup });
+  batch.create(counterRef(db, counterId), { ...parent, kept: "records", rollup, ...boardField(shape) });
   for (let i = 0; i < shape.numShards; i++) {
     if (i !== options.shard) batch.set(shardRef(db, counterId, i), NEW_SHARD);
     else {
@@ -159,4 +200,5 @@ function createCounterWith(
     }
   }
   batch.delete(cleanupRef(db, counterId), { exists: false });
+  createEntry(batch, db, counterId, shape);
 }

@@ -1,8 +1,9 @@
 // What the document counters read and write, behind one interface (as the rollup's RollupStore): the
 // Firestore one (firestore-store.ts) for the trigger, the backfill and reconcile, and the model check's
 // in-memory one, which runs the same apply and backfill code over random schedules.
-import type { Listing } from "../model/document-match";
-import type { Plan, Read, RecordState, Version } from "../model/document-records";
+import type { Listing } from "./match";
+import type { Plan, Read, RecordState } from "./records";
+import type { Version } from "../model/time";
 import type { NewCounterShape } from "../model/new-counter";
 
 /** One read of a counter and of the records of some documents, with what its commit is conditioned on. */
@@ -43,7 +44,17 @@ export class StaleRead extends Error {
   }
 }
 
+/** How a recounted counter's creation went (DocumentStore.createRecounted). */
+export type RecountedCreation = "created" | "exists";
+
 export interface DocumentStore {
+  /**
+   * Creates a counter kept by recount (`kept: "recount"`, total 0 until its first rollup counts it, shards at 0),
+   * with the shape `shape`, conditioned as a creation by records is: the parent absent (create()) and no
+   * deletion cleaning up (its marker asserted absent); `since`: the time of the deletion before it, kept as
+   * `rollup.documentsSince`. "exists" when another writer created it first; StaleRead when a deletion began.
+   */
+  createRecounted(counterId: string, shape: NewCounterShape, since: Version | null, nowMs: number): Promise<RecountedCreation>;
   /** The counter and the records of `documents` (their paths), as one read saw them. */
   read(counterId: string, documents: readonly string[]): Promise<StoreRead>;
   /**
@@ -77,6 +88,8 @@ export interface DocumentSource {
   readDocuments(paths: readonly string[]): Promise<{ present: Map<string, SeenDocument>; readVersion: Version }>;
   /** Up to `limit` ids of existing counters from `from` (inclusive) to `to` (exclusive), after `after`, in id order. */
   listCounters(range: { from: string; to: string }, after: string | undefined, limit: number): Promise<string[]>;
+  /** Up to `limit` ids of counters moving from recount to records (`kept: "moving"`: move.ts), in id order. */
+  listMoving(limit: number): Promise<string[]>;
   /** Up to `limit` records of a counter after the record `after` (its key), in key order. */
   listRecords(counterId: string, after: string | undefined, limit: number): Promise<ListedRecord[]>;
 }

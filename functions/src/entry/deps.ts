@@ -7,9 +7,10 @@
 import { getFirestore, type Firestore } from "firebase-admin/firestore";
 import { defaultApp } from "../default-app";
 import { databaseId } from "../config/params";
-import { rollupConfig, rollupMirrorTargets } from "../config/read";
+import { rollupBoardOf, rollupConfig, rollupMirrorTargets } from "../config/read";
 import { pause } from "../model/backoff";
 import { firestoreRollupStore } from "../rollup/firestore-store";
+import { firestoreBoardStore } from "../leaderboard/board-store";
 import type { RollupDeps } from "../rollup/types";
 
 /** The counters' database; "(default)" unless DATABASE_ID names another one. */
@@ -18,18 +19,29 @@ export function countersDb(): Firestore {
 }
 
 /**
- * The rollup's dependencies as of now. `memos`: the instance's held claims, leading edges and last committed parents, which the
+ * The rollup's dependencies as of now. `memos`: the instance's commits at once and last known parents, which the
  * trigger's module keeps (one copy per instance); the sweep has none.
  */
-export function rollupDeps(memos: Pick<RollupDeps, "claims" | "leads" | "parents"> = {}): RollupDeps {
-  const { intervalMs, staleAfterMs, growth } = rollupConfig();
+export function rollupDeps(memos: Pick<RollupDeps, "leads" | "parents"> = {}): RollupDeps {
+  const { intervalMs, staleAfterMs, growth, chainBudgetMs, recount } = rollupConfig();
   return {
-    store: firestoreRollupStore(countersDb(), { mirrors: rollupMirrorTargets }),
+    store: firestoreRollupStore(countersDb(), { mirrors: rollupMirrorTargets, boards: rollupBoardOf }),
     intervalMs,
     staleAfterMs,
     growth,
+    chainBudgetMs,
+    recount,
     nowMs: Date.now,
     sleep: pause,
     ...memos,
   };
+}
+
+/**
+ * The dependencies of a leaderboard's rollup (entry/rollupBoard.ts, and the sweep): the rollup's own settings
+ * over the boards' store (leaderboard/board-store.ts); no growth (a board's entries are not shards).
+ */
+export function boardDeps(memos: Pick<RollupDeps, "leads" | "parents"> = {}): RollupDeps {
+  const { intervalMs, staleAfterMs, chainBudgetMs } = rollupConfig();
+  return { store: firestoreBoardStore(countersDb()), intervalMs, staleAfterMs, chainBudgetMs, nowMs: Date.now, sleep: pause, ...memos };
 }

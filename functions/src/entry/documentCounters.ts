@@ -1,32 +1,26 @@
 // documentCounters-<name>: one Firestore trigger per document pattern that DOCUMENT_COUNTERS names
-// (model/document-triggers.ts), on every write of those documents. Each event becomes an observation of the
-// document per rule that watches it (documents/event.ts), brought to the counter exactly, whatever the
-// delivery (documents/apply.ts). Exported by the main entry as one group, built when the module loads from
-// the param's value then (index.ts): empty while the param is empty, so nothing more is deployed. The
-// benchmark drives these handlers as deployed: the main entry loaded with the param set, each trigger of
-// the group wrapped with firebase-functions-test and given recorded before/after snapshots.
-// A counted change writes a delta to one shard; rollupTotal gets that shard write's event as it gets every
-// one, but that is a second delivery hop (and its slot wait) before the total is exact. So the invocation
-// that committed the delta rolls that shard write up itself, at once (rollUpOwnWrite): one more, early
-// delivery of a real shard write, which the rollup takes exactly under any duplicated or reordered delivery
-// (docs/rollup.md); when rollupTotal's delivery comes, the write is usually covered already (a read of the
-// parent, and of the lease when that sum was read less than an interval after the write).
+// (model/document-triggers.ts), on every write of those documents: the event becomes a change, which
+// documents/trigger.ts brings to each rule's counter, exactly, whatever the delivery (kept by recount or by
+// records: docs/documents.md). Exported by the main entry as one group, built when the module loads from the
+// param's value then (index.ts): empty while the param is empty, so nothing more is deployed. The benchmark
+// drives these handlers as deployed: the main entry loaded with the param set, each trigger of the group
+// wrapped with firebase-functions-test and given recorded before/after snapshots. On a busy counter the
+// trigger's invocation may own the promise its commit made and carry the chain (rollup/trail.ts).
 import * as logger from "firebase-functions/logger";
 import type { CloudFunction } from "firebase-functions/v2";
 import { onDocumentWritten, type Change, type DocumentSnapshot, type FirestoreEvent } from "firebase-functions/v2/firestore";
 import { databaseId, rollupTimeoutSeconds } from "../config/params";
 import { documentNewCounterRule, documentRules } from "../config/read";
-import { countWrite, ownShardWrite, type DocumentWrite } from "../documents/event";
 import { firestoreDocumentStore } from "../documents/firestore-store";
-import { versionAt, versionJustAfter } from "../model/document-records";
+import { countDocumentChange, type DocumentChange, type TriggerDeps } from "../documents/trigger";
+import { versionAt, versionJustAfter } from "../model/time";
 import { parseDocumentCounterRules } from "../model/document-rules";
 import { documentTriggers } from "../model/document-triggers";
-import { isPermanentError } from "../model/errors";
 import { BoundedMemo } from "../rollup/commit";
-import { rollupShardWrite } from "../rollup/index";
-import type { ClaimMemo, LeadMemo, ParentMemo, ShardWrite } from "../rollup/types";
+import type { NowMemo, ParentMemo } from "../rollup/types";
 import { countersDb, rollupDeps } from "./deps";
 import { EVERY_FUNCTION } from "./options";
+import { eventWriteTimeUs } from "./write-time";
 
 /** A write of a watched document, with the wildcards' values (unused: the path is read from the snapshots). */
 export type DocumentEvent = FirestoreEvent<Change<DocumentSnapshot> | undefined, Record<string, string>>;
@@ -49,9 +43,8 @@ export function documentCounterTriggers(value: string | undefined): Record<strin
 }
 
 // This instance's rollup memos, kept as rollupTotal.ts keeps its own (module state: one per instance):
-// claims held by its running invocations, its leading edges, the parents its commits left (rollup/types.ts).
-const claims: ClaimMemo = new Map();
-const leads: LeadMemo = new BoundedMemo();
+// its commits at once and the parents it last read or wrote (rollup/types.ts).
+const leads: NowMemo = new BoundedMemo();
 const parents: ParentMemo = new BoundedMemo();
 
 /** Documents (and rule fields) warned about on this instance: one warning each. */
@@ -64,68 +57,33 @@ function warnOnce(key: string, message: string, fields: Record<string, unknown>)
 }
 
 /**
- * One event of the trigger for the pattern `key`: every rule of that pattern, each to its counter
- * (documents/event.ts). A transient failure (Firestore unavailable, a deletion of the counter still cleaning
- * up, contention that did not settle) throws once every rule was tried, and the platform delivers the event
- * again; the rules that were done are covered then.
+ * One event of the trigger for the pattern `key`: a change of a watched document, through every rule of that
+ * pattern (documents/trigger.ts). A transient failure throws, and the platform delivers the event again.
  */
 export async function countDocumentEvent(key: string, event: DocumentEvent): Promise<void> {
   const change = event.data;
   if (change === undefined || (!change.before.exists && !change.after.exists)) {
-    logger.error("document event without a document", { eventId: event.id });
+    // A delete of a document that never existed (or was already gone): a write with neither side, which
+    // changes no count. Nothing is wrong, so nothing louder than a debug line.
+    logger.debug("document event with neither side: nothing to count", { eventId: event.id });
     return;
   }
   const { before, after } = change;
-  const write: DocumentWrite = {
+  const write: DocumentChange = {
     path: (after.exists ? after : before).ref.path,
     before: before.exists ? before.data() : undefined,
     after: after.exists ? after.data() : undefined,
     version: after.exists ? versionAt(after.updateTime!) : versionJustAfter(before.updateTime!),
+    writtenAtUs: eventWriteTimeUs(change, event.time),
+    eventId: event.id,
   };
-  // The shape params are read only when a counter is created: a bad one refuses that creation (logged below), no other.
-  const options = { newCounter: (id: string) => documentNewCounterRule()(id) };
-  const store = firestoreDocumentStore(countersDb());
-  let failure: Error | undefined;
-  // The rollups of this event's shard writes, one per counter it moved, run side by side (none throws).
-  const rollups: Promise<void>[] = [];
-  for (const rule of documentRules().filter((r) => r.document.key === key)) {
-    const fields = { document: write.path, rule: rule.source, eventId: event.id };
-    try {
-      const outcome = await countWrite(store, rule, write, options);
-      if (outcome === null) continue;
-      if (outcome.kind === "no-counter") {
-        warnOnce(write.path, "document not counted: it cannot name a counter", { ...fields, problem: outcome.problem });
-        continue;
-      }
-      if (outcome.fieldProblem !== undefined) warnOnce(`${rule.position}\u0000${write.path}\u0000field`, "document field not counted", { ...fields, problem: outcome.fieldProblem });
-      if (outcome.kind === "unchanged") continue;
-      const { report } = outcome;
-      const done = { ...fields, counterId: outcome.counterId, counted: outcome.counted, version: write.version };
-      if (report.retryLater) throw new Error(`document ${write.path} not counted in ${outcome.counterId} yet: ${report.problem ?? "try again"}`);
-      if (report.problem !== undefined) logger.error("document not counted", { ...done, problem: report.problem });
-      else if (report.plan.writes.length > 0) logger.debug("document counted", { ...done, delta: report.plan.delta, created: report.created });
-      const own = ownShardWrite(outcome, `${event.id}/${rule.position}`);
-      if (own !== null) rollups.push(rollUpOwnWrite(own, done));
-    } catch (error) {
-      if (!isPermanentError(error)) failure ??= error instanceof Error ? error : new Error(String(error));
-      else logger.error("document not counted, for good", { ...fields, error: error instanceof Error ? error.message : String(error) });
-    }
-  }
-  await Promise.all(rollups);
-  if (failure !== undefined) throw failure;
-}
-
-/**
- * Rolls up the shard write this invocation just committed (documents/event.ts, ownShardWrite: the batch's own
- * time for it), as rollupTotal would roll up its event, with this instance's memos. A failure is no loss: the
- * record and the delta are committed, and rollupTotal gets the same shard write (its event is retried until
- * it succeeds), so the total is made exact there. Throwing would only have the platform deliver the
- * document's event again, which finds it counted and rolls nothing up: so warn, and let the invocation succeed.
- */
-async function rollUpOwnWrite(write: ShardWrite, fields: Record<string, unknown>): Promise<void> {
-  try {
-    await rollupShardWrite(write, rollupDeps({ claims, leads, parents }));
-  } catch (error) {
-    logger.warn("document counted; its rollup failed here and is left to rollupTotal", { ...fields, counterId: write.counterId, error: error instanceof Error ? error.message : String(error) });
-  }
+  const deps: TriggerDeps = {
+    store: firestoreDocumentStore(countersDb()),
+    rollup: () => rollupDeps({ leads, parents }),
+    // The shape params are read only when a counter is created: a bad one refuses that creation (logged), no other.
+    newCounter: (id: string) => documentNewCounterRule()(id),
+    warnOnce,
+    nowMs: Date.now,
+  };
+  await countDocumentChange(write, documentRules().filter((r) => r.document.key === key), deps);
 }

@@ -10,7 +10,7 @@
 import { onDocumentWritten, type Change, type DocumentSnapshot, type FirestoreEvent } from "firebase-functions/v2/firestore";
 import * as logger from "firebase-functions/logger";
 import { databaseId } from "../config/params";
-import { extensionRules, foldNewCounterRule } from "../config/read";
+import { documentRules, extensionRules, foldNewCounterRule } from "../config/read";
 import { dayOf } from "../model/windows";
 import { isPermanentError } from "../model/errors";
 import { shardAmount } from "../extension/amounts";
@@ -62,7 +62,8 @@ async function onExtensionShardWritten(event: ExtensionShardEvent): Promise<void
     try {
       // The shape params are read only when a counter is created: a bad one refuses that fold (logged below), no other.
       const newCounter = (counterId: string) => foldNewCounterRule()(counterId);
-      const report = await foldSource(countersDb(), source, { by: "trigger", shardIds: [shardId], day: dayOf(Date.now()), newCounter });
+      // A document counter takes no amount (the preflight refuses EXTENSION_COUNTERS naming one; this holds even so).
+      const report = await foldSource(countersDb(), source, { by: "trigger", shardIds: [shardId], day: dayOf(Date.now()), newCounter, documentRules: documentRules() });
       const fields = { document: documentPath, shardId, field: source.field, counterId: source.counterId, amount: report.amount, eventId: event.id };
       if (report.retryLater) throw new Error(`fold of ${documentPath} ${source.field} into ${source.counterId}: ${report.problems.join("; ")}`);
       if (report.noDocument) warnOnce(documentPath, "extension write not folded: its document does not exist, so no counter is created for it; the amount stays in the shard (migrate-extension can move it)", fields);

@@ -2,8 +2,9 @@
 // write (as a callable's entry parses its request); rollup/index.ts runs it through the steps. It reads
 // only what the rollup uses (ROLLUP_INTERVAL_MS, MIRRORS, the database: deps.ts), so a bad callable
 // setting never stops totals.
-// Sizing (config/params.ts): a claiming invocation waits up to one rollup interval, so concurrency and
-// MAX_INSTANCES bound how many counters can be rolled up at once; see docs/deploying.md.
+// Sizing (config/params.ts): a busy counter's owner waits between its commits for as long as the counter
+// stays busy (handing over before the timeout), so concurrency and MAX_INSTANCES bound how many busy
+// counters can be rolled up at once; see docs/deploying.md.
 import * as logger from "firebase-functions/logger";
 import { onDocumentWritten, type Change, type DocumentSnapshot, type FirestoreEvent } from "firebase-functions/v2/firestore";
 import { databaseId, ROLLUP_CPU, rollupConcurrency, rollupMemoryMb, rollupMinInstances, rollupTimeoutSeconds } from "../config/params";
@@ -11,21 +12,20 @@ import { SHARD_DOCUMENT_PATTERN } from "../model/paths";
 import { isPermanentError } from "../model/errors";
 import { shardStateOf } from "../model/shards";
 import { rollupShardWrite } from "../rollup/index";
-import { microsCeil, parseRfc3339Micros } from "../model/time";
+import { microsCeil } from "../model/time";
 import { BoundedMemo } from "../rollup/commit";
-import type { ClaimMemo, LeadMemo, ParentMemo, RollupDeps, ShardWrite } from "../rollup/types";
+import type { NowMemo, ParentMemo, RollupDeps, ShardWrite } from "../rollup/types";
 import { rollupDeps } from "./deps";
 import { EVERY_FUNCTION } from "./options";
+import { eventWriteTimeUs } from "./write-time";
 
 // This instance's memos: module state, so one per instance (the benchmark loads this module once per
-// simulated instance). Claims held by its running invocations, its leading edges, and the parents its
-// commits left (rollup/types.ts).
-const claims: ClaimMemo = new Map();
-const leads: LeadMemo = new BoundedMemo();
+// simulated instance). Its commits at once, and the parents it last read or wrote (rollup/types.ts).
+const leads: NowMemo = new BoundedMemo();
 const parents: ParentMemo = new BoundedMemo();
 
 async function onShardWritten(event: ShardEvent): Promise<void> {
-  await rollupShardEvent(event, rollupDeps({ claims, leads, parents }));
+  await rollupShardEvent(event, rollupDeps({ leads, parents }));
 }
 
 export const rollupTotal = onDocumentWritten(
@@ -61,8 +61,9 @@ export async function rollupShardEvent(event: ShardEvent, deps: RollupDeps): Pro
     eventId: event.id,
     counterId,
     shardId,
-    writtenAtUs: writtenAtUs(change.before, change.after, event.time),
+    writtenAtUs: eventWriteTimeUs(change, event.time),
     writtenAtExact: change.after.exists && change.after.updateTime !== undefined && change.after.updateTime.nanoseconds % 1000 === 0,
+    ...shardCreated(change),
     before: shardStateOf(change.before.exists ? change.before.data() : undefined),
     after: shardStateOf(change.after.exists ? change.after.data() : undefined),
   };
@@ -79,13 +80,9 @@ export async function rollupShardEvent(event: ShardEvent, deps: RollupDeps): Pro
   }
 }
 
-/**
- * The commit time of the write, rounded up to a microsecond: the new document's update time, or for a
- * delete the event time (never earlier than just after the deleted version's update time).
- */
-function writtenAtUs(before: DocumentSnapshot, after: DocumentSnapshot, eventTime: string): number {
-  if (after.exists && after.updateTime !== undefined) return microsCeil(after.updateTime);
-  const fromEvent = parseRfc3339Micros(eventTime);
-  const afterBefore = before.exists && before.updateTime !== undefined ? microsCeil(before.updateTime) + 1 : 0;
-  return Math.max(fromEvent ?? Date.now() * 1000, afterBefore);
+/** When the written shard document was created (the rollup's memo tells incarnations apart by it: rollup/plan.ts). */
+export function shardCreated(change: Change<DocumentSnapshot>): { shardCreatedUs?: number } {
+  const doc = change.after.exists ? change.after : change.before;
+  return doc.exists && doc.createTime !== undefined ? { shardCreatedUs: microsCeil(doc.createTime) } : {};
 }
+

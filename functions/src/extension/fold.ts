@@ -26,10 +26,12 @@
 // No counter from nowhere: the trigger (`by: "trigger"`) creates a counter only while the app's document
 // exists (at R); otherwise the amounts stay in their shard documents, where migrate-extension (an
 // operator's run, which creates counters for documents that exist only through their shards) can still
-// move them.
+// move them. And nothing into a document counter (DOCUMENT_COUNTERS): only its documents move it, so a
+// fold into one is refused before anything is read, and its amounts stay where they are.
 import { FieldPath, FieldValue, type DocumentReference, type DocumentSnapshot, type Firestore, type WriteBatch } from "firebase-admin/firestore";
 import { backoffMs, pause } from "../model/backoff";
 import { newCounterDocument } from "../counters/create";
+import { BOARD_FIELD, writeEntry } from "../leaderboard/entry-writes";
 import { extensionRecord } from "../counters/extension-take";
 import { GRPC, grpcCode } from "../model/errors";
 import { cleanupRef, counterRef, extensionRecordRef, shardRef } from "../model/paths";
@@ -39,6 +41,7 @@ import { NEW_SHARD, shardIncrement } from "../counters/shard-writes";
 import { pickShard, type Random } from "../model/shards";
 import { shardAmount, type Removal } from "./amounts";
 import { fieldAmount, fieldSegments, valueAt } from "../model/extension-data";
+import { noExtensionAmounts, ruleNaming, type DocumentRule } from "../model/document-rules";
 import type { NewCounterRule } from "../model/new-counter";
 import { EXTENSION_SHARDS, type ExtensionSource } from "../model/extension-rules";
 import { foldPlan, type Folder } from "../model/extension-field";
@@ -55,6 +58,8 @@ export interface FoldOptions {
   day: string | null;
   /** The shape of a counter the fold creates (new-counter.ts). */
   newCounter: NewCounterRule;
+  /** DOCUMENT_COUNTERS: a counter one of them names takes no extension amount (refused before anything is read). */
+  documentRules?: readonly DocumentRule[];
   /** Read and report, write nothing. */
   dryRun?: boolean;
   /** Shard documents per page (and per batch) when listing them. */
@@ -121,6 +126,11 @@ export async function foldSource(db: Firestore, source: ExtensionSource, options
     retryLater: false,
     dryRun: options.dryRun === true,
   };
+  const counted = ruleNaming(options.documentRules ?? [], source.counterId);
+  if (counted !== undefined) {
+    report.problems.push(`counter "${source.counterId}" cannot take extension amounts: ${noExtensionAmounts(counted)}`);
+    return report;
+  }
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   let after: string | undefined;
   for (;;) {
@@ -283,11 +293,14 @@ function createCounterWith(
   batch: WriteBatch,
   db: Firestore,
   counterId: string,
-  shape: { numShards: number; windowed: boolean },
+  shape: { numShards: number; windowed: boolean; board?: string },
   first: number,
   amount: { total: number; day: string | null; dayAmount: number; nowMs: number },
 ): void {
-  batch.create(counterRef(db, counterId), newCounterDocument(shape.numShards, { unique: false, windowed: shape.windowed, nowMs: amount.nowMs }));
+  const board = shape.board;
+  batch.create(counterRef(db, counterId), { ...newCounterDocument(shape.numShards, { unique: false, windowed: shape.windowed, nowMs: amount.nowMs }), ...(board === undefined ? {} : { [BOARD_FIELD]: board }) });
+  // On a leaderboard at its total, 0 (the first rollup commits the amount, and its entry with it).
+  if (board !== undefined) writeEntry(batch, db, board, counterId, 0);
   for (let i = 0; i < shape.numShards; i++) {
     if (i !== first) {
       batch.set(shardRef(db, counterId, i), NEW_SHARD);

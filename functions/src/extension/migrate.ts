@@ -9,12 +9,15 @@
 import { FieldPath, type DocumentSnapshot, type Firestore, type Query } from "firebase-admin/firestore";
 import { foldSource, type FoldReport } from "./fold";
 import { fieldSegments } from "../model/extension-data";
+import type { DocumentRule } from "../model/document-rules";
 import type { NewCounterRule } from "../model/new-counter";
 import { collectionIdOf, collectionOf, EXTENSION_SHARDS, nearMiss, sourceFor, type ExtensionRule } from "../model/extension-rules";
 
 export interface MigrateOptions {
   dryRun: boolean;
   newCounter: NewCounterRule;
+  /** DOCUMENT_COUNTERS: the counters they name take no extension amount (fold.ts). */
+  documentRules?: readonly DocumentRule[];
   /** Documents folded at once (default 8). */
   concurrency?: number;
   /** Shard documents per page and batch (fold.ts). */
@@ -80,7 +83,14 @@ export async function* migrate(db: Firestore, rule: ExtensionRule, options: Migr
 async function foldOne(db: Firestore, rule: ExtensionRule, document: string, options: MigrateOptions): Promise<MigrationItem> {
   const source = sourceFor(rule, document)!;
   try {
-    const report = await foldSource(db, source, { by: "migration", day: null, newCounter: options.newCounter, dryRun: options.dryRun, ...(options.pageSize ? { pageSize: options.pageSize } : {}) });
+    const report = await foldSource(db, source, {
+      by: "migration",
+      day: null,
+      newCounter: options.newCounter,
+      dryRun: options.dryRun,
+      ...(options.documentRules === undefined ? {} : { documentRules: options.documentRules }),
+      ...(options.pageSize ? { pageSize: options.pageSize } : {}),
+    });
     return { kind: "folded", report };
   } catch (error) {
     return { kind: "failed", document, counterId: source.counterId, error: error instanceof Error ? error.message : String(error) };

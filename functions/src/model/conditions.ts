@@ -115,15 +115,15 @@ export function conditionsText(conditions: readonly Condition[]): string {
 }
 
 /**
- * The index of the first `=` of `text` outside brackets and not part of `==`, or -1: where a rule that may
+ * The index of the first `=` of `text` outside brackets and braces (a `{=FIELD}` placeholder) and not part of `==`, or -1: where a rule that may
  * hold conditions splits into its two sides.
  */
 export function ruleSeparator(text: string): number {
   let depth = 0;
   for (let i = 0; i < text.length; i += 1) {
     const char = text[i];
-    if (char === "[") depth += 1;
-    else if (char === "]") depth = Math.max(0, depth - 1);
+    if (char === "[" || char === "{") depth += 1;
+    else if (char === "]" || char === "}") depth = Math.max(0, depth - 1);
     else if (char === "=" && depth === 0) return i;
   }
   return -1;

@@ -4,9 +4,11 @@
 //   posts/{post}/comments/{c}[status==published]=post-{post}-published
 //   products/{p}/ratings/{r}:stars=product-{p}-stars            the sum of an integer field
 //   users/{uid}=users-count                                     a literal counter id
+//   posts/{p}[status==published]=author-{=author}-published     the counter id from a field
 // DOCUMENT_PATTERN is a document path whose collection ids are literal and whose document ids are literal
 // or `{name}` wildcards, the last one a wildcard (every document there is counted). ID_PATTERN is a counter
-// id with at most one placeholder, a wildcard of the pattern other than the last. Conditions are those of
+// id with at most one placeholder, a wildcard of the pattern other than the last, or a field of the document
+// (`posts/{p}[status==published]=author-{=author}-published`: each author's published posts). Conditions are those of
 // conditions.ts. A counter id two rules could name is refused: a counter counts the documents of one rule.
 // Pure, no Firebase import: the functions, the preflight and the command line share it; what a rule says
 // of one document (its counter, its contribution) is document-match.ts.
@@ -42,6 +44,12 @@ export interface DocumentRule {
   conditions: Condition[];
   /** The summed integer field (a dotted path); null: the rule counts documents. */
   field: string | null;
+  /**
+   * The counter id's placeholder, when it is a field of the document (`{=author}`: a dotted path); null when it
+   * is a wildcard of the path or there is none. The template's placeholder is then `=FIELD` (no wildcard's name
+   * starts with `=`), and a document counts toward the counter its field names now (document-match.ts).
+   */
+  idField: string | null;
   counter: Template;
 }
 
@@ -92,7 +100,7 @@ function parseRule(text: string, position: number): DocumentRule {
   if (eq === -1) throw new Error(`has no "=" outside its conditions: write ${FORM}`);
   const left = text.slice(0, eq).trim();
   const right = text.slice(eq + 1).trim();
-  if (right.includes("=")) throw new Error('has more than one "=" outside its conditions');
+  if (ruleSeparator(right) !== -1) throw new Error('has more than one "=" outside its conditions');
   const split = splitConditions(left);
   let path = split.path;
   let field: string | null = null;
@@ -114,13 +122,15 @@ function parseRule(text: string, position: number): DocumentRule {
     checkFieldPath(field);
   }
   const document = parseDocumentCounterPattern(path);
+  const { idField, idText } = fieldPlaceholder(right);
   let counter: Template;
   try {
-    counter = parseCounterIdPattern(right);
+    counter = parseCounterIdPattern(idText);
   } catch (error) {
     throw new Error(`has a counter-id pattern ${JSON.stringify(right)} that ${error instanceof Error ? error.message : String(error)}`);
   }
   const wildcards = wildcardsOf(document);
+  if (idField !== null) return { source: text, position, document, conditions: split.conditions, field, idField, counter: { ...counter, source: right, placeholder: `=${idField}` } };
   if (counter.placeholder !== null && !wildcards.slice(0, -1).includes(counter.placeholder)) {
     const last = wildcards[wildcards.length - 1]!;
     throw new Error(
@@ -129,7 +139,29 @@ function parseRule(text: string, position: number): DocumentRule {
         : `uses {${counter.placeholder}} in the counter-id pattern, which is not a wildcard of ${document.source}`,
     );
   }
-  return { source: text, position, document, conditions: split.conditions, field, counter };
+  return { source: text, position, document, conditions: split.conditions, field, idField: null, counter };
+}
+
+const FIELD_PLACEHOLDER = /\{=([^{}]*)\}/;
+
+/**
+ * A counter-id pattern's `{=FIELD}` (the id part from a field of the document): the field, and the pattern with
+ * a plain placeholder in its place for the id pattern's own checks; no field when it has none.
+ */
+function fieldPlaceholder(right: string): { idField: string | null; idText: string } {
+  const match = FIELD_PLACEHOLDER.exec(right);
+  if (match === null) return { idField: null, idText: right };
+  const idText = right.replace(match[0], "{field}");
+  if (idText.includes("{=") || idText.replace("{field}", "").includes("{")) {
+    throw new Error(`has a counter-id pattern ${JSON.stringify(right)} with more than one placeholder: one, a wildcard of the path or {=FIELD}`);
+  }
+  const idField = match[1]!.trim();
+  try {
+    checkFieldPath(idField);
+  } catch (error) {
+    throw new Error(`has a counter-id pattern ${JSON.stringify(right)} whose {=FIELD} ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return { idField, idText };
 }
 
 /**
@@ -163,6 +195,23 @@ function matchesCounter(rule: DocumentRule, counterId: string): boolean {
   const { prefix, placeholder, suffix } = rule.counter;
   if (placeholder === null) return counterId === prefix;
   return counterId.length > prefix.length + suffix.length && counterId.startsWith(prefix) && counterId.endsWith(suffix) && LITERAL.test(counterId.slice(prefix.length, counterId.length - suffix.length));
+}
+
+/** The rule whose counters a counter-id pattern (another param's, or migrate-extension's --counter) can name, if any. */
+export function ruleSharingIds(rules: readonly DocumentRule[], counter: Template): DocumentRule | undefined {
+  return rules.find((rule) => idsCanCoincide(rule.counter, counter));
+}
+
+/**
+ * Why the firestore-counter extension's amounts never move into a document counter (migrate-extension, the
+ * fold): the counter counts its documents, and a count of documents that the extension kept needs no
+ * migration (the backfill counts the documents themselves).
+ */
+export function noExtensionAmounts(rule: DocumentRule): string {
+  return (
+    `they count documents (DOCUMENT_COUNTERS rule ${rule.position} "${rule.source}"), and only their documents move them: ` +
+    "a count of documents that the extension kept needs no migration, the backfill counts the documents themselves (docs/from-the-extension.md)"
+  );
 }
 
 /** A rule as the preflight and the docs show it. */

@@ -9,3 +9,7 @@ export const COMMITTED_MESSAGE = "rollup committed";
 export const THREW_MESSAGE = "rollup threw; the event is retried";
 /** DEBUG, one per invocation: its outcome and what it cost (reads, writes, aggregations, waitMs, durationMs). */
 export const OPS_MESSAGE = "rollup ops";
+/** WARNING, one per promise an event took over because its owner left it past the stale time. */
+export const TAKEOVER_MESSAGE = "taking over a stale rollup promise";
+/** WARNING, one per overdue promise its owner's retry resumed. */
+export const RESUMED_MESSAGE = "resuming an overdue rollup promise";

@@ -119,9 +119,9 @@ export function parseDocumentPattern(text: string): Template {
  * (`p-{id}-x` is prefix "p-", suffix "-x"). A placeholder never fills a `/`, so a filled path has exactly
  * these segments, each literal one as written.
  */
-type Segment = string | { prefix: string; suffix: string };
+export type PathSegment = string | { prefix: string; suffix: string };
 
-function segmentsOf(template: Template): Segment[] {
+export function segmentsOf(template: Template): PathSegment[] {
   if (template.placeholder === null) return template.prefix.split("/");
   const before = template.prefix.split("/");
   const after = template.suffix.split("/");
@@ -129,7 +129,7 @@ function segmentsOf(template: Template): Segment[] {
 }
 
 /** Whether a placeholder segment can be filled (1+ id characters) to read exactly `text`. */
-function segmentCanBe(segment: { prefix: string; suffix: string }, text: string): boolean {
+export function segmentCanBe(segment: { prefix: string; suffix: string }, text: string): boolean {
   if (text.length <= segment.prefix.length + segment.suffix.length) return false;
   if (!text.startsWith(segment.prefix) || !text.endsWith(segment.suffix)) return false;
   return /^[A-Za-z0-9_-]+$/.test(text.slice(segment.prefix.length, text.length - segment.suffix.length));

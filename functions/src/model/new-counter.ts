@@ -10,6 +10,8 @@ import { newCounter, type Settings } from "./settings";
 export interface NewCounterShape {
   numShards: number;
   windowed: boolean;
+  /** The leaderboard it is created on (LEADERBOARDS), if any. */
+  board?: string;
 }
 
 /** Decides a new counter's shape, or throws an Error saying why no counter may be created with that id. */
@@ -31,7 +33,7 @@ export function newCounterRule(settings: Settings, what = "extension amounts"): 
     if (counter.unique) {
       throw new Error(`counter "${counterId}" matches UNIQUE_COUNTERS: a unique counter counts members, and ${what} are not members`);
     }
-    return { numShards: counter.numShards, windowed: counter.windowed };
+    return { numShards: counter.numShards, windowed: counter.windowed, ...(counter.board === undefined ? {} : { board: counter.board }) };
   };
 }
 

@@ -4,8 +4,8 @@
 // places. Pure: the preflight loads it outside the functions.
 
 /**
- * The largest ROLLUP_INTERVAL_MS: a claimer waits up to one interval inside its invocation, and the rollup
- * bounds every claim by it when the parent recorded no interval (rollup/plan.ts).
+ * The largest ROLLUP_INTERVAL_MS: a promise's owner waits up to one interval inside its invocation, and the
+ * rollup bounds every promise by it when the parent recorded no interval (rollup/plan.ts).
  */
 export const MAX_INTERVAL_MS = 60_000;
 
@@ -35,7 +35,8 @@ export const PARAM_RULES: Record<string, ParamRule> = {
   MAX_DELTA: { kind: "int", min: 1, max: Number.MAX_SAFE_INTEGER },
   SHARD_WRITES_PER_SECOND: { kind: "int", min: 1, max: 10_000 },
   MAX_GROWN_SHARDS: { kind: "int", min: 1, max: HARD_MAX_GROWN_SHARDS, why: "the most shards growth, reset, reshard, delete and reconcile are built for" },
-  ROLLUP_INTERVAL_MS: { kind: "int", min: 1, max: MAX_INTERVAL_MS, why: "a claimer waits up to one interval inside its invocation" },
+  ROLLUP_INTERVAL_MS: { kind: "int", min: 1, max: MAX_INTERVAL_MS, why: "a promise's owner waits up to one interval inside its invocation" },
+  RECOUNT_LIMIT: { kind: "int", min: 1, max: 100_000, why: "a count() must stay well within its 60 s deadline, and a read per 1,000 documents on every change of a calm counter" },
   REQUEST_TTL_HOURS: { kind: "int", min: 1, max: 24 * 365 },
   ALLOW_UNAUTHENTICATED: { kind: "boolean" },
   ENFORCE_APP_CHECK: { kind: "boolean" },
@@ -86,9 +87,10 @@ export function paramProblem(name: string, value: RawValue): string | undefined 
 /**
  * What the params must satisfy together, each problem naming the params involved:
  * - DEFAULT_SHARDS <= MAX_SHARDS: a counter created without numShards must be allowed;
- * - ROLLUP_TIMEOUT_SECONDS >= 2 x ROLLUP_INTERVAL_MS + 10 s: a claimer waits up to one interval for its
- *   slot, may have to wait again for a late read, then sums and commits; an invocation killed by its
- *   timeout in the middle of that is retried, but one that can never finish would be retried for 24 h.
+ * - ROLLUP_TIMEOUT_SECONDS >= 2 x ROLLUP_INTERVAL_MS + 10 s: a promise's owner waits up to one interval,
+ *   may have to wait again for a late read, then sums and commits (and hands its chain over before the
+ *   timeout: rollup/trail.ts); an invocation killed by its timeout in the middle of that is retried, but one
+ *   that can never finish would be retried for 24 h.
  */
 export function relationProblems(values: Record<string, RawValue>): string[] {
   const problems: string[] = [];
@@ -104,7 +106,7 @@ export function relationProblems(values: Record<string, RawValue>): string[] {
     if (timeoutSeconds < needed) {
       problems.push(
         `ROLLUP_TIMEOUT_SECONDS (${timeoutSeconds}) must be at least 2 x ROLLUP_INTERVAL_MS + 10 s = ${needed} s, ` +
-          "so that a claimer waiting for its slot cannot outlive its invocation",
+          "so that a promise's owner waiting for its due time cannot outlive its invocation",
       );
     }
   }

@@ -22,6 +22,7 @@ export const COUNTER_PARAM_DEFAULTS = {
   AUTO_CREATE: "",
   EXTENSION_COUNTERS: "",
   DOCUMENT_COUNTERS: "",
+  LEADERBOARDS: "",
 } as const;
 
 export type CounterParamName = keyof typeof COUNTER_PARAM_DEFAULTS;
@@ -137,6 +138,13 @@ export const PARAMS = {
       "placeholder used on both sides (e.g. post-{id}-likes=posts/{id}). The first incrementCounter or setMember on a " +
       "missing counter whose id matches creates it, as createCounter would, if and only if that document exists.",
   },
+  RECOUNT_LIMIT: {
+    kind: "int",
+    default: 10000,
+    description:
+      "The most documents a document counter is kept by recounting them (a count() that reads at most this many index entries, one read per " +
+      "1,000); one more and it moves to records by itself, for good (docs/documents.md).",
+  },
   DOCUMENT_COUNTERS: {
     kind: "string",
     default: COUNTER_DEFAULTS.DOCUMENT_COUNTERS,
@@ -146,6 +154,14 @@ export const PARAMS = {
       "A document counts 1 (or adds its integer FIELD) while it exists and every condition holds. Non-empty: one trigger per document " +
       "pattern is deployed (documentCounters-...), and nothing else may move those counters. Existing documents: firestore-exact-counter " +
       "backfill (docs/documents.md).",
+  },
+  LEADERBOARDS: {
+    kind: "string",
+    default: COUNTER_DEFAULTS.LEADERBOARDS,
+    description:
+      "Leaderboards: rules BOARD=COUNTER_ID_PATTERN, comma-separated (e.g. points=user-{uid}-points). A counter whose id " +
+      "matches is on that board, and an exact, live rank of it costs 2 document reads and one count() (docs/leaderboards.md). " +
+      "Non-empty: the trigger rollupBoard is deployed. Counters that existed before a rule: firestore-exact-counter backfill --board.",
   },
   // The deploy default is the strictest policy: a counter costs shards and rollup events from the moment it
   // exists, so who may create them is opened up on purpose, not by accident (docs/security.md).
@@ -198,7 +214,7 @@ export const PARAMS = {
   ROLLUP_TIMEOUT_SECONDS: {
     kind: "int",
     default: 60,
-    description: "Timeout of one rollupTotal invocation (a claimer waits up to one rollup interval, then sums).",
+    description: "Timeout of one rollupTotal invocation (a busy counter's owner carries its chain, a commit an interval, for up to this less one interval and 10 s, then hands over).",
   },
   ROLLUP_MEMORY_MB: {
     kind: "int",
@@ -209,7 +225,7 @@ export const PARAMS = {
     kind: "int",
     default: 80,
     description:
-      "Events one rollupTotal instance handles at once. A waiting claimer holds one of these slots, so " +
+      "Events one rollupTotal instance handles at once. A busy counter's owner holds one of these while it waits, so " +
       "MAX_INSTANCES x ROLLUP_CONCURRENCY bounds how many counters can roll up at the same moment.",
   },
   ROLLUP_MIN_INSTANCES: {

@@ -2,6 +2,7 @@
 // path is spelled once.
 import { createHash } from "node:crypto";
 import type { CollectionReference, DocumentReference, Firestore } from "firebase-admin/firestore";
+import { entryKey } from "./board";
 import { PARAMS_COLLECTION, PARAMS_DOCUMENT_ID, PARAMS_PARENT_ID } from "./deployed-params";
 
 export const COUNTERS = "counters";
@@ -25,6 +26,12 @@ export const SHARD_SUMS_INDEX = {
  * (rollup/midnight.ts); checked by the preflight.
  */
 export const WINDOWS_MOVE_AT = "rollup.windowsMoveAt";
+/**
+ * The parent's pending promise (rollup/plan.ts): `rollup.trailing` = {dueAt, owner}; its due time is the
+ * sweep's query (TRAILING_DUE_AT, indexed alone: firestore.indexes.json).
+ */
+export const TRAILING = "rollup.trailing";
+export const TRAILING_DUE_AT = "rollup.trailing.dueAt";
 /** Members of a unique counter, one document per member: counters/{id}/members/{uid}. */
 export const MEMBERS = "members";
 /**
@@ -45,8 +52,8 @@ export const MEMBERSHIPS = "memberships";
 /** Idempotency records of incrementCounter, one per requestId: counters/{id}/exactCounterRequests/{requestId}. */
 export const REQUESTS = "exactCounterRequests";
 /**
- * Rollup coordination: counters/{id}/exactCounterRollup/lease holds the pending claim, if any
- * (rollup/claim.ts); the sweep queries the group for stale claims.
+ * The previous version's rollup claims: counters/{id}/exactCounterRollup/lease held a pending claim, if any.
+ * Nothing writes it any more; the sweep finishes the claims left at the upgrade (rollup/legacy-lease.ts).
  */
 export const ROLLUP = "exactCounterRollup";
 export const LEASE_ID = "lease";
@@ -69,7 +76,7 @@ export const EXTENSION_RECORDS = "exactCounterExtension";
 
 /**
  * What a document counter knows of each document it has seen (DOCUMENT_COUNTERS): one record per document,
- * counters/{id}/exactCounterDocuments/{key} (model/document-records.ts): what it counts now and the version
+ * counters/{id}/exactCounterDocuments/{key} (documents/records.ts): what it counts now and the version
  * that reflects. Written only in a batch with a shard write or the counter's creation while it counts
  * something, so a deleted counter's cleanup removes them for good (deletion.ts); one that counts nothing
  * carries `expireAt`, for the TTL policy (firestore.indexes.json).
@@ -78,7 +85,7 @@ export const DOCUMENT_RECORDS = "exactCounterDocuments";
 /**
  * When a document counter was last deleted: counters/{id}/exactCounterDeleted/last, written by deleteCounter
  * and left by its cleanup (it expires by the TTL policy), so that events of writes before the deletion do
- * not count again in the counter the next change creates (model/document-records.ts).
+ * not count again in the counter the next change creates (documents/records.ts).
  */
 export const DELETED = "exactCounterDeleted";
 export const DELETED_ID = "last";
@@ -155,6 +162,53 @@ export function extensionRecordRef(db: Firestore, counterId: string, documentPat
  */
 export function deployedParamsRef(db: Firestore): DocumentReference {
   return db.collection(COUNTERS).doc(PARAMS_PARENT_ID).collection(PARAMS_COLLECTION).doc(PARAMS_DOCUMENT_ID);
+}
+
+/**
+ * How far the rollup sweep has checked the promises (rollup/sweep.ts): counters/~exactCounter/exactCounterSweep/promises,
+ * beside the published params, below an id no counter can have.
+ */
+export function sweepMarkRef(db: Firestore): DocumentReference {
+  return db.collection(COUNTERS).doc(PARAMS_PARENT_ID).collection(SWEEP).doc(SWEEP_MARK_ID);
+}
+
+/** The sweep's own collection (sweepMarkRef), and its one document. */
+export const SWEEP = "exactCounterSweep";
+export const SWEEP_MARK_ID = "promises";
+/** How far the sweep has checked the leaderboards' promises: counters/~exactCounter/exactCounterSweep/boards. */
+export const BOARD_SWEEP_MARK_ID = "boards";
+
+/**
+ * The leaderboards (LEADERBOARDS, model/board.ts): each board's summary is
+ * counters/~exactCounter/exactCounterBoards/{board}, beside the published params, below an id no counter can have;
+ * its entries, one per counter on the board, are .../exactCounterEntries/{entryKey} under it.
+ */
+export const BOARDS = "exactCounterBoards";
+export const ENTRIES = "exactCounterEntries";
+
+/** The board rollup's trigger pattern: every write of an entry (entry/rollupBoard.ts). */
+export const BOARD_ENTRY_PATTERN = `${COUNTERS}/${PARAMS_PARENT_ID}/${BOARDS}/{board}/${ENTRIES}/{entry}`;
+
+export function boardsRef(db: Firestore): CollectionReference {
+  return db.collection(COUNTERS).doc(PARAMS_PARENT_ID).collection(BOARDS);
+}
+
+export function boardRef(db: Firestore, board: string): DocumentReference {
+  return boardsRef(db).doc(board);
+}
+
+export function entriesRef(db: Firestore, board: string): CollectionReference {
+  return boardRef(db, board).collection(ENTRIES);
+}
+
+/** The board's entry of `counterId`: its id is a hash of the counter id (model/board.ts, entryKey). */
+export function entryRef(db: Firestore, board: string, counterId: string): DocumentReference {
+  return entriesRef(db, board).doc(entryKey(counterId));
+}
+
+/** How far the sweep has checked the leaderboards' promises (rollup/sweep.ts over leaderboard/board-store.ts). */
+export function boardSweepMarkRef(db: Firestore): DocumentReference {
+  return db.collection(COUNTERS).doc(PARAMS_PARENT_ID).collection(SWEEP).doc(BOARD_SWEEP_MARK_ID);
 }
 
 /**

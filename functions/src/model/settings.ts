@@ -11,6 +11,7 @@ import { autoCreateTarget, parseAutoCreateRules, type AutoCreateTarget } from ".
 import { parseDocumentCounterRules, ruleNaming } from "./document-rules";
 import { parseExtensionRules, sourcesOfCounter, type ExtensionSource } from "./extension-rules";
 import { callersKindFor, kindFor, parseCounterKindRules, shardsFor, type CounterKind, type KindLimits } from "./kinds";
+import { boardOf, parseLeaderboardRules } from "./leaderboard-rules";
 import { mirrorTargets, parseMirrorRules, type MirrorTarget } from "./mirror-rules";
 import { paramProblem, relationProblems, type CreatePolicy, type RawValue } from "./param-rules";
 import type { ParamName } from "./params";
@@ -59,6 +60,12 @@ export interface Settings {
   extensionSourcesFor(counterId: string): ExtensionSource[];
   /** The DOCUMENT_COUNTERS rule that names `counterId`, if any (as written): only its documents move that counter. */
   documentRuleFor(counterId: string): string | undefined;
+  /** The leaderboard `counterId` is on (LEADERBOARDS), if a rule names it: its writes of the total carry its entry. */
+  boardFor(counterId: string): string | undefined;
+  /** ROLLUP_INTERVAL_MS: what a commit by the tools records (rollup/plan.ts, intervalToRecord). */
+  rollupIntervalMs(): number;
+  /** RECOUNT_LIMIT: the most documents a document counter is kept by recount. */
+  recountLimit(): number;
 }
 
 /**
@@ -119,6 +126,9 @@ export function settingsOf(read: (name: ParamName) => RawValue, refusal: (proble
     autoCreateFor: (counterId) => autoCreateTarget(parseAutoCreateRules("AUTO_CREATE", text("AUTO_CREATE")), counterId),
     extensionSourcesFor: (counterId) => sourcesOfCounter(parseExtensionRules("EXTENSION_COUNTERS", text("EXTENSION_COUNTERS")), counterId),
     documentRuleFor: (counterId) => ruleNaming(parseDocumentCounterRules("DOCUMENT_COUNTERS", text("DOCUMENT_COUNTERS")), counterId)?.source,
+    boardFor: (counterId) => boardOf(parseLeaderboardRules("LEADERBOARDS", text("LEADERBOARDS")), counterId),
+    rollupIntervalMs: once(() => int("ROLLUP_INTERVAL_MS")),
+    recountLimit: once(() => int("RECOUNT_LIMIT")),
   };
 }
 
@@ -134,6 +144,8 @@ export interface NewCounter {
   unique: boolean;
   windowed: boolean;
   mirrors: MirrorTarget[];
+  /** The leaderboard it is on (LEADERBOARDS), if any: it is created on it, at 0. */
+  board?: string;
 }
 
 /** What a caller may ask of a new counter (createCounter's optional fields). */
@@ -146,14 +158,15 @@ export interface Requested {
 /**
  * The counter `counterId` is created as: what was asked, within what the params declare for its id
  * (UNIQUE_COUNTERS and WINDOWED_COUNTERS reserve the flags, COUNTER_KINDS the shard count, DEFAULT_SHARDS
- * otherwise; MIRRORS its targets). Throws invalid-argument, naming the field and the param, for a request
+ * otherwise; MIRRORS its targets; LEADERBOARDS its board). Throws invalid-argument, naming the field and the param, for a request
  * the params refuse.
  */
 export function newCounter(counterId: string, requested: Requested, settings: Settings, limits: OperationLimits): NewCounter {
   const unique = uniqueFor(counterId, requested.unique, settings.uniquePatterns());
   const windowed = reservedFlag("windowed", "WINDOWED_COUNTERS", counterId, requested.windowed, settings.windowedPatterns());
   const numShards = shardsFor(counterId, requested.numShards, settings.kindFor(counterId, limits)) ?? limits.defaultShards;
-  return { numShards, unique, windowed, mirrors: settings.mirrorsFor(counterId) };
+  const board = settings.boardFor(counterId);
+  return { numShards, unique, windowed, mirrors: settings.mirrorsFor(counterId), ...(board === undefined ? {} : { board }) };
 }
 
 /**

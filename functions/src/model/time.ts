@@ -34,3 +34,31 @@ export function parseRfc3339Micros(text: string): number | null {
   const nanos = Number((match[2] ?? "").padEnd(9, "0"));
   return microsCeil({ seconds, nanoseconds: nanos });
 }
+
+/**
+ * A document's version, as a string that sorts as the versions do: its update time in RFC 3339 with nine
+ * digits of nanoseconds (`2026-11-27T10:00:00.123456789Z`), and `+` after it for "just after" (a delete).
+ */
+export type Version = string;
+
+/** The version of a document whose update time is `time`. */
+export function versionAt(time: Time): Version {
+  const iso = new Date(time.seconds * 1000).toISOString(); // YYYY-MM-DDTHH:MM:SS.000Z
+  return `${iso.slice(0, 19)}.${String(time.nanoseconds).padStart(9, "0")}Z`;
+}
+
+/** The version just after `time`: later than it, earlier than any later update time. */
+export function versionJustAfter(time: Time): Version {
+  return `${versionAt(time)}+`;
+}
+
+/**
+ * The commit time of a write as its event tells it, microseconds, rounded up: the new document's update time,
+ * or for a delete the event's time (never earlier than just after the deleted version's update time).
+ */
+export function writeTimeUs(after: Time | undefined, before: Time | undefined, eventTime: string, nowMs: number): number {
+  if (after !== undefined) return microsCeil(after);
+  const fromEvent = parseRfc3339Micros(eventTime);
+  const afterBefore = before === undefined ? 0 : microsCeil(before) + 1;
+  return Math.max(fromEvent ?? nowMs * 1000, afterBefore);
+}

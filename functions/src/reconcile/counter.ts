@@ -4,8 +4,9 @@
 // repairs what is wrong through the rollup's own commit (rollup/commit.ts, sumAndCommit: a sum, committed
 // on condition that the parent is unchanged, mirrors in the same write), with every kept day summed again,
 // so the windows are repaired with the total; and it gives shards from before shards counted their applied
-// writes a `writes` of 0 (the upgrade growth needs: docs/growth.md). Reads only documents under
-// counters/{id}: nothing of an app's own is ever read.
+// writes a `writes` of 0 (the upgrade growth needs: docs/growth.md). Each MIRRORS target is compared with
+// the parent too (mirrors.ts: a field someone else wrote is drift, and a fix's commit writes it again).
+// Reads only documents under counters/{id} and the targets MIRRORS names: nothing else of an app's own.
 import { FieldValue, type DocumentReference, type DocumentSnapshot, type Firestore } from "firebase-admin/firestore";
 import { isDeepStrictEqual } from "node:util";
 import { GRPC, grpcCode } from "../model/errors";
@@ -21,13 +22,15 @@ import { noOps } from "../rollup/ops";
 import type { ParentRead, RollupStore, SumRead } from "../rollup/store";
 import type { Run } from "../rollup/types";
 import { MEMBERS_AND_SUM_READS, membersAndSum, repairFromMembers } from "./members";
-import type { DocumentsCheck } from "./documents";
+import type { DocumentsCheck } from "../documents/reconcile";
+import { staleMirrors, type StaleMirror } from "./mirrors";
 
 /**
  * ok: total equals the shard sum (and, for a unique counter, the shard sum equals the members). lagging:
  * total differs, but a shard was written after the sum the total holds, so a rollup is still due (normal
  * for about one interval). drift: total differs although it claims to cover every shard write, or a
- * unique counter's shard sum differs from its members: a real inconsistency. overflow: the sum is beyond
+ * unique counter's shard sum differs from its members, or a MIRRORS target holds another value than the
+ * parent: a real inconsistency. overflow: the sum is beyond
  * 2^53 - 1. stuck: lagging, but the oldest write missing from the total is older than `stuckAfterMs`: no
  * rollup, retry or sweep is going to bring it in by itself. missing: no counter has that id.
  */
@@ -58,6 +61,8 @@ export interface CounterReport {
   unmeasuredShards: string[];
   /** With fix: how many of those got `writes` (0 when none did, or a reshard removed one meanwhile: next run). */
   writesAdded: number;
+  /** MIRRORS targets whose field holds another value than the parent (mirrors.ts); a fix's commit writes them again. */
+  staleMirrors: StaleMirror[];
   unique: boolean;
   /** Unique counters: the number of member documents, read at the same time as memberSum; else null. */
   members: number | null;
@@ -92,6 +97,8 @@ export interface CheckOptions {
   nowMs: () => number;
   /** Where a counter's total is mirrored (MIRRORS): a fix writes the total there too, as the rollup does. */
   mirrors?: (counterId: string) => MirrorTarget[];
+  /** The leaderboard a counter is on (LEADERBOARDS): a fix writes its entry too, as the rollup's commit does. */
+  boards?: (counterId: string) => string | undefined;
 }
 
 /** Checks one counter, given its parent as read (from a page, or by id), and fixes it if asked. */
@@ -119,7 +126,7 @@ export async function reconcileCounter(db: Firestore, parent: DocumentSnapshot, 
 
   // The total and, for a windowed counter, every kept day up to the day its stored windows are for, at one
   // read time: the rollup's own sum.
-  const store = firestoreRollupStore(db, { mirrors: check.mirrors ?? (() => []) });
+  const store = firestoreRollupStore(db, { mirrors: check.mirrors ?? (() => []), ...(check.boards === undefined ? {} : { boards: check.boards }) });
   const windowed = parent.get("windowed") === true;
   const stored = parent.get("windows") as unknown;
   const storedDay = (stored as { day?: unknown } | undefined)?.day;
@@ -147,13 +154,17 @@ export async function reconcileCounter(db: Firestore, parent: DocumentSnapshot, 
     report.windows = { stored, summed };
     windowsDrift = !isDeepStrictEqual(stored, summed);
   }
-  if (report.drift === 0 && !memberDrift && !windowsDrift) {
+  const mirrors = await staleMirrors(db, counterId, check.mirrors?.(counterId) ?? []);
+  report.reads += mirrors.reads;
+  report.staleMirrors = mirrors.stale;
+  const mirrorDrift = mirrors.stale.length > 0;
+  if (report.drift === 0 && !memberDrift && !windowsDrift && !mirrorDrift) {
     report.status = "ok";
     return report;
   }
   const parentRead = parentReadOf(parent);
   const coveredUs = parentRead.view.coveredUntilUs;
-  report.status = memberDrift || (coveredUs !== null && coveredUs >= lastShardWriteUs) ? "drift" : "lagging";
+  report.status = memberDrift || mirrorDrift || (coveredUs !== null && coveredUs >= lastShardWriteUs) ? "drift" : "lagging";
   if (report.status === "lagging") {
     // Never rolled up: everything after the counter's creation (its shards were created with it) is missing.
     const fromUs = coveredUs ?? (parent.createTime === undefined ? 0 : microsCeil(parent.createTime));
@@ -199,7 +210,7 @@ async function commitRepair(store: RollupStore, counterId: string, parent: Paren
   return { fixed: step.kind === "committed", reads: run.ops.reads + run.ops.aggregations };
 }
 
-function emptyReport(counterId: string): CounterReport {
+export function emptyReport(counterId: string): CounterReport {
   return {
     counterId,
     status: "missing",
@@ -211,6 +222,7 @@ function emptyReport(counterId: string): CounterReport {
     missingShards: [],
     unmeasuredShards: [],
     writesAdded: 0,
+    staleMirrors: [],
     unique: false,
     members: null,
     memberSum: null,

@@ -8,7 +8,8 @@ import { ruleNaming, type DocumentRule } from "../model/document-rules";
 import type { NewCounterRule } from "../model/new-counter";
 import { COUNTERS, counterRef } from "../model/paths";
 import { reconcileCounter, type CheckOptions, type CounterReport } from "./counter";
-import { checkDocuments } from "./documents";
+import { checkDocuments, checkRecounted } from "../documents/reconcile";
+import type { RollupDeps } from "../rollup/types";
 import { stuckAfterMsFor } from "../model/stuck";
 
 export { STUCK_INTERVALS, STUCK_MARGIN_MS, stuckAfterMsFor } from "../model/stuck";
@@ -30,10 +31,14 @@ export interface ReconcileOptions {
   nowMs?: () => number;
   /** Where a counter's total is mirrored (MIRRORS): a fix writes the total there too, as the rollup does. */
   mirrors?: (counterId: string) => MirrorTarget[];
+  /** The leaderboard a counter is on (LEADERBOARDS): a fix writes its entry too, as the rollup's commit does. */
+  boards?: (counterId: string) => string | undefined;
   /** DOCUMENT_COUNTERS: the counters they name are checked against their documents too (documents.ts). */
   documentRules?: readonly DocumentRule[];
   /** How a fix's backfill would create a missing counter (it never does here: the counter exists). */
   newCounter?: NewCounterRule;
+  /** The rollup's dependencies with the recount rules: a counter kept by recount is checked, and fixed, by a count. */
+  rollup?: () => RollupDeps;
 }
 
 /** How many counters a run will visit: one count() aggregation (1 read per 1,000 counters). */
@@ -71,6 +76,7 @@ export async function* reconcile(db: Firestore, options: ReconcileOptions = {}):
     stuckAfterMs: options.stuckAfterMs ?? stuckAfterMsFor(1000),
     nowMs: options.nowMs ?? Date.now,
     ...(options.mirrors === undefined ? {} : { mirrors: options.mirrors }),
+    ...(options.boards === undefined ? {} : { boards: options.boards }),
   };
   const inFlight: Promise<CounterReport>[] = [];
   const source = counterSnapshots(db, options);
@@ -108,6 +114,8 @@ async function reconcileOne(db: Firestore, parent: DocumentSnapshot, options: Re
     ((id: string) => {
       throw new Error(`counter "${id}" would be created`);
     });
+  const kept = parent.get("kept") as unknown;
+  if ((kept === "recount" || kept === "moving") && options.rollup !== undefined) return checkRecounted(db, parent, rule, { fix, newCounter, rollup: options.rollup });
   const documents = await checkDocuments(db, parent.id, rule, { fix, newCounter });
   // After a backfill the parent is read again: the total's repair is conditioned on the parent as it is.
   const report = await reconcileCounter(db, documents.backfill === null ? parent : await parent.ref.get(), fix, check);

@@ -9,12 +9,15 @@ import { newShardMerge } from "../counters/shard-writes";
 import { GRPC, grpcCode } from "../model/errors";
 import type { MirrorTarget } from "../model/mirror-rules";
 import { MAX_INTERVAL_MS } from "../model/param-rules";
-import { counterRef, shardRef, WINDOWS_MOVE_AT } from "../model/paths";
+import { counterRef, shardRef, TRAILING, WINDOWS_MOVE_AT } from "../model/paths";
 import { microsFloor } from "../model/time";
 import { dayCountsOf, type DaysRead, everyDayOpen, type WindowsState } from "../model/windows";
 import { moveAtTimestamp, timestampOfMicros } from "../counters/times";
 import type { Load } from "./growth";
 import { commitMirrored, type MirroredCommit, type MirrorPort } from "./mirrored";
+import { entryDue } from "../model/board";
+import { BOARD_FIELD, parentBoardOf, writeEntry } from "../leaderboard/entry-writes";
+import type { Kept, Trailing } from "./plan";
 import type { CommitFields, CommitResult, MoveResult, ParentRead } from "./store";
 
 /** `rollup.load` as the rollup reads it; null when absent or malformed (the next commit measures afresh). */
@@ -42,6 +45,7 @@ function numShardsOf(parent: DocumentSnapshot): number | null {
 
 /** The parent's bookkeeping as the rollup reads it. */
 export function parentReadOf(parent: DocumentSnapshot): ParentRead {
+  const total = parent.exists ? (parent.get("total") as unknown) : undefined;
   return {
     view: {
       parentExists: parent.exists,
@@ -53,9 +57,35 @@ export function parentReadOf(parent: DocumentSnapshot): ParentRead {
       load: loadOf(parent),
       days: daysOf(parent),
       updatedUs: parent.exists ? microsFloor(parent.updateTime!) : null,
+      trailing: trailingOf(parent),
+      total: typeof total === "number" ? total : null,
+      createdUs: parent.exists && parent.createTime !== undefined ? microsFloor(parent.createTime) : null,
+      board: parentBoardOf(parent),
+      kept: keptOf(parent),
+      movingSinceUs: timeFieldUs(parent, "rollup.movingSince"),
     },
     version: parent.exists ? versionOf(parent.updateTime!) : null,
+    observedUs: microsFloor(parent.readTime),
   };
+}
+
+/** A document counter's `kept` (plan.ts, Kept); null when absent or unknown (kept by its shards). */
+function keptOf(parent: DocumentSnapshot): Kept | null {
+  const kept = parent.exists ? (parent.get("kept") as unknown) : undefined;
+  return kept === "recount" || kept === "moving" || kept === "records" ? kept : null;
+}
+
+/** `rollup.trailing`, the pending promise (plan.ts); null when absent or unreadable. */
+function trailingOf(parent: DocumentSnapshot): Trailing | null {
+  const trailing = parent.exists ? (parent.get(TRAILING) as unknown) : undefined;
+  if (typeof trailing !== "object" || trailing === null) return null;
+  const { dueAt, owner } = trailing as Record<string, unknown>;
+  return dueAt instanceof Timestamp && typeof owner === "string" ? { dueMs: dueAt.toMillis(), owner } : null;
+}
+
+/** `rollup.trailing` as stored: the due time as a Timestamp (the sweep's query orders by it), and the owner. */
+export function storedTrailing(trailing: Trailing | null): Record<string, unknown> | FieldValue {
+  return trailing === null ? FieldValue.delete() : { dueAt: Timestamp.fromMillis(trailing.dueMs), owner: trailing.owner };
 }
 
 /**
@@ -93,7 +123,8 @@ function timeFieldUs(parent: DocumentSnapshot, field: string): number | null {
 /**
  * A rollup's commit onto the parent (RollupStore.commit): `total` = the sum and `rollup.readTime` = its read
  * time, with the bookkeeping in `fields`, on condition that the parent is still at `parent.version`, and in the
- * same atomic write the total on every mirror target that exists (commitTotalAt).
+ * same atomic write the total on every mirror target that exists (commitTotalAt) and, for a counter on a
+ * leaderboard (`board`), its entry where model/board.ts's entryDue asks for it.
  */
 export async function commitParent(
   db: Firestore,
@@ -103,12 +134,15 @@ export async function commitParent(
   fields: CommitFields,
   targets: readonly MirrorTarget[],
   onStep?: (step: MirrorStep) => void | Promise<void>,
+  board?: string,
 ): Promise<CommitResult> {
   if (parent.version === null) return { kind: "gone" };
   const ref = counterRef(db, counterId);
   const readTime = timestampOfMicros(sum.readUs);
   const values = { total: sum.total, windows: fields.windows?.windows ?? null };
-  const commit = await commitTotalAt(ref, timestampOf(parent.version), values, readTime, commitExtras(counterId, fields), targets, onStep, fields.grow);
+  const entry = entryDue(board, parent.view.board, parent.view.total, sum.total) ? board : undefined;
+  const extras = { ...commitExtras(counterId, fields), ...(entry === undefined ? {} : { [BOARD_FIELD]: entry }) };
+  const commit = await commitTotalAt(ref, timestampOf(parent.version), values, readTime, extras, targets, onStep, fields.grow, entry);
   if (commit.kind !== "committed") return { kind: commit.kind, mirrorReads: commit.reads };
   return {
     kind: "committed",
@@ -116,6 +150,7 @@ export async function commitParent(
     commitUs: microsFloor(commit.result.writeTime),
     mirrorWrites: commit.targetWrites,
     mirrorReads: commit.reads,
+    ...(entry === undefined ? {} : { boardWrites: 1 }),
   };
 }
 
@@ -125,6 +160,9 @@ function commitExtras(counterId: string, fields: CommitFields): Record<string, u
   if (fields.reconciled === true) extras["rollup.reconciledAt"] = FieldValue.serverTimestamp();
   if (fields.load !== undefined) extras["rollup.load"] = storedLoad(fields.load);
   if (fields.grow !== undefined) extras.numShards = fields.grow.to;
+  if (fields.trailing !== undefined) extras[TRAILING] = storedTrailing(fields.trailing);
+  if (fields.kept !== undefined) extras.kept = fields.kept;
+  if (fields.kept === "moving") extras["rollup.movingSince"] = FieldValue.serverTimestamp();
   return fields.windows === undefined ? extras : { ...extras, ...windowsFields(counterId, fields.windows) };
 }
 
@@ -156,6 +194,7 @@ async function commitTotalAt(
   mirrors: readonly MirrorTarget[] = [],
   onStep?: (step: MirrorStep) => void | Promise<void>,
   grow?: { from: number; to: number },
+  board?: string,
 ): Promise<MirroredCommit<WriteResult>> {
   const db = ref.firestore;
   const fields = {
@@ -178,6 +217,8 @@ async function commitTotalAt(
         }
       }
       writeTargets(batch, db, ref.id, present, absent, values);
+      // The leaderboard's entry at this very total (leaderboard/entry-writes.ts): the board's one write.
+      if (board !== undefined) writeEntry(batch, db, board, ref.id, values.total);
       const [result] = await batch.commit();
       return result!;
     },

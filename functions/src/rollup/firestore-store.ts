@@ -1,17 +1,17 @@
-// The RollupStore production uses (store.ts), over Firestore: the parent (firestore-parent.ts), the lease
-// and the shards of counters/{id}, with every precondition the rollup relies on (a commit on the parent's
-// update time, a claim on the lease's), and the two queries of the scheduled runs: the sweep's stale claims
-// and the midnight commit's counters. The emulator tests exercise exactly this module.
-import { AggregateField, FieldValue, Timestamp, type DocumentSnapshot, type Firestore, type QueryDocumentSnapshot } from "firebase-admin/firestore";
+// The RollupStore production uses (store.ts), over Firestore: the parent (firestore-parent.ts) and the shards
+// of counters/{id}, with every precondition the rollup relies on (a commit on the parent's update time), and
+// the queries of the scheduled runs: the sweep's promises (and the previous version's leases, with the
+// sweep's mark) and the midnight commit's counters. The emulator tests exercise exactly this module.
+import { AggregateField, FieldPath, FieldValue, Timestamp, type DocumentSnapshot, type Firestore, type Query, type QueryDocumentSnapshot } from "firebase-admin/firestore";
 import * as logger from "firebase-functions/logger";
 import { GRPC, grpcCode } from "../model/errors";
 import type { MirrorTarget } from "../model/mirror-rules";
-import { COUNTERS, counterRef, isUnderCounter, LEASE_ID, leaseRef, ROLLUP, shardsRef, WINDOWS_MOVE_AT } from "../model/paths";
+import { COUNTERS, counterRef, isUnderCounter, LEASE_ID, leaseRef, ROLLUP, shardsRef, sweepMarkRef, TRAILING_DUE_AT, WINDOWS_MOVE_AT } from "../model/paths";
 import { dayField } from "../model/shards";
 import type { DayCounts } from "../model/windows";
 import { midnightBoundUs } from "../model/midnight-order";
 import { microsFloor } from "../model/time";
-import type { ClaimData, CommitResult, FoundClaim, LeaseRead, MidnightPage, MoveResult, RollupStore, StaleClaims, SumRead } from "./store";
+import type { CommitResult, CountRead, FoundClaim, LegacyClaim, MidnightPage, MoveResult, PromisePage, RecountQuery, RollupStore, StaleClaims, SumRead } from "./store";
 import { commitParent, moveWindows, parentReadOf, timestampOf, versionOf, type MirrorStep } from "./firestore-parent";
 import { timestampOfMicros } from "../counters/times";
 import { sumShards } from "./sum";
@@ -22,6 +22,8 @@ export type { MirrorStep } from "./firestore-parent";
 export interface FirestoreRollupStoreOptions {
   /** Where a counter's total is also written (MIRRORS, model/mirror-rules.ts); none when absent. */
   mirrors?: (counterId: string) => MirrorTarget[];
+  /** The leaderboard a counter is on (LEADERBOARDS, model/leaderboard-rules.ts): its commits carry its entry. None when absent. */
+  boards?: (counterId: string) => string | undefined;
   /** Tests: runs before each step of a commit, to make mirror targets appear or disappear in between. */
   onMirrorStep?: (step: MirrorStep) => void | Promise<void>;
 }
@@ -30,14 +32,6 @@ export function firestoreRollupStore(db: Firestore, options: FirestoreRollupStor
   return {
     async readParent(counterId) {
       return parentReadOf(await counterRef(db, counterId).get());
-    },
-
-    async readLease(counterId) {
-      return leaseReadOf(await leaseRef(db, counterId).get());
-    },
-
-    async writeClaim(counterId, current, claim) {
-      return await writeClaim(db, counterId, current, claim);
     },
 
     async deleteClaim(counterId, version) {
@@ -62,8 +56,17 @@ export function firestoreRollupStore(db: Firestore, options: FirestoreRollupStor
       return { sum: { overflow: false, total: sum.total, writes: sum.writes, readUs, days: counts }, ...cost };
     },
 
+    async count(query, limit): Promise<CountRead> {
+      let q: Query = recountQuery(db, query);
+      if (limit !== null) q = q.limit(limit + 1);
+      const snap = await q.count().get();
+      const count = snap.data().count;
+      // count() is billed a read per 1,000 index entries it reads, at least one.
+      return { count, readUs: microsFloor(snap.readTime), reads: Math.max(1, Math.ceil(count / 1000)) };
+    },
+
     async commit(counterId, parent, sum, fields): Promise<CommitResult> {
-      return await commitParent(db, counterId, parent, sum, fields, options.mirrors?.(counterId) ?? [], options.onMirrorStep);
+      return await commitParent(db, counterId, parent, sum, fields, options.mirrors?.(counterId) ?? [], options.onMirrorStep, options.boards?.(counterId));
     },
 
     async moveWindows(counterId, parent, moved): Promise<MoveResult> {
@@ -87,6 +90,33 @@ export function firestoreRollupStore(db: Firestore, options: FirestoreRollupStor
       return { claims, scanned: snap.size, reads: Math.max(1, snap.size), next: snap.size < limit ? null : snap.docs[snap.size - 1]! };
     },
 
+    async promisesDue(dueFromMs, dueBeforeMs, limit, after): Promise<PromisePage> {
+      // The parents whose promise is due in [dueFromMs, dueBeforeMs), in (dueAt, name) order, paged by the last
+      // document of the page before. Its single-field index is declared in firestore.indexes.json.
+      let query = db
+        .collection(COUNTERS)
+        .where(TRAILING_DUE_AT, ">=", Timestamp.fromMillis(dueFromMs))
+        .where(TRAILING_DUE_AT, "<", Timestamp.fromMillis(dueBeforeMs))
+        .orderBy(TRAILING_DUE_AT)
+        .limit(limit);
+      const cursor = after as { doc: QueryDocumentSnapshot } | undefined;
+      if (cursor !== undefined) query = query.startAfter(cursor.doc);
+      const snap = await query.get();
+      const counters = snap.docs.map((doc) => ({ counterId: doc.id, parent: parentReadOf(doc) }));
+      const last = snap.docs[snap.size - 1];
+      const next = snap.size < limit || last === undefined ? null : { doc: last, dueMs: (last.get(TRAILING_DUE_AT) as Timestamp).toMillis() };
+      return { counters, reads: Math.max(1, snap.size), next };
+    },
+
+    async readSweepMark() {
+      const mark = (await sweepMarkRef(db).get()).get("checkedBefore") as unknown;
+      return mark instanceof Timestamp ? mark.toMillis() : null;
+    },
+
+    async writeSweepMark(dueBeforeMs) {
+      await sweepMarkRef(db).set({ checkedBefore: Timestamp.fromMillis(dueBeforeMs), at: FieldValue.serverTimestamp() });
+    },
+
     async midnightCounters(atMs, limit, after): Promise<MidnightPage> {
       // The counters whose `rollup.windowsMoveAt` is at or before `atMs` (its whole millisecond: the values lie
       // a spread of microseconds after their midnight), in (windowsMoveAt, name) order, which the spread makes
@@ -102,6 +132,19 @@ export function firestoreRollupStore(db: Firestore, options: FirestoreRollupStor
       };
     },
   };
+}
+
+/**
+ * A recounted counter's documents as a query: its collection, and one equality filter per condition on its
+ * field path (dotted: a map's field). Firestore's `==` compares numbers by value (1 == 1.0), matches `null` only
+ * where the field holds null (not where it is missing), and never matches across types: the semantics of the
+ * conditions' `holds` (model/conditions.ts); equality filters on several fields are served by merging the
+ * automatic single-field indexes, so no composite index is needed.
+ */
+export function recountQuery(db: Firestore, query: RecountQuery): Query {
+  let q: Query = db.collection(query.collection);
+  for (const filter of query.filters) q = q.where(new FieldPath(...filter.field.split(".")), "==", filter.value);
+  return q;
 }
 
 /**
@@ -128,32 +171,12 @@ async function sumDaysAt(db: Firestore, counterId: string, days: readonly string
   return counts;
 }
 
-/** The lease's claim: `eventId` and `dueAt`. */
-function leaseReadOf(lease: DocumentSnapshot): LeaseRead {
+/** A legacy lease's claim (`eventId` and `dueAt`, legacy-lease.ts), and its version; null claim when unreadable. */
+function leaseReadOf(lease: DocumentSnapshot): { claim: LegacyClaim | null; version: string | null } {
   const eventId = lease.get("eventId") as unknown;
   const dueAt = lease.get("dueAt") as unknown;
   return {
     claim: lease.exists && typeof eventId === "string" && dueAt instanceof Timestamp ? { eventId, dueMs: dueAt.toMillis() } : null,
     version: lease.exists ? versionOf(lease.updateTime!) : null,
   };
-}
-
-/** Writes the claim into the lease; returns its version, or null if another invocation got there first. */
-async function writeClaim(db: Firestore, counterId: string, current: LeaseRead, claim: ClaimData): Promise<string | null> {
-  const ref = leaseRef(db, counterId);
-  const data = {
-    eventId: claim.eventId,
-    dueAt: Timestamp.fromMillis(claim.dueMs),
-    intervalMs: claim.intervalMs,
-    claimedAt: FieldValue.serverTimestamp(),
-  };
-  try {
-    const result =
-      current.version !== null ? await ref.update(data, { lastUpdateTime: timestampOf(current.version) }) : await ref.create(data);
-    return versionOf(result.writeTime);
-  } catch (error) {
-    const code = grpcCode(error);
-    if (code === GRPC.FAILED_PRECONDITION || code === GRPC.ALREADY_EXISTS || code === GRPC.NOT_FOUND) return null;
-    throw error;
-  }
 }

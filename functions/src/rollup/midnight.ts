@@ -62,7 +62,7 @@ export interface MidnightReport {
 export async function commitMidnight(deps: RollupDeps, options: MidnightOptions = MIDNIGHT_DEFAULTS): Promise<MidnightReport> {
   const started = deps.nowMs();
   const report: MidnightReport = { found: 0, outcomes: {}, ops: noOps() };
-  const run: Run = { deps: { ...deps, claims: undefined, onStage: undefined }, ops: report.ops };
+  const run: Run = { deps: { ...deps, leads: undefined, onStage: undefined }, ops: report.ops };
   const dayClock = deps.dayClockMs ?? deps.nowMs;
   const state: FeedState = {};
   const feed = pages(deps.store, dayClock(), options, () => deps.nowMs() - started < options.budgetMs, report, state);

@@ -4,7 +4,7 @@
 // threw; the event is retried". docs/operations.md's log-based metrics filter on these exact messages (model/log-lines.ts)
 // and fields, and functions/test/logs.emulator.test.ts holds them to it.
 import * as logger from "firebase-functions/logger";
-import { COMMITTED_MESSAGE, OPS_MESSAGE, THREW_MESSAGE } from "../model/log-lines";
+import { COMMITTED_MESSAGE, OPS_MESSAGE, RESUMED_MESSAGE, TAKEOVER_MESSAGE, THREW_MESSAGE } from "../model/log-lines";
 
 /** What one invocation did, as billed: document reads, writes (deletes included), aggregation queries. */
 export interface RollupOps {
@@ -27,6 +27,11 @@ export function logCommitted(counterId: string, total: number, lagMs: number, pa
 
 export function logThrew(counterId: string, shardId: string, eventId: string, error: unknown): void {
   logger.warn(THREW_MESSAGE, { counterId, shardId, eventId, error: error instanceof Error ? error.message : String(error) });
+}
+
+/** A promise taken over (stale: its owner left it) or resumed by its owner's retry (overdue): an operator's signal. */
+export function logPromiseTaken(counterId: string, how: "takeover" | "resume", promise: { dueMs: number; owner: string }): void {
+  logger.warn(how === "takeover" ? TAKEOVER_MESSAGE : RESUMED_MESSAGE, { counterId, dueAt: new Date(promise.dueMs).toISOString(), owner: promise.owner });
 }
 
 /** Logs one invocation's outcome and cost at debug level. */

@@ -5,95 +5,116 @@
 // Times: Firestore commit/read times in whole microseconds (model/time.ts: a write time rounded up, a read
 // time down, so "covered" can only err towards one extra rollup). Due times are whole milliseconds.
 //
-// THE MOVING PARTS
-// - Coverage: `rollup.readTime` (coveredUntil) is the read time of the sum the parent's total holds. A
-//   write committed at W <= coveredUntil is in the total; its event returns after one parent read.
-// - Leading edge: a write on an idle counter (no rollup commit, `rollup.committedAt`, during the S before
-//   the write; S below) is rolled up at once: sum now, commit with a precondition on the parent's update
-//   time, no lease. Judged from the parent alone, so an idle increment costs one read, one sum, one write.
-// - Claims: on a busy counter, time is cut into slots (an interval long, offset per counter); a write's
-//   slot is the first that ends after it, its end is the claim's due time, so due - write <= the claim's
-//   interval. The first event of a slot claims it: it writes the lease {eventId: its write, dueAt} (compare-and-set
-//   on the lease's version), waits until dueAt, sums at a read time >= dueAt and commits. The lease means
-//   "a claim is pending": whoever finishes it (its claimer, a takeover, the sweep) deletes it, on
-//   condition that it is still that claim, so a newer claim is never deleted.
-// - Deferring: an event neither covered nor idle reads the lease and returns ("defers") iff a claim is
-//   pending with dueAt >= its write: that claim's sum is read at or after dueAt, so after the write.
-//   Owning ("the lease names my write") and staleness (now >= dueAt + staleAfter) are judged on the same
-//   stored dueAt. Slots and offsets only choose the dueAt of a new claim, so a lease means the same thing
-//   whatever interval or offset its reader runs with (a slot index read with another interval would put
-//   a pending claim in the year 2254 and stall every busy counter; docs/rollup.md, "Interval changes are safe").
+// THE MOVING PARTS (docs/rollup.md tells them in prose)
+// - Coverage: `rollup.readTime` R is the read time of the sum the parent's total holds. A write committed
+//   at W <= R is in the total; its event returns after one parent read (none with the instance's memo).
+// - The promise: a busy commit writes, in the same conditional write as the total, `rollup.trailing` =
+//   {dueAt D, owner}: "a sum read at or after D will follow". D = R + I (I: the interval, below). Its owner
+//   (the invocation that committed it, named by its shard write: `owner`) waits until D, sums again and,
+//   if anything was applied since its last sum, commits with the next promise; if nothing was, it ends
+//   without a write (the chain ends). So on a busy counter a slot costs one parent write and nothing else,
+//   and only the owner waits.
+// - Deciding, for a write W on a parent (R, K = `rollup.committedAt`, S = `rollup.intervalMs`, P):
+//   1. W <= R: covered, return (unless the write owns P and P is overdue: a retried owner resumes it);
+//   2. P with D >= W: defer, return: P's sum is read at or after D, so after W (P stale: take it over);
+//   3. idle (no rollup commit during the S before W): lead: sum and commit at once, with no promise;
+//   4. else (busy, and no promise covers W: right after a leading edge, a chain's end or a handover):
+//      start: sum and commit at once with a promise of its own, and carry the chain as its owner.
 // - The recorded interval S: every commit records `rollup.intervalMs` = max(its own ROLLUP_INTERVAL_MS,
-//   the recorded one), except a leading edge after the counter rested 2 x S, which records its own. New
-//   claims use min(own, S) as their interval, idleness is judged with S, and a parent without a recorded
-//   interval (a counter no rollup has committed yet) counts as S = 60 s, the param's cap, until a commit records one.
+//   the recorded one), except a leading edge after the counter rested 2 x S, which records its own. A
+//   promise uses I = min(own, S), so D - R <= S for every promise; idleness is judged with S, and a parent
+//   without a recorded interval counts as S = 60 s, the param's cap, until a commit records one.
 //
-// INVARIANT (exactness). For every write W whose event has completed a delivery, at every moment:
-//   W <= coveredUntil, or the lease holds a claim with dueAt >= W.
-// - coveredUntil only grows: a commit's precondition means its sum was read after the version it replaces;
-// - a claim is replaced only by one due later: a new claim is made only for a write after the pending
-//   dueAt, and is due after that write;
-// - a lease is deleted only once coveredUntil >= its dueAt, or when the counter is gone (or its sum
-//   overflowed: the total is frozen then anyway);
-// - a delivery completes only by skipping a covered write, deferring to dueAt >= W, or a commit whose sum
-//   was read at or after W (a claim's sum at or after max(dueAt, W)).
-// And every pending claim is finished: by its claimer (the platform retries a failed event, and the retry
-// honours the claim, below), by an event that finds it stale, or by the sweep when retries run out
-// (sweep.ts). So once events stop and claims are finished, every write is covered: total = Σ shards.
+// INVARIANT (T). For every write W whose event has completed a delivery, at every moment:
+//   W <= R, or the parent holds a promise P with D >= W (of the counter's same incarnation) that its owner,
+//   the owner event's retry, a stale takeover or the sweep fulfils: a sum read at or after D is committed,
+//   or the owner's sum at or after D shows nothing was applied since R.
+// Kept because:
+// - R only grows: every commit is conditioned on the parent version its sum was read after;
+// - a promise leaves the parent only in a commit whose sum was read at or after its D: a chain commit (its
+//   owner's sum is read at or after D), a start (W > D), a takeover (now > D + stale), a lead (idle:
+//   W >= K + S >= K_P + S_P >= R_P + I_P = D, K_P and S_P those of the commit that made P). Every other
+//   writer of the parent (a reset, a reshard, the midnight commit, reconcile's repair, growth) updates named
+//   fields and leaves `rollup.trailing` as it is: it keeps the promise (a reset that moves R past D fulfils it);
+// - a chain ends without a write only when its owner's sum at R' >= D holds exactly the total and the
+//   applied writes its last commit held, with the same shards: no shard write came in (R, R'], so no W in
+//   (R, D] exists to have deferred;
+// - a delivery completes only by skipping a covered write, deferring to a promise with D >= W, or a commit
+//   whose sum was read at or after W.
+// So once events stop and promises are fulfilled, every write is covered: total = Σ shards.
 //
-// A CLAIMER'S RETRY HONOURS ITS CLAIM (docs/rollup.md). A claimer C (write Wc, due Dc) can fail and be
-// retried after something covered Wc but not Dc: a leading edge, a late commit of an earlier slot, a
-// stale takeover, a reset, reconcile. Events deferred to Dc, so "my write is covered" must not end it.
-// - A covered event reads the lease when coveredUntil < W + S, and finishes the claim if the lease names
-//   its event with dueAt > coveredUntil. When coveredUntil >= W + S it skips without reading: Dc - Wc <= S
-//   for every pending claim (below), so coveredUntil >= Dc and the claim is fulfilled. Cost: one lease
-//   read, only for covered events whose covering sum was read less than S after their write.
-// - A claimer's retry never finds its own write idle while the claim is unfulfilled: it claimed because a
-//   commit K > Wc - S_c preceded its write, commits only move forward and S has not shrunk since (below),
-//   so the idle test fails again and the lease is read.
-// - The instance memo (types.ts, ClaimMemo) is safe for the same reason: an event deferred
-//   there without a read relies on a claim whose claimer, if it fails, is retried and finishes it.
+// WHO FULFILS A PROMISE. Its owner, in the same invocation. If that invocation fails, the platform retries
+// the owner's event: it finds the promise its own (decision "resume") once it is overdue, and resumes the
+// chain. Before that it finds its write covered (its first commit covered it) and returns: a retry that
+// comes early leaves the promise to the rest. An event that finds the promise stale (now >= D + stale) takes
+// it over. And the sweep (sweep.ts) checks every promise once it is stale, so one whose owner's retries ran
+// out on a counter that gets no later write is fulfilled too.
 //
-// WHY Dc - Wc <= S FOR EVERY PENDING UNFULFILLED CLAIM, across interval changes (S as read now): C's
-// interval was min(own, S_c) <= S_c, S_c the value C read, so Dc <= Wc + S_c. The recorded value only
-// grows (max), except at a rested leading edge L; take the first one after C read the parent. C was not
-// idle: a commit K > Wc - S_c; L rested: L's previous commit K_L <= W_L - 2·S_L, with K <= K_L and
-// S_c <= S_L (no lowering in between). So Dc <= Wc + S_c < K + 2·S_c <= W_L <= L's read time: L's sum
-// fulfils C before anyone reads the lowered value. Without a recorded value S is 60 s, above every claim.
-// One gap is left, on purpose: the first commit on a parent without a recorded value records its own
-// interval. A deploy that upgrades from a version without `rollup.intervalMs` AND lowers the interval can
-// so record less than a claim made by the previous version, still pending; if that claimer then fails
-// and its retry comes within its slot, the sweep finishes the claim instead. (Change the interval in a
-// deploy of its own: between two versions that record it, every change is covered by the argument.)
+// THE INSTANCE'S MEMO (types.ts, ParentMemo). R only grows and a promise is fulfilled before anything
+// replaces it, so an instance that has seen (R, P) may decide without reading: skip W <= R, defer W <= D
+// while P is not stale. Two exceptions read the parent: a write that owns the remembered promise (it may be
+// its owner's retry), and a defer across incarnations: a counter deleted and created again may get a write
+// at or before a promise of the deleted one, which no owner fulfils (an owner serves the incarnation it
+// committed on). So a memo defers only a write to a shard document created at or before the memo was read:
+// a shard of the remembered incarnation (or of an older one, whose writes are gone with it).
 //
-// AT MOST TWO PARENT WRITES PER INTERVAL (unchanged interval I = S), counted on the read times commits
-// record (commit times trail them by the time a commit takes):
-// - a leading edge L commits onto the parent it read (precondition), whose last commit is at most W_L - I:
-//   every earlier commit's sum was read at or before W_L - I <= R_L - I;
-// - every other commit is a claim's, made only for a due time later than the read time already on the
-//   parent: D_(k+1) > R_k and R_(k+1) >= D_(k+1); due times lie on the slot grid, so
-//   R_(k+2) >= D_(k+2) >= D_(k+1) + I > R_k + I.
-// So no window of one interval holds three. Under sustained load every write finds a commit less than an
-// interval before it, the leading edge never fires, and the parent is written once per slot.
+// AT MOST TWO PARENT WRITES PER INTERVAL (unchanged interval I = S), counted on the read times commits record:
+// - a chain commit reads its sum at or after D = R_prev + I: one interval after the commit before it;
+// - a start commits only for W > D (or with no promise): at least one interval after the chain commit that
+//   made D; with no promise it follows a leading edge or a handover, which is the second write of its interval;
+// - a lead commits only on an idle counter: one interval after the last commit;
+// - a takeover only past D + stale.
+// So no window of one interval holds three. Under sustained load the chain never ends: one write per slot.
+// A strict one per interval would need a promise visible before the first busy event returns, which takes
+// a write (or every event waiting): the first busy interval after a rest pays two.
 
 import { MAX_INTERVAL_MS } from "../model/param-rules";
 import type { DaysRead } from "../model/windows";
 import type { Load } from "./growth";
 
-/** A claim takes this long past its due time before anyone else assumes its claimer died. */
+/** A promise takes this long past its due time before anyone else assumes its owner died. */
 export function staleAfterMsFor(intervalMs: number): number {
   return Math.max(10_000, 5 * intervalMs);
+}
+
+/** A retried owner resumes its overdue promise this long past its due time (earlier, it is likely still running). */
+export function resumeAfterMsFor(intervalMs: number): number {
+  return Math.max(2_000, 2 * intervalMs);
+}
+
+/**
+ * Whom a promise made for a shard write belongs to, as `rollup.trailing.owner` stores it: the write (its shard
+ * and commit time), not the delivery. Every delivery of one event carries one write, so a retried event finds
+ * its own promise as it would by the event's id; and the promise of a writer that rolls its own write up (a
+ * document counter's trigger: entry/documentCounters.ts) and fails is resumed by rollupTotal's event of that
+ * same write. Two writes of one shard never share a commit time. (The lease of the previous version named
+ * its claims the same way: legacy-lease.ts.)
+ */
+export function ownerKeyOf(write: { shardId: string; writtenAtUs: number }): string {
+  return `${write.shardId}@${write.writtenAtUs}`;
 }
 
 /** What the trigger knows about one shard write. */
 export interface WriteFacts {
   counterId: string;
-  /** Whom a claim for this write belongs to (claim.ts, claimKeyOf): the same on every delivery of the write. */
-  claimKey: string;
+  /** Whom a promise made for this write belongs to (ownerKeyOf): the same on every delivery of the write. */
+  ownerKey: string;
   /** Commit time of the write, microseconds, rounded up. */
   writtenAtUs: number;
   /** Whether the write changed the shard's count (a no-op write cannot change the sum). */
   countChanged: boolean;
+  /** When the written shard document was created (its createTime), microseconds; null when unknown. */
+  shardCreatedUs?: number | null;
+  /** A document's change that a recounted counter takes (documents/recount.ts), not a shard write. */
+  recounted?: boolean;
+}
+
+/** A pending promise on the parent: `rollup.trailing`. */
+export interface Trailing {
+  /** A sum read at or after this time (ms since the epoch) follows. */
+  dueMs: number;
+  /** The shard write whose invocation owns it (ownerKeyOf). */
+  owner: string;
 }
 
 /** What the parent document says. */
@@ -116,14 +137,32 @@ export interface ParentView {
    * Absent where a view is built without it (then no snapshot sum: plan.ts, snapshotSumAllowed).
    */
   updatedUs?: number | null;
+  /** `rollup.trailing`: the pending promise; null or absent when none (or unreadable). */
+  trailing?: Trailing | null;
+  /** `total` when it is a number; null or absent otherwise. */
+  total?: number | null;
+  /** When the parent was created (its createTime), microseconds: which incarnation of the id it is; null or absent if unknown. */
+  createdUs?: number | null;
+  /**
+   * `board`: the leaderboard whose entry holds this total (leaderboard/entry-writes.ts); null or absent when none
+   * (or unknown: a commit then writes the entry anyway, model/board.ts, entryDue).
+   */
+  board?: string | null;
+  /**
+   * A document counter's `kept`: "recount" (its total is a count() of its documents, its shards stay at 0),
+   * "moving" (recounted while records are built for every document), "records" or absent (the sum of its shards).
+   */
+  kept?: Kept | null;
+  /** `rollup.movingSince`: when a recounted counter started moving to records (documents/move.ts), microseconds; null or absent otherwise. */
+  movingSinceUs?: number | null;
 }
 
-/** A pending claim, as the lease stores it. */
-export interface Claim {
-  /** The claimer's write (claim.ts, claimKeyOf), stored under the lease's `eventId`. */
-  eventId: string;
-  /** When the claimer sums (at or after), milliseconds since the epoch. */
-  dueMs: number;
+/** How a counter's total is kept (a document counter's `kept`; any other counter: by its shards). */
+export type Kept = "recount" | "moving" | "records";
+
+/** Whether the counter's total is a count of its documents rather than the sum of its shards. */
+export function isRecounted(view: Pick<ParentView, "kept">): boolean {
+  return view.kept === "recount" || view.kept === "moving";
 }
 
 /** The rollup's settings and the instance's clock. */
@@ -131,46 +170,25 @@ export interface Timing {
   /** This instance's ROLLUP_INTERVAL_MS. */
   intervalMs: number;
   nowMs: number;
-  /** A claim whose due time passed this long ago without a covering rollup is taken over. */
+  /** A promise whose due time passed this long ago without a covering rollup is taken over. */
   staleAfterMs: number;
 }
 
 export type Decision =
-  | { kind: "skip"; reason: "unchanged" | "no-parent" | "covered" }
-  /** Covered, and the lease names this event with a due time already covered: delete it, it is done. */
-  | { kind: "release" }
+  /**
+   * "recounted": a shard write of a counter whose total is a count of its documents (its shards are not its
+   * total); "by-records": a document's change for a counter kept by records again (the change's record did it).
+   */
+  | { kind: "skip"; reason: "unchanged" | "no-parent" | "covered" | "recounted" | "by-records" }
   | { kind: "defer"; toDueMs: number }
-  | { kind: "claim"; dueMs: number; intervalMs: number }
-  | { kind: "rollup"; dueMs: number; reason: "own-claim" | "stale-claim" }
-  | { kind: "lead" };
-
-/** The slot a write at `writtenAtUs` belongs to: the one whose due time is the first after the write. */
-export function slotOf(writtenAtUs: number, intervalMs: number, offsetMs: number): number {
-  // Integer arithmetic in microseconds; the due time is strictly later than the write.
-  const intervalUs = intervalMs * 1000;
-  return Math.floor((writtenAtUs - offsetMs * 1000) / intervalUs) + 1;
-}
-
-/** When slot `slot` is due, in milliseconds since the epoch. */
-export function dueMsOf(slot: number, intervalMs: number, offsetMs: number): number {
-  return slot * intervalMs + offsetMs;
-}
-
-/** A stable per-counter offset in [0, intervalMs) (FNV-1a of the id), spreading rollups over the slot. */
-export function offsetMsOf(counterId: string, intervalMs: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < counterId.length; i++) {
-    hash ^= counterId.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash % intervalMs;
-}
-
-/** The due time of a new claim for a write: the end of its slot, with slots of `intervalMs`. */
-export function dueMsFor(counterId: string, writtenAtUs: number, intervalMs: number): number {
-  const offsetMs = offsetMsOf(counterId, intervalMs);
-  return dueMsOf(slotOf(writtenAtUs, intervalMs, offsetMs), intervalMs, offsetMs);
-}
+  /** Idle: sum and commit at once, with no promise. */
+  | { kind: "lead" }
+  /** Busy, no promise covers the write: sum and commit at once with a promise, and carry the chain. */
+  | { kind: "start" }
+  /** The promise is this write's own and overdue (its owner failed): fulfil it and carry the chain on. */
+  | { kind: "resume"; dueMs: number }
+  /** The promise is stale: sum at or after its due time, commit with a promise, and carry the chain. */
+  | { kind: "takeover"; dueMs: number };
 
 /** True when the parent's total already includes a write committed at `writtenAtUs`. */
 export function isCovered(coveredUntilUs: number | null, writtenAtUs: number): boolean {
@@ -186,20 +204,25 @@ export function isIdle(lastCommitUs: number | null, writtenAtUs: number, interva
   return lastCommitUs === null || lastCommitUs <= writtenAtUs - intervalMs * 1000;
 }
 
-/** S: the recorded interval, or the cap when none is recorded. Bounds due - write of any pending claim. */
-export function claimSpanMs(view: ParentView): number {
+/** S: the recorded interval, or the cap when none is recorded. Bounds D - R of any promise. */
+export function spanMs(view: ParentView): number {
   return view.recordedIntervalMs ?? MAX_INTERVAL_MS;
 }
 
-/** The interval a new claim uses: never more than the recorded one, so S keeps bounding every claim. */
-export function claimIntervalMs(ownIntervalMs: number, view: ParentView): number {
+/** The interval a new promise uses: never more than the recorded one, so S keeps bounding every promise. */
+export function promiseIntervalMs(ownIntervalMs: number, view: ParentView): number {
   return Math.min(ownIntervalMs, view.recordedIntervalMs ?? ownIntervalMs);
 }
 
+/** The due time of a promise made with a sum read at `readUs`: one interval later. */
+export function promiseDueMs(readUs: number, intervalMs: number): number {
+  return Math.ceil(readUs / 1000) + intervalMs;
+}
+
 /**
- * The interval a commit records: at least what is recorded (a claim made under it may be pending),
- * except on a leading edge after a rest of two recorded intervals, when no claim can be pending that its
- * sum does not fulfil (see the header), so its own interval may replace a larger one.
+ * The interval a commit records: at least what is recorded (a promise made under it may be pending), except
+ * on a leading edge after a rest of two recorded intervals, which leaves no promise and fulfils any earlier
+ * one (see the header), so its own interval may replace a larger one.
  */
 export function intervalToRecord(ownIntervalMs: number, view: ParentView, leadWrittenAtUs: number | null): number {
   const recorded = view.recordedIntervalMs;
@@ -209,55 +232,116 @@ export function intervalToRecord(ownIntervalMs: number, view: ParentView, leadWr
 }
 
 /**
- * What the parent alone decides: skip, or lead on an idle counter; null when the lease must be read —
- * for a busy write, and for a covered one whose covering sum might be earlier than a claim it could hold.
+ * A promise due further ahead than any can be (a hand edit, a broken clock) would make every event defer to
+ * it for ever: it is treated as unreadable.
  */
-export function decideFromParent(write: WriteFacts, view: ParentView): Decision | null {
+export function plausibleTrailing(trailing: Trailing | null | undefined, nowMs: number): Trailing | null {
+  return trailing != null && trailing.dueMs <= nowMs + 2 * MAX_INTERVAL_MS ? trailing : null;
+}
+
+/** Whether a promise is overdue enough for its own write's retry to resume it (header: who fulfils a promise). */
+export function ownPromiseOverdue(trailing: Trailing, view: ParentView, nowMs: number): boolean {
+  return !isCovered(view.coveredUntilUs, trailing.dueMs * 1000) && nowMs >= trailing.dueMs + resumeAfterMsFor(spanMs(view));
+}
+
+/** Decides what one delivery of a shard write event must do, given the parent as read. */
+export function decide(write: WriteFacts, view: ParentView, timing: Timing): Decision {
   if (!write.countChanged) return { kind: "skip", reason: "unchanged" };
   if (!view.parentExists) return { kind: "skip", reason: "no-parent" };
-  const spanMs = claimSpanMs(view);
-  if (isCovered(view.coveredUntilUs, write.writtenAtUs)) {
-    return isCovered(view.coveredUntilUs, write.writtenAtUs + spanMs * 1000) ? { kind: "skip", reason: "covered" } : null;
+  if (isRecounted(view) !== (write.recounted === true)) return { kind: "skip", reason: write.recounted === true ? "by-records" : "recounted" };
+  const promise = plausibleTrailing(view.trailing, timing.nowMs);
+  if (promise !== null && promise.owner === write.ownerKey && ownPromiseOverdue(promise, view, timing.nowMs)) {
+    // Our own promise, not fulfilled long after its due time: our invocation failed (this is its retry, or
+    // rollupTotal's event of a write whose document trigger made the promise and failed). Others deferred
+    // to it, so "my write is covered" must not end it.
+    return { kind: "resume", dueMs: promise.dueMs };
   }
-  if (isIdle(view.lastCommitUs, write.writtenAtUs, spanMs)) return { kind: "lead" };
+  if (isCovered(view.coveredUntilUs, write.writtenAtUs)) return { kind: "skip", reason: "covered" };
+  if (deferrable(promise, write)) {
+    // The owner should have summed long ago and has not: do its work (with a sum read after its due time).
+    if (timing.nowMs >= promise.dueMs + timing.staleAfterMs) return { kind: "takeover", dueMs: promise.dueMs };
+    return { kind: "defer", toDueMs: promise.dueMs };
+  }
+  if (isIdle(view.lastCommitUs, write.writtenAtUs, spanMs(view))) return { kind: "lead" };
+  return { kind: "start" };
+}
+
+/** A promise due at or after the write: its sum is read after the write. */
+export function deferrable(promise: Trailing | null, write: Pick<WriteFacts, "writtenAtUs">): promise is Trailing {
+  return promise !== null && promise.dueMs * 1000 >= write.writtenAtUs;
+}
+
+/** The parent as an instance remembers it (types.ts, ParentMemo): its view, and when it was read or written. */
+export interface RememberedParent {
+  view: ParentView;
+  /** The read time of the read (or the commit time of the write) it comes from, microseconds: it was the parent then. */
+  observedUs: number;
+}
+
+/**
+ * How long a memory of a recounted parent decides a document's change: a counter that starts moving to records
+ * (documents/move.ts) needs a record of every change from then on, which a trigger deciding from an older
+ * memory of the parent (still "recount") would skip; the move starts listing documents only this long after.
+ */
+export const RECOUNT_MEMO_MS = 10_000;
+
+/**
+ * What an instance's memo of the parent decides without reading it (header: the instance's memo): skip a write
+ * it covers, or defer one to a promise it holds; null when the parent must be read.
+ */
+export function decideFromMemo(write: WriteFacts, memo: RememberedParent, timing: Pick<Timing, "nowMs" | "staleAfterMs">): Decision | null {
+  if (!write.countChanged) return { kind: "skip", reason: "unchanged" };
+  if (write.recounted === true && timing.nowMs * 1000 - memo.observedUs > RECOUNT_MEMO_MS * 1000) return null;
+  const { view } = memo;
+  if (!view.parentExists || isRecounted(view) !== (write.recounted === true)) return null;
+  const promise = plausibleTrailing(view.trailing, timing.nowMs);
+  if (promise !== null && promise.owner === write.ownerKey) return null; // perhaps its owner's retry: read
+  if (isCovered(view.coveredUntilUs, write.writtenAtUs)) return { kind: "skip", reason: "covered" };
+  if (deferrable(promise, write) && timing.nowMs < promise.dueMs + timing.staleAfterMs && sameIncarnation(write, memo)) {
+    return { kind: "defer", toDueMs: promise.dueMs };
+  }
   return null;
 }
 
 /**
- * A lease with a due time further ahead than any claim can be (a hand edit, a broken clock) would make
- * every event defer to it for ever: it is treated as unreadable, and claimed over.
+ * Whether the write's shard belongs to the incarnation the memo saw (or to an older one, whose writes do not
+ * count any more): its document was created at or before the memo's reading. A counter deleted and created
+ * again since has shards created after it.
  */
-function isPlausibleClaim(claim: Claim, nowMs: number): boolean {
-  return claim.dueMs <= nowMs + 2 * MAX_INTERVAL_MS;
+export function sameIncarnation(write: Pick<WriteFacts, "shardCreatedUs">, memo: RememberedParent): boolean {
+  return write.shardCreatedUs != null && write.shardCreatedUs <= memo.observedUs;
 }
 
-/** Decides what one delivery of a shard write event must do, given the parent and the lease. */
-export function decide(write: WriteFacts, view: ParentView, lease: Claim | null, timing: Timing): Decision {
-  const fromParent = decideFromParent(write, view);
-  if (fromParent !== null) return fromParent;
+/**
+ * What a chain's sum is compared with to tell whether anything was applied since its last sum: the total,
+ * the applied writes (growth.ts) and the number of shards it summed. Null when the writes are not known
+ * (shards from before they counted them): a change is assumed.
+ */
+export interface SumMark {
+  total: number;
+  writes: number;
+  shards: number;
+}
 
-  const claim = lease !== null && isPlausibleClaim(lease, timing.nowMs) ? lease : null;
-  const covered = isCovered(view.coveredUntilUs, write.writtenAtUs);
-  if (claim !== null && claim.eventId === write.claimKey) {
-    // A redelivery (or retry) of the write that claimed (its event again, or rollupTotal's event of a write
-    // its writer claimed for and failed: claim.ts, claimKeyOf): it owes the sum at dueAt, whatever covered
-    // its own write meanwhile, unless a sum read at or after dueAt is already on the parent.
-    if (!isCovered(view.coveredUntilUs, claim.dueMs * 1000)) return { kind: "rollup", dueMs: claim.dueMs, reason: "own-claim" };
-    return { kind: "release" };
-  }
-  if (covered) return { kind: "skip", reason: "covered" };
-  if (claim !== null && claim.dueMs * 1000 >= write.writtenAtUs) {
-    if (timing.nowMs >= claim.dueMs + timing.staleAfterMs) {
-      // The claimer should have committed long ago and has not: its sum would have covered us, so
-      // do its work (at its due time, so the coverage promised to everyone who deferred holds).
-      return { kind: "rollup", dueMs: claim.dueMs, reason: "stale-claim" };
-    }
-    // A pending claim due at or after our write will sum the shards after it: nothing to do.
-    return { kind: "defer", toDueMs: claim.dueMs };
-  }
-  // No claim pending for our write (none, or one due before it: ours, due later, takes over its duty).
-  const intervalMs = claimIntervalMs(timing.intervalMs, view);
-  return { kind: "claim", dueMs: dueMsFor(write.counterId, write.writtenAtUs, intervalMs), intervalMs };
+/**
+ * Whether the chain may end without a write (header): nothing was applied between two sums. Every shard
+ * write moves one of the three: an increment the writes, a reset's subtraction the total, a reshard's fold
+ * the number of shards.
+ */
+export function nothingApplied(before: SumMark | null, now: SumMark | null): boolean {
+  return before !== null && now !== null && before.total === now.total && before.writes === now.writes && before.shards === now.shards;
+}
+
+/**
+ * What the parent's own fields say of the sum its total holds: its total, and the writes `rollup.load`
+ * measured with that very sum (the commit that set `rollup.readTime` set it). A reset and a reshard, which
+ * write shards that a sum may show no change of, delete `rollup.load` (counters/reset.ts, reshard.ts). Null
+ * when they cannot say (no load, or one measured with another sum): a change is assumed.
+ */
+export function markOfParent(view: ParentView): SumMark | null {
+  const { load, numShards, total, coveredUntilUs } = view;
+  if (load == null || total == null || numShards === null || coveredUntilUs === null || load.readUs !== coveredUntilUs) return null;
+  return { total, writes: load.writes, shards: numShards };
 }
 
 /**

@@ -1,30 +1,31 @@
 // The reads and writes the rollup makes, as an interface. The rollup's decisions and steps (index.ts,
-// claim.ts, lead.ts, commit.ts, sweep.ts, midnight.ts) only talk to a RollupStore, so the very same code
+// now.ts, trail.ts, commit.ts, sweep.ts, midnight.ts) only talk to a RollupStore, so the very same code
 // runs over Firestore in production and in the emulator tests (firestore-store.ts), and over an in-memory store with the same
 // semantics in the model check (functions/test/model.test.ts). Times are microseconds (plan.ts); versions
 // are opaque tokens that a store turns back into its own preconditions.
 import type { DayCounts, WindowsState } from "../model/windows";
 import type { Load } from "./growth";
-import type { Claim, ParentView } from "./plan";
+import type { ParentView, Trailing } from "./plan";
 
 /** The parent document as the rollup sees it. */
 export interface ParentRead {
   view: ParentView;
   /** The document's version (its update time), for a commit's precondition; null when it does not exist. */
   version: string | null;
+  /** When it was read (the snapshot's read time), or written (a commit's time), microseconds: it was the parent then. */
+  observedUs: number;
 }
 
-/** The lease document: the pending claim of the counter's rollup, if any. */
-export interface LeaseRead {
-  /** The claim it holds; null when absent or unreadable (a malformed lease is claimed over). */
-  claim: Claim | null;
-  /** The document's version, for preconditions; null when it does not exist. */
-  version: string | null;
-}
-
-/** What a claim writes into the lease: its event, its due time, and the interval it was made with. */
-export interface ClaimData extends Claim {
-  intervalMs: number;
+/**
+ * A claim of the rollup before promises (the lease `counters/{id}/exactCounterRollup/lease`, which this
+ * version no longer writes): a claim pending when this version was deployed is finished by the sweep
+ * (legacy-lease.ts). Removed once no lease is left (docs/rollup.md, "Upgrading from the lease").
+ */
+export interface LegacyClaim {
+  /** The claimed shard write (`<shard>@<µs>`). */
+  eventId: string;
+  /** When its claimer was to sum, milliseconds since the epoch. */
+  dueMs: number;
 }
 
 /**
@@ -47,9 +48,10 @@ export type CommitResult =
   /**
    * Written: the parent's new version and the commit time (which `rollup.committedAt` records), and what
    * the mirrors (MIRRORS) cost on top of the parent's write: target documents written in the same batch
-   * (missing ones asserted absent included), and documents read to find missing targets.
+   * (missing ones asserted absent included), and documents read to find missing targets; and the
+   * leaderboard's entry written with it, if any (`boardWrites`: 0 or 1, leaderboard/entry-writes.ts).
    */
-  | { kind: "committed"; version: string; commitUs: number; mirrorWrites?: number; mirrorReads?: number }
+  | { kind: "committed"; version: string; commitUs: number; mirrorWrites?: number; mirrorReads?: number; boardWrites?: number }
   /** The parent changed since it was read; nothing was written (`mirrorReads`: what finding that out read). */
   | { kind: "changed"; mirrorReads?: number }
   /** The parent does not exist (only its absence means gone: mirrored.ts); nothing was written. */
@@ -65,10 +67,28 @@ export interface MoveResult {
   reads: number;
 }
 
-/** A pending claim found by the sweep: its counter and its lease as read. */
+/**
+ * The documents a recounted counter counts (documents/recount.ts): one collection and equality filters
+ * (a field, a dotted path, equal to a value), whose count() is its total.
+ */
+export interface RecountQuery {
+  collection: string;
+  filters: { field: string; value: boolean | null | number | string }[];
+}
+
+/** A count of a recounted counter's documents at one read time, and what it cost. */
+export interface CountRead {
+  /** The count; when `limit` was given and reached, `limit` + 1 (more documents than the limit). */
+  count: number;
+  readUs: number;
+  /** Billed reads: one per 1,000 index entries read, at least one. */
+  reads: number;
+}
+
+/** A pending legacy claim found by the sweep: its counter and its lease as read. */
 export interface FoundClaim {
   counterId: string;
-  claim: Claim;
+  claim: LegacyClaim;
   /** The lease's version, for the precondition of its deletion. */
   version: string;
 }
@@ -87,7 +107,19 @@ export interface StaleClaims {
 /** A position in the stale claims, after the last document of a page (its due time and its name). */
 export type ClaimCursor = object;
 
-/** One counter the midnight commit's query found: its id and its parent as read. */
+/** One page of parents with a promise due in a span of time (the sweep's query), oldest first. */
+export interface PromisePage {
+  counters: FoundCounter[];
+  /** Documents read as billed (an empty page is billed as one). */
+  reads: number;
+  /** Where the next page starts (opaque: only the store that made it reads it); null after the last page. */
+  next: PromiseCursor | null;
+}
+
+/** A position in the sweep's query of promises, after the last document of a page. */
+export type PromiseCursor = object;
+
+/** One counter the midnight commit's (or the sweep's) query found: its id and its parent as read. */
 export interface FoundCounter {
   counterId: string;
   parent: ParentRead;
@@ -107,13 +139,12 @@ export type MidnightCursor = object;
 
 export interface RollupStore {
   readParent(counterId: string): Promise<ParentRead>;
-  readLease(counterId: string): Promise<LeaseRead>;
   /**
-   * Writes a claim into the lease on condition that it is still the version `current` read (created if
-   * it was absent). Returns the new version, or null if someone else wrote the lease first.
+   * The count of a recounted counter's documents at one read time: at most `limit` + 1 when a limit is given
+   * (a count() over the query limited to that: it never reads more index entries), else all of them.
    */
-  writeClaim(counterId: string, current: LeaseRead, claim: ClaimData): Promise<string | null>;
-  /** Deletes the lease if it is still at `version`; false if it changed or is gone. */
+  count(query: RecountQuery, limit: number | null): Promise<CountRead>;
+  /** Deletes a legacy claim's lease if it is still at `version`; false if it changed or is gone. */
   deleteClaim(counterId: string, version: string): Promise<boolean>;
   /**
    * The shards' sum at one read time (sum.ts over Firestore). `numShards`: the parent's, when known; the
@@ -136,11 +167,20 @@ export interface RollupStore {
    */
   moveWindows(counterId: string, parent: ParentRead, moved: WindowsState): Promise<MoveResult>;
   /**
-   * One page of the pending claims of any counter due before `dueBeforeMs`, oldest first (the sweep): up to
-   * `limit` documents after `after` (from the start when absent). Pages by a cursor, so what a page
+   * One page of the legacy claims (leases) of any counter due before `dueBeforeMs`, oldest first (the sweep):
+   * up to `limit` documents after `after` (from the start when absent). Pages by a cursor, so what a page
    * skips (a document that is no lease) never hides what comes after it.
    */
   staleClaims(dueBeforeMs: number, limit: number, after?: ClaimCursor): Promise<StaleClaims>;
+  /**
+   * One page of the counters whose promise (`rollup.trailing.dueAt`) is due at or after `dueFromMs` and
+   * before `dueBeforeMs`, oldest first (the sweep), with their parents as read: up to `limit` after `after`.
+   */
+  promisesDue(dueFromMs: number, dueBeforeMs: number, limit: number, after?: PromiseCursor): Promise<PromisePage>;
+  /** How far the sweep has checked the promises (ms since the epoch): every promise due before it; null before its first run. */
+  readSweepMark(): Promise<number | null>;
+  /** Records how far the sweep has checked the promises (never moved back by the store's caller). */
+  writeSweepMark(dueBeforeMs: number): Promise<void>;
   /**
    * One page of the windowed counters whose `rollup.windowsMoveAt` is at or before `atMs` (the midnight
    * commit, midnight.ts), oldest first: up to `limit` after `after` (from the start when absent), with their
@@ -151,6 +191,18 @@ export interface RollupStore {
 
 /** Rollup bookkeeping a commit writes next to the total. */
 export interface CommitFields {
+  /**
+   * `kept`: a recounted counter that grew past RECOUNT_LIMIT starts its move to records ("moving", with
+   * `rollup.movingSince` the commit's time: documents/move.ts); a move whose records cover every document ends
+   * ("records": the total the sum of the shards from then on).
+   */
+  kept?: "moving" | "records";
+  /**
+   * `rollup.trailing`: the promise this commit makes (its owner then carries the chain: trail.ts), null to
+   * make none (a leading edge, a chain's handover, the sweep), absent to leave the parent's as it is (a
+   * reconcile's repair: plan.ts, "every other writer keeps the promise").
+   */
+  trailing?: Trailing | null;
   /** `rollup.intervalMs`: the interval to record (plan.ts, intervalToRecord); absent: left as it is (a reconcile's). */
   intervalMs?: number;
   /** A reconcile's repair: `rollup.reconciledAt` is stamped with the commit's time. */

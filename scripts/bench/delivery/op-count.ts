@@ -3,13 +3,13 @@
 // counts its reads and writes where they happen. This process's Firestore client is one (delivery/wrapped.ts:
 // every instance shares firebase-admin), so its `getAll` (every document read: DocumentReference.get calls
 // it too) and `WriteBatch.commit` (every write outside a transaction: DocumentReference.update and friends
-// commit a batch too) are wrapped once, and a call counts toward the run that `counting` started, found
+// commit a batch too) are wrapped once (and, for workload 11's move, Query.get and a transaction's getAll), and a call counts toward the run that `counting` started, found
 // through the async context: the rollup's invocations, which run outside it, are not counted here. The
 // rollup the trigger runs on its own shard write runs inside it: its own ops line counts it, so the run
 // notes what that line said (`inline`) for the caller to take out.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createRequire } from "node:module";
-import { DocumentReference, Firestore, WriteBatch } from "firebase-admin/firestore";
+import { DocumentReference, Firestore, Query, Transaction, WriteBatch, type QuerySnapshot } from "firebase-admin/firestore";
 
 export interface OpCount {
   /** Documents asked for by getAll (one read each, found or not). */
@@ -17,10 +17,16 @@ export interface OpCount {
   /** Writes of batches that committed (a failed commit writes nothing). */
   writes: number;
   /**
-   * Of those, what the rollups the run made itself (its "rollup ops" lines with `inline: true`,
-   * functions/src/rollup/types.ts) said they read and wrote: those lines count them already.
+   * Reads the calls above do not see: documents a query answered (at least one read each query) and documents a
+   * transaction's getAll asked for. Kept apart: workload 11's move counts them, its triggers' lines do not.
    */
-  inline: { reads: number; writes: number };
+  otherReads: number;
+  /**
+   * Of those, what the rollups the run made itself (its "rollup ops" lines with `inline: true`,
+   * functions/src/rollup/types.ts) said they read and wrote: those lines count them already; and how many
+   * such lines it logged (a document trigger kept by recount does all its work in its rollup).
+   */
+  inline: { reads: number; writes: number; lines: number };
 }
 
 const current = new AsyncLocalStorage<OpCount>();
@@ -56,6 +62,24 @@ function install(): void {
     return results;
   };
   Object.defineProperty(WriteBatch.prototype, "commit", { value: countedCommit, writable: true, configurable: true });
+  type QueryGet = (this: Query) => Promise<QuerySnapshot>;
+  const queryGet = original<QueryGet>(Query.prototype, "get");
+  const countedQueryGet: QueryGet = async function (this: Query) {
+    const count = current.getStore();
+    const snap = await queryGet.apply(this);
+    // Billed a read per document answered, and one for a query that answers none.
+    if (count !== undefined) count.otherReads += Math.max(1, snap.size);
+    return snap;
+  };
+  Object.defineProperty(Query.prototype, "get", { value: countedQueryGet, writable: true, configurable: true });
+  type TxGetAll = (this: Transaction, ...args: unknown[]) => Promise<unknown>;
+  const txGetAll = original<TxGetAll>(Transaction.prototype, "getAll");
+  const countedTxGetAll: TxGetAll = function (this: Transaction, ...args) {
+    const count = current.getStore();
+    if (count !== undefined) count.otherReads += args.filter((a) => a instanceof DocumentReference).length;
+    return txGetAll.apply(this, args);
+  };
+  Object.defineProperty(Transaction.prototype, "getAll", { value: countedTxGetAll, writable: true, configurable: true });
   // The functions' logger is one module too (the instances share firebase-functions), and the functions call
   // its debug through its exports object: an inline rollup's ops line, logged in a counted run, is noted there.
   const logger = load("firebase-functions/logger") as { debug: (...args: unknown[]) => void };
@@ -66,6 +90,7 @@ function install(): void {
     if (count !== undefined && args[0] === "rollup ops" && isInlineOps(fields)) {
       count.inline.reads += fields.reads;
       count.inline.writes += fields.writes;
+      count.inline.lines++;
     }
     debug(...args);
   };
@@ -82,7 +107,7 @@ function isInlineOps(fields: unknown): fields is { reads: number; writes: number
 /** Runs `work`, counting the Firestore reads and writes made in its async context. */
 export async function counting<T>(work: () => Promise<T>): Promise<{ result: T; ops: OpCount } | { error: unknown; ops: OpCount }> {
   install();
-  const ops: OpCount = { reads: 0, writes: 0, inline: { reads: 0, writes: 0 } };
+  const ops: OpCount = { reads: 0, writes: 0, otherReads: 0, inline: { reads: 0, writes: 0, lines: 0 } };
   try {
     return { result: await current.run(ops, work), ops };
   } catch (error) {

@@ -69,7 +69,7 @@ export interface ColdStartResult {
 }
 
 const FLAGS = [
-  { key: "coldSamples", flag: "--cold-samples", full: 8, quick: 2, min: 1, help: "workload 7: cold starts of rollupTotal (one functions reload each)" },
+  { key: "coldSamples", flag: "--cold-samples", full: 8, quick: 1, min: 1, help: "workload 7: cold starts of rollupTotal (one functions reload each)" },
   { key: "coldIdleMs", flag: "--cold-idle-ms", full: 5000, quick: 3000, min: 1, help: "workload 7: idle time before each warm increment" },
 ] as const;
 

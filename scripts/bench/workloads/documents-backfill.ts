@@ -1,12 +1,13 @@
 // Workload 11's backfill: comments that existed before their rule, counted by the admin entry's
 // backfillDocuments (the command line's `backfill` runs the same), timed, on BACKFILL_PROJECT (no trigger
-// runs there, so the backfill alone counts them). Then the counts are checked against the documents (the
-// shards' sum per counter: nothing rolls the totals up on that project) and the backfill runs again, which
-// must count nothing.
+// runs there, so the backfill alone counts them). The rule is over one collection, so its counters are kept by
+// recount and the backfill of each is one count committed to its total (docs/documents.md): the counts are
+// checked against the documents on the parents' totals (a counter kept by records: its shards' sum, since
+// nothing rolls those up on that project), and the backfill runs again, which must count nothing.
 import { initializeApp } from "firebase-admin/app";
 import { getFirestore } from "firebase-admin/firestore";
 import { readCount } from "../../../functions/src/model/shards";
-import { shardsRef } from "../../../functions/src/model/paths";
+import { counterRef, shardsRef } from "../../../functions/src/model/paths";
 import { withConcurrency } from "../../lib/concurrency";
 import { BACKFILL_PROJECT } from "../env";
 import { adminEntry } from "../product";
@@ -33,7 +34,9 @@ export interface BackfillResult {
   first: BackfillRun;
   /** Documents per second the first run saw. */
   documentsPerSecond: number;
-  /** Σ shards per counter against its published documents, after the first run. */
+  /** How the counters are kept (the parents' `kept`: "recount" expected), one entry per distinct value. */
+  kept: string[];
+  /** Each counter's total (kept by records: Σ shards) against its published documents, after the first run. */
   drift: Drift;
   /** Right after: must count and take out nothing. */
   second: BackfillRun;
@@ -66,7 +69,15 @@ export async function backfillThroughput(ctx: BenchContext, documents: number, p
   };
   const first = await run();
   const sums = new Map<string, number>();
-  for (const id of ids) sums.set(id, (await shardsRef(db, id).get()).docs.reduce((sum, doc) => sum + readCount(doc.data()).value, 0));
+  const kept = new Set<string>();
+  for (const id of ids) {
+    const parent = await counterRef(db, id).get();
+    const how = parent.get("kept") as unknown;
+    kept.add(typeof how === "string" ? how : "none");
+    const total = parent.get("total") as unknown;
+    if (how === "recount" && typeof total === "number") sums.set(id, total);
+    else sums.set(id, (await shardsRef(db, id).get()).docs.reduce((sum, doc) => sum + readCount(doc.data()).value, 0));
+  }
   const second = await run();
   return {
     documents,
@@ -75,6 +86,7 @@ export async function backfillThroughput(ctx: BenchContext, documents: number, p
     rule,
     first,
     documentsPerSecond: first.seen / first.seconds,
+    kept: [...kept].sort(),
     drift: driftOf(sums, truth),
     second,
   };

@@ -1,10 +1,35 @@
 // Workload 11's comments (documents-load.ts): each written one write at a time, from the snapshot its
 // previous write left, so each event's before and after are exactly its write's; each write drawn by the mix
-// of documents-measure.ts and recorded with its version as the document trigger observes it.
+// of documents-measure.ts and recorded with its version as the document trigger observes it. A phase may seed
+// its posts first with comments that existed before it (no event of theirs is delivered).
 import type { DocumentReference, DocumentSnapshot, Firestore, Timestamp } from "firebase-admin/firestore";
-import { versionAt, versionJustAfter } from "../../../functions/src/model/document-records";
+import { versionAt, versionJustAfter } from "../../../functions/src/model/time";
 import { microsCeil } from "../../../functions/src/model/time";
-import { applyOperation, countOf, nextOperation, type CommentWrite } from "./documents-measure";
+import { withConcurrency } from "../../lib/concurrency";
+import { applyOperation, countOf, nextOperation, PUBLISHED, type CommentWrite } from "./documents-measure";
+
+/** Documents per batch when seeding (Firestore's limit is 500). */
+const BATCH = 400;
+
+/**
+ * Writes the first `seeded` comments of each post (three in four published), before any event is delivered, and
+ * answers each counter's count of them: what its total must start from.
+ */
+export async function seedComments(db: Firestore, load: { posts: number; seeded: number }, postOf: (i: number) => string, ids: readonly string[]): Promise<Map<string, number>> {
+  const base = new Map<string, number>(ids.map((id) => [id, 0]));
+  const all = Array.from({ length: load.posts * load.seeded }, (_, n) => ({ post: Math.floor(n / load.seeded), id: n % load.seeded }));
+  const batches = Array.from({ length: Math.ceil(all.length / BATCH) }, (_, b) => () => {
+    const batch = db.batch();
+    for (const { post, id } of all.slice(b * BATCH, (b + 1) * BATCH)) {
+      const published = id % 4 !== 3;
+      if (published) base.set(ids[post]!, base.get(ids[post]!)! + 1);
+      batch.set(db.doc(`${postOf(post)}/comments/c${id}`), { status: published ? PUBLISHED : "draft", text: `seeded ${id}` });
+    }
+    return batch.commit();
+  });
+  await withConcurrency(4, batches);
+  return base;
+}
 
 export interface Comment {
   ref: DocumentReference;

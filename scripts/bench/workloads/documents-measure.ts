@@ -4,14 +4,18 @@
 // each counted change from the comment's write to the first total that holds it.
 //
 // Lag of a counted change W of a document D (commit time t, version v: the model's, versionAt of its update
-// time, or for a delete versionJustAfter the update time it removes: functions/src/model/document-records.ts):
+// time, or for a delete versionJustAfter the update time it removes: functions/src/documents/records.ts):
 // - ours: the document trigger applies W when D's record (counters/{id}/exactCounterDocuments/{key}) first
 //   holds a version ≥ v: W's own observation, or a later write's that covers it. The record is written in the
 //   same batch as the shard, so that state's update time is the shard write's commit time; the total holds W
 //   from the first parent state whose `rollup.readTime` is at or after the last record state of D, up to that
 //   one, that moved the count (the product's coverage rule), and not before W is applied (oursApplied).
+// - ours, kept by recount (a rule over one collection: functions/src/documents/recount.ts): the total is a
+//   count() of the documents at `rollup.readTime`, so it holds W from the first parent state whose read time is
+//   at or after t (recountLags); no record, no shard. Every such state must be exact at its read time: its total
+//   is the documents' count then (recountStatesOff, from the writes themselves and what existed before).
 // - the usual trigger: its update of the total, on W's first delivery (the handler answers its commit time).
-// Both end at a commit time on the emulator's clock; the lag is that minus t.
+// All end at a commit time on the emulator's clock; the lag is that minus t.
 import type { Summary } from "../stats";
 import { summarize } from "../stats";
 
@@ -139,6 +143,42 @@ export function oursHops(writes: readonly CommentWrite[], records: ReadonlyMap<s
     shardToTotal.push((applied.shownUs - applied.appliedUs) / 1000);
   }
   return { toShard: summarize(toShard), shardToTotal: summarize(shardToTotal) };
+}
+
+/** Lags of our counted changes on counters kept by recount (header): `parents` by counter id, each in time order. */
+export function recountLags(writes: readonly CommentWrite[], parents: ReadonlyMap<string, readonly ParentSeen[]>): LagResult {
+  const lags: number[] = [];
+  let uncovered = 0;
+  for (const w of writes) {
+    if (w.delta === 0) continue;
+    const shown = (parents.get(w.counterId) ?? []).find((p) => p.coveredUntilUs !== null && p.coveredUntilUs >= w.writtenAtUs);
+    if (shown === undefined) uncovered++;
+    else lags.push(Math.max(0, (shown.atUs - w.writtenAtUs) / 1000));
+  }
+  return { ...summarize(lags), uncovered };
+}
+
+/**
+ * Parent states of counters kept by recount whose total is not the count of their documents at their read time:
+ * what counted before the load (`base`, by counter id) plus the deltas of the writes committed at or before it.
+ * States without a read time (none yet) are left out. 0 when the total was exact on every version.
+ */
+export function recountStatesOff(writes: readonly CommentWrite[], parents: ReadonlyMap<string, readonly ParentSeen[]>, base: ReadonlyMap<string, number>): { states: number; off: number } {
+  const byCounter = new Map<string, CommentWrite[]>();
+  for (const w of writes) if (w.delta !== 0) (byCounter.get(w.counterId) ?? byCounter.set(w.counterId, []).get(w.counterId)!).push(w);
+  let states = 0;
+  let off = 0;
+  for (const [counterId, seen] of parents) {
+    const own = [...(byCounter.get(counterId) ?? [])].sort((a, b) => a.writtenAtUs - b.writtenAtUs);
+    for (const p of seen) {
+      if (p.coveredUntilUs === null) continue;
+      states++;
+      const readUs = p.coveredUntilUs;
+      const count = own.reduce((n, w) => (w.writtenAtUs <= readUs ? n + w.delta : n), base.get(counterId) ?? 0);
+      if (p.total !== count) off++;
+    }
+  }
+  return { states, off };
 }
 
 /** Lags of the usual trigger's counted changes: to its update on the first delivery. */

@@ -7,6 +7,7 @@ import { coldStart } from "./coldStart";
 import { documents } from "./documents";
 import { endToEnd } from "./endToEnd";
 import { hot } from "./hot";
+import { leaderboard } from "./leaderboard";
 import { likes } from "./likes";
 import { mirrors } from "./mirrored";
 import { redelivery } from "./redelivery";
@@ -18,10 +19,10 @@ import { allInRows } from "../allin";
 import type { CostRow } from "../costs";
 import { allFlags } from "../options";
 import type { PhaseResult } from "../recorder";
-import { sharedTargets, type Target } from "../targets";
+import { onlyCommitsWritten, sharedTargets, type Target } from "../targets";
 import type { AnyWorkload } from "./workload";
 
-export const WORKLOADS: readonly AnyWorkload[] = [sparse, sustained, burst, redelivery, mirrors, likes, coldStart, resets, hot, windows, documents, endToEnd];
+export const WORKLOADS: readonly AnyWorkload[] = [sparse, sustained, burst, redelivery, mirrors, likes, coldStart, resets, hot, windows, documents, leaderboard, endToEnd];
 
 /** The workloads a run runs: every one, or those `--only` names. */
 export function selected(only: readonly string[] | undefined): readonly AnyWorkload[] {
@@ -52,6 +53,7 @@ export function targetsOf(workloads: Record<string, unknown>, costs: readonly Co
     all.filter(({ workload }) => judged(workload.judged ?? "all")).flatMap(({ workload, result }) => workload.phases?.(result) ?? []);
   const allIn = allInRows(costs);
   return [
+    onlyCommitsWritten(costs),
     ...all.flatMap(({ workload, result }) => workload.targets?.(result, { intervalMs }) ?? []),
     ...sharedTargets(
       rows((j) => j !== "none"),

@@ -89,7 +89,7 @@ async function timedRun(deps: RollupDeps): Promise<MidnightRun> {
   return {
     found: report.found,
     outcomes: report.outcomes,
-    ops: { invocations: 1, reads: report.ops.reads, writes: report.ops.writes, aggregations: report.ops.aggregations, waitMs: report.ops.waitMs, durationMs },
+    ops: { invocations: 1, reads: report.ops.reads, writes: report.ops.writes, commitWrites: report.ops.writes, aggregations: report.ops.aggregations, waitMs: report.ops.waitMs, durationMs },
   };
 }
 

@@ -63,7 +63,7 @@ export const sparse: Workload<PhaseResult[]> = {
   },
   phases: (r) => r,
   targets: (r) => idleTargets(r),
-  costTargets: (rows) => ratioTarget("workload 0: idle plain counters, ours all in ≤ 1.35× naive all in", rows, (w) => numberOf(w) === "0", 1.35),
+  costTargets: (rows) => ratioTarget("workload 0: idle plain counters, ours all in ≤ 1.20× naive all in", rows, (w) => numberOf(w) === "0", 1.2),
 };
 
 /** An idle counter's increment is in the total about as soon as the naive trigger's, and within 100 ms. */

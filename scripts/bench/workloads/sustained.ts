@@ -10,6 +10,7 @@ import { int } from "../format";
 import { paced } from "../pace";
 import type { DeliveryLabel, PhaseResult } from "../recorder";
 import { judged, labelOf, naivePerEvent, parentWriteBudgets, type Target } from "../targets";
+import { ratioTarget } from "../allin";
 import { step } from "./context";
 import type { PhaseRun } from "./phase";
 import { sizes } from "../options";
@@ -70,6 +71,8 @@ export const sustained: Workload<SustainedResult> = {
   },
   collect: (parts) => ({ phases: parts.flatMap((p) => p.phases), timeline: parts.flatMap((p) => p.timeline) }),
   phases: (r) => r.phases,
+  costTargets: (rows) =>
+    ratioTarget("workload 1, production-like: sustained 100/s, ours all in ≤ 0.65× naive all in", rows, (w) => w === "1 sustained 100/s", 0.65, "production-like"),
   targets: (r, { intervalMs }) => [
     ...parentWriteBudgets(r.phases.filter((p) => p.rollup === "ours"), intervalMs),
     ...loadSecondsTargets(r.phases.filter((p) => p.rollup === "ours"), intervalMs),

@@ -6,10 +6,13 @@
 // missing shard, a create fails on an existing parent or under a deletion marker, a read sees one instant.
 // It implements functions/src/documents/store.ts directly; documents-schedule.ts puts latency and crashes in
 // front of it, and hands each shard write it makes (`onShardWrite`) to rollupTotal's simulated deliveries.
-import type { Listing } from "../../../functions/src/model/document-match";
-import { versionAt, versionJustAfter, type CounterRead, type Plan, type RecordState, type Version } from "../../../functions/src/model/document-records";
+import type { Listing } from "../../../functions/src/documents/match";
+import { type CounterRead, type Plan, type RecordState } from "../../../functions/src/documents/records";
+import { versionAt, versionJustAfter, type Version } from "../../../functions/src/model/time";
 import type { DocumentWrite } from "../../../functions/src/documents/event";
-import { StaleRead, type CommitOptions, type DocumentSource, type DocumentStore, type ListedRecord, type SeenDocument, type ShardWritten, type StoreRead } from "../../../functions/src/documents/store";
+import { StaleRead, type CommitOptions, type DocumentSource, type DocumentStore, type ListedRecord, type RecountedCreation, type SeenDocument, type ShardWritten, type StoreRead } from "../../../functions/src/documents/store";
+import type { NewCounterShape } from "../../../functions/src/model/new-counter";
+import type { RecountQuery } from "../../../functions/src/rollup/store";
 import { documentRecordKey } from "../../../functions/src/model/paths";
 import type { ShardWrite } from "../../../functions/src/rollup/types";
 import type { World } from "./world";
@@ -45,6 +48,8 @@ export class DocumentsWorld implements DocumentStore, DocumentSource {
   commits = 0;
   /** Called with every shard write that changed a count, as its event goes out to rollupTotal. */
   onShardWrite: (writes: ShardWrite[]) => void = () => undefined;
+  /** Every version of every document, oldest first: what a count at a read time sees. */
+  private readonly history = new Map<string, { atUs: number; data: Record<string, unknown> | undefined }[]>();
 
   constructor(readonly counters: World) {}
 
@@ -57,22 +62,80 @@ export class DocumentsWorld implements DocumentStore, DocumentSource {
     return this.counters.numShardsOf(counterId) !== null;
   }
 
-  /** An app's write of a document (`data` undefined: a delete), and the event it causes; null when nothing changed (a delete of nothing). */
-  write(path: string, data: Record<string, unknown> | undefined): DocumentWrite | null {
+  /**
+   * An app's write of a document (`data` undefined: a delete), and the event it causes (with its commit time: a
+   * delete's event time is the delete's); null when nothing changed (a delete of nothing).
+   */
+  write(path: string, data: Record<string, unknown> | undefined): (DocumentWrite & { writtenAtUs: number }) | null {
     const before = this.docs.get(path);
     if (before === undefined && data === undefined) return null;
     const at = this.tick();
     if (data === undefined) this.docs.delete(path);
     else this.docs.set(path, { data: structuredClone(data), updateUs: at });
+    const versions = this.history.get(path) ?? [];
+    versions.push({ atUs: at, data: data === undefined ? undefined : structuredClone(data) });
+    this.history.set(path, versions);
     return {
       path,
       before: before === undefined ? undefined : structuredClone(before.data),
       after: data === undefined ? undefined : structuredClone(data),
       version: data === undefined ? versionJustAfter(timeOfUs(before!.updateUs)) : versionOfUs(at),
+      writtenAtUs: at,
     };
   }
 
+  /** The documents that exist at `readUs`, with their data then (every commit at or before it, none after). */
+  documentsAt(readUs: number): Map<string, Record<string, unknown>> {
+    const out = new Map<string, Record<string, unknown>>();
+    for (const [path, versions] of this.history) {
+      let data: Record<string, unknown> | undefined;
+      for (const v of versions) if (v.atUs <= readUs) data = v.data;
+      if (data !== undefined) out.set(path, data);
+    }
+    return out;
+  }
+
+  /**
+   * A recount's query at `readUs`, as Firestore answers it: the documents of its collection whose every field
+   * path (dotted: into maps) holds a value equal to the filter's, by Firestore's `==` (numbers by value,
+   * `null` only where the field holds null and not where it is missing, never across types). Written apart
+   * from the rules' own matching (functions/src/model/conditions.ts), which the records count by: the model's
+   * commits hold the one to the other.
+   */
+  count(query: RecountQuery, readUs: number): number {
+    const fieldAt = (data: unknown, path: string): { found: boolean; value?: unknown } => {
+      let at: unknown = data;
+      for (const key of path.split(".")) {
+        if (typeof at !== "object" || at === null || Array.isArray(at) || !(key in at)) return { found: false };
+        at = (at as Record<string, unknown>)[key];
+      }
+      return { found: true, value: at };
+    };
+    const equal = (a: unknown, b: unknown) => (a === null || b === null ? a === b : typeof a === typeof b && a === b);
+    let n = 0;
+    for (const [path, data] of this.documentsAt(readUs)) {
+      if (path.slice(0, path.lastIndexOf("/")) !== query.collection) continue;
+      if (query.filters.every((f) => {
+        const field = fieldAt(data, f.field);
+        return field.found && equal(field.value, f.value);
+      })) n++;
+    }
+    return n;
+  }
+
   // ---- DocumentStore ----
+
+  createRecounted(counterId: string, shape: NewCounterShape, since: Version | null): Promise<RecountedCreation> {
+    if (this.deleting.has(counterId)) return Promise.reject(new StaleRead(`counter "${counterId}" is being deleted`));
+    if (this.hasCounter(counterId)) return Promise.resolve("exists");
+    this.counters.createRecountedAt(counterId, shape.numShards, this.tick());
+    this.since.set(counterId, since);
+    return Promise.resolve("created");
+  }
+
+  listMoving(limit: number): Promise<string[]> {
+    return Promise.resolve([...this.since.keys()].filter((id) => this.counters.parentRead(id).view.kept === "moving").sort().slice(0, limit));
+  }
 
   read(counterId: string, documents: readonly string[]): Promise<StoreRead> {
     const records = new Map<string, RecordState | null>();

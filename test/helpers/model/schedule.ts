@@ -1,16 +1,20 @@
 // One schedule of the model check: a seed chooses a counter, a workload (steady, bursty or sparse
-// increments, with resets and reshards), how the platform delivers each event (delay, reordering,
-// duplicates, which simulated instance), where invocations crash and how the platform retries them, and
+// increments, with resets, reshards, and deletes of the counter followed by its creation again), how the
+// platform delivers each event (delay, reordering, duplicates, which simulated instance), where invocations
+// crash and how the platform retries them, how long an owner carries a chain before it hands over, and
 // whether ROLLUP_INTERVAL_MS changes mid-run (a rolling deploy), whether the platform gives up on
-// some events for good (then the sweep runs, as the scheduled rollupSweep would), and whether the total
+// some events for good (the sweep runs every 5 minutes, as the scheduled rollupSweep would, and once more at
+// the end), whether the counter starts with a claim the previous version left (its lease), and whether the total
 // is mirrored to app documents that the app creates and deletes at any time, also between the steps of a
 // commit, and whether the counter is hot enough to grow its shards (growth.ts), with increments that pick
-// shards from a stale numShards and shards written before they counted their writes. The real rollup code (rollupShardWrite, sweepStaleClaims) runs every delivery over the
+// shards from a stale numShards and shards written before they counted their writes. The real rollup code (rollupShardWrite, sweepRollups) runs every delivery over the
 // in-memory World; at the end the properties are checked:
-// - every write is covered (rollup.readTime at or after it) and total = Σ shards — except, in a
-//   schedule with dropped events, the writes of dropped events that never got as far as a claim: no one
-//   knows of those (the next increment, or reconcile, covers them);
+// - every write of the counter's last incarnation is covered (rollup.readTime at or after it) and total = Σ
+//   shards — except, in a schedule with dropped events, the writes of dropped events that never got as far as
+//   a promise: no one knows of those (the next increment, or reconcile, covers them); no lease is left;
 // - with an unchanged interval, no window of one interval holds more than two parent writes' read times;
+// - in a schedule without crashes, drops, interval changes, resets, reshards, deletes or churning mirrors,
+//   every write is covered within its delivery delay, two intervals and the calls' latency (bounded lag);
 // - every mirror target that existed when the total was last written holds that total, and no commit
 //   ever said "gone" of a counter whose parent exists;
 // - the shards are exactly 0..numShards-1, a commit grows only from the numShards it read, at most x4 and
@@ -23,16 +27,16 @@ import { sumAndCommit, BoundedMemo } from "../../../functions/src/rollup/commit"
 import { noOps } from "../../../functions/src/rollup/ops";
 import { rollupShardWrite } from "../../../functions/src/rollup/index";
 import { GROW_CHUNK, MAX_STEP_FACTOR, type GrowthSettings } from "../../../functions/src/rollup/growth";
-import { staleAfterMsFor } from "../../../functions/src/rollup/plan";
-import { sweepStaleClaims } from "../../../functions/src/rollup/sweep";
+import { ownerKeyOf, staleAfterMsFor } from "../../../functions/src/rollup/plan";
+import { sweepRollups } from "../../../functions/src/rollup/sweep";
 import { commitMidnight } from "../../../functions/src/rollup/midnight";
-import { type ClaimMemo, type LeadMemo, type ParentMemo, type ShardWrite } from "../../../functions/src/rollup/types";
+import { type NowMemo, type ParentMemo, type ShardWrite } from "../../../functions/src/rollup/types";
 import { dayOf, everyDayOpen, nextMidnightMs } from "../../../functions/src/model/windows";
 import { remoteStore, SimulatedCrash, type Fault, type Network } from "./remote";
 import type { MirrorTarget } from "../../../functions/src/model/mirror-rules";
 import { between, chance, pick, rngOf, Sim, type Rng } from "./sim";
 import { DAY_MS, midnightsMs, movedFailures, settledFailures, slowLagUs, windowedStartUs, windowedTimes, windowShapeOf, type WindowShape } from "./windowed";
-import { World } from "./world";
+import { World, type WorldMutant } from "./world";
 
 const START_US = 1_800_000_000_000_000; // 2027-01-15, a whole second
 const INTERVALS = [200, 500, 1000, 3000];
@@ -43,8 +47,7 @@ interface Instance {
   skewMs: number;
   /** A windowed schedule's day clock, ms off the store's (windowed.ts); the rollup's clock otherwise. */
   daySkewMs: number | null;
-  claims: ClaimMemo;
-  leads: LeadMemo;
+  leads: NowMemo;
   parents: ParentMemo;
 }
 
@@ -69,6 +72,13 @@ export interface Shape {
   numShards: number;
   resets: number;
   reshards: number;
+  /** Deletes of the counter, each followed by its creation again `recreateGapMs` later (0: none). */
+  recreations: number;
+  recreateGapMs: number;
+  /** How long an owner carries a chain before it hands over (RollupDeps.chainBudgetMs). */
+  chainBudgetMs: number;
+  /** The counter starts with a claim of the previous version pending (its lease), and writes deferred to it. */
+  legacyLease: { deferred: number; claimerRetried: boolean } | null;
   maxLatencyMs: number;
   maxDelayMs: number;
   duplicateChance: number;
@@ -125,6 +135,8 @@ export interface ScheduleResult {
   summedCommits: number;
   /** How reconcile's repairs ended: committed, changed (a rollup or a reset wrote first), gone, threw, … */
   repairs: Record<string, number>;
+  /** How the deliveries that completed ended (a commit by its path and, for a chain, how the chain ended). */
+  outcomes: Record<string, number>;
 }
 
 /** Deliveries of an event after which the simulated platform stops crashing it (so every event completes). */
@@ -169,14 +181,25 @@ function shapeOf(seed: number): Shape {
       ? { mirrors: pick(rng, MIRROR_SETS), targetFlips: between(rng, 0, 6), targetChurn: pick(rng, [0, 0.1, 0.3, 0.6]) }
       : { mirrors: [], targetFlips: 0, targetChurn: 0 }),
     windowed: null,
+    recreations: 0,
+    recreateGapMs: 0,
+    chainBudgetMs: 60_000,
+    legacyLease: null,
   };
-  // Drawn last, so that a plain schedule is the same as before windowed counters existed.
+  // Drawn after the rest, so that the schedules of before keep their draws up to here.
   if (chance(rng, WINDOWED_SHARE)) {
     const win = windowShapeOf(rng, shape.writes);
     shape.windowed = win;
     if (win.cluster !== null) shape.writes = win.cluster;
     if (win.windowMirror !== null && shape.mirrors.length > 0) shape.mirrors = [...shape.mirrors, win.windowMirror];
   }
+  shape.chainBudgetMs = pick(rng, [2_000, 8_000, 60_000]);
+  if (shape.windowed === null && chance(rng, 0.2)) {
+    // Created again at once (a deletion with nothing to clean up), within an interval, or later.
+    shape.recreations = between(rng, 1, 2);
+    shape.recreateGapMs = pick(rng, [0, Math.round(intervalMs / 3), intervalMs, 3000]);
+  }
+  if (shape.windowed === null && chance(rng, 0.1)) shape.legacyLease = { deferred: between(rng, 1, 5), claimerRetried: chance(rng, 0.5) };
   return shape;
 }
 
@@ -206,23 +229,29 @@ function arrivalTimes(rng: Rng, shape: Shape): number[] {
 
 /** Where a crashing invocation of the rollup stops (remote.ts): after a stage, or at its n-th Firestore call. */
 export function faultOf(rng: Rng): Fault {
-  const at = pick(rng, ["after-claim", "after-sum", "before-commit", "after-commit", "call"] as const);
+  const at = pick(rng, ["after-sum", "before-commit", "after-commit", "call"] as const);
   return at === "call" ? { at, n: between(rng, 0, 6), applied: chance(rng, 0.5) } : { at };
 }
 
-export async function runSchedule(seed: number): Promise<ScheduleResult> {
+/** What a run may change: a mutant of the world's writers (functions/test/model.test.ts expects it caught). */
+export interface RunOptions {
+  mutant?: WorldMutant;
+}
+
+export async function runSchedule(seed: number, options: RunOptions = {}): Promise<ScheduleResult> {
   const shape = shapeOf(seed);
   const rng = rngOf(seed ^ 0x5bd1e995);
   const win = shape.windowed;
   const startUs = win === null ? START_US : windowedStartUs(win);
   const sim = new Sim(startUs);
-  const world = new World(sim, { mirrors: shape.mirrors, rng });
+  const world = new World(sim, { mirrors: shape.mirrors, rng, mutant: options.mutant });
   const net: Network = { sim, rng, maxLatencyMs: shape.maxLatencyMs };
   const counterId = `model-${seed}`;
   const trace: string[] = [];
   const failures: string[] = [];
   let deliveries = 0;
   let crashes = 0;
+  const outcomes: Record<string, number> = {};
   const doomed = new Set<string>();
   const dropped = new Set<string>();
   const ms = () => ((sim.now() - startUs) / 1000).toFixed(3);
@@ -233,7 +262,6 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
     intervalMs: shape.intervalMs,
     skewMs: between(rng, -30, 30),
     daySkewMs: win === null ? null : win.daySkewsMs[i]!,
-    claims: new Map(),
     leads: new BoundedMemo(),
     parents: new BoundedMemo(),
   }));
@@ -269,13 +297,15 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
       nowMs: () => Math.floor(sim.now() / 1000) + instance.skewMs,
       ...dayClockOf(instance),
       sleep: (waitMs) => sim.sleep(waitMs),
-      claims: instance.claims,
       leads: instance.leads,
       parents: instance.parents,
       growth: shape.growth,
+      chainBudgetMs: shape.chainBudgetMs,
     })
       .then((outcome) => {
         log(`done    ${label}: ${JSON.stringify({ ...outcome, ops: undefined })}`);
+        const name = outcome.kind === "committed" ? `${outcome.path}${outcome.end === undefined ? "" : `-${outcome.end}`}` : outcome.kind === "defer" && outcome.memo === true ? "defer-memo" : outcome.kind;
+        outcomes[name] = (outcomes[name] ?? 0) + 1;
         // A doomed event's instance dies after the work, before the platform hears back: it failed.
         if (doomed.has(event.eventId)) throw new SimulatedCrash("after the invocation returned");
       })
@@ -326,6 +356,10 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
     if (sim.now() < churnUntilUs && chance(rng, shape.targetChurn)) flip();
   };
   const increment = (delta: number, day?: { day: string; clockMs: number }) => {
+    if (!world.exists(counterId)) {
+      log(`write   ${delta > 0 ? "+" : ""}${delta} refused: the counter is deleted (not-found)`);
+      return;
+    }
     const event = world.increment(counterId, between(rng, 0, 9999), delta, knownShards(), day);
     log(`write   ${event.eventId} shard ${event.shardId} ${delta > 0 ? "+" : ""}${delta}${day === undefined ? "" : ` on ${day.day}`}`);
     publish([event]);
@@ -348,6 +382,10 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
   // A reset reads a snapshot, then writes up to RESET_WRITE_LAG_MS later (reset.ts): increments, rollup
   // commits, growth, reshards and the other reset land in between; a stale read is read again.
   const reset = (attempt: number) => {
+    if (!world.exists(counterId)) {
+      log("reset refused: the counter is deleted (not-found)");
+      return;
+    }
     const clockMs = win === null ? undefined : writerClockMs();
     const snap = world.resetRead(counterId, clockMs);
     log(`reset read at ${((snap.read.readUs - startUs) / 1000).toFixed(3)}${snap.today === null ? "" : ` on ${snap.today}`} (attempt ${attempt})`);
@@ -365,8 +403,30 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
       // Down to one shard often: late events of writes made before it must not pass for the whole sum
       // (functions/src/rollup/plan.ts, the single-shard snapshot sum).
       const to = chance(rng, 0.4) ? 1 : between(rng, 2, 6);
+      if (!world.exists(counterId)) {
+        log(`reshard to ${to} refused: the counter is deleted (not-found)`);
+        return;
+      }
       log(`reshard to ${to}`);
       publish(world.reshard(counterId, to));
+    });
+  }
+  // deleteCounter, then createCounter with the same id (its shards anew): late events of the deleted one's
+  // writes come to the new one, and instances remember the deleted one's parent and promise. The first comes
+  // right before the last write in half of these schedules: that write then lands on the new counter while
+  // instances still hold the old one's promise, and no later write covers it.
+  const recreateAt = (i: number): number => (i === 0 && times.length > 1 && chance(rng, 0.5) ? times[times.length - 2]! + (times[times.length - 1]! - times[times.length - 2]!) / 2 : between(rng, 0, endMs));
+  for (let i = 0; i < shape.recreations; i++) {
+    sim.at(startUs + Math.round(recreateAt(i) * 1000), () => {
+      if (!world.exists(counterId)) return;
+      world.deleteCounter(counterId);
+      log("delete the counter");
+      sim.at(sim.now() + shape.recreateGapMs * 1000, () => {
+        if (world.exists(counterId)) return;
+        const numShards = chance(rng, 0.5) ? 1 : between(rng, 2, 5);
+        world.createCounter(counterId, numShards, false, null);
+        log(`create the counter again with ${numShards} shard(s)`);
+      });
     });
   }
   if (shape.newIntervalMs !== null) {
@@ -381,22 +441,21 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
   const sweep = () => {
     const instance = pick(rng, instances);
     log(`sweep on ${instance.name}`);
-    sweepStaleClaims({
+    sweepRollups({
       store: remoteStore(world, net, { at: "none" }),
       intervalMs: instance.intervalMs,
       staleAfterMs: staleAfterMsFor(instance.intervalMs),
       nowMs: () => Math.floor(sim.now() / 1000),
-      sleep: (waitMs) => sim.sleep(waitMs),
+      sleep: (waitMs: number) => sim.sleep(waitMs),
       growth: shape.growth,
     }).then(
       (report) => log(`swept: ${JSON.stringify({ ...report, ops: undefined })}`),
       (error: unknown) => failures.push(`the sweep threw: ${String(error)}`),
     );
   };
-  if (shape.dropChance > 0 && win === null) {
-    for (let t = SWEEP_EVERY_MS; t < endMs + 4 * SWEEP_EVERY_MS; t += SWEEP_EVERY_MS) sim.at(startUs + t * 1000, sweep);
-  } else if (shape.dropChance > 0) {
-    // Every 5 minutes while anything else is to come, the days-long quiet of a jump skipped (nothing happens in it).
+  {
+    // Every 5 minutes while anything else is to come, the days-long quiet of a jump skipped (nothing happens in
+    // it); and once more after everything else (below).
     const periodUs = SWEEP_EVERY_MS * 1000;
     const tick = () => {
       const nextUs = sim.nextAtUs();
@@ -404,6 +463,17 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
       if (nextUs !== undefined) sim.at(sim.now() + periodUs * Math.max(1, Math.ceil((nextUs - sim.now()) / periodUs)), tick);
     };
     sim.at(startUs + periodUs, tick);
+  }
+  if (shape.legacyLease !== null) {
+    // Before the deploy, the previous version's claimer claimed the slot of its write and writes after it
+    // deferred to its lease; the claimer failed (its retry, if it comes, runs this version).
+    const legacy = shape.legacyLease;
+    const writes: ShardWrite[] = [];
+    for (let i = 0; i < legacy.deferred; i++) writes.push(world.increment(counterId, between(rng, 0, 9999), between(rng, 1, 5), shape.numShards));
+    const claimer = writes[0]!;
+    world.plantLegacyLease(counterId, { eventId: ownerKeyOf(claimer), dueMs: Math.floor(sim.now() / 1000) + shape.intervalMs });
+    log(`legacy lease: ${writes.map((w) => w.eventId).join(", ")} deferred to the claim of ${claimer.eventId}${legacy.claimerRetried ? ", whose retry comes" : ""}`);
+    if (legacy.claimerRetried) sim.at(sim.now() + between(rng, 0, 20_000_000), () => deliver(claimer, 1));
   }
 
   // Reconcile's repair (functions/src/reconcile/), in a quarter of the schedules: the rollup's own commit of
@@ -480,26 +550,36 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
   }
 
   await sim.run();
-  if (dropped.size > 0) {
-    // Retries are over and nothing else will come: the next run of the sweep finishes what is left.
-    sim.at(sim.now() + SWEEP_EVERY_MS * 1000, sweep);
-    await sim.run();
-  }
+  // Retries are over and nothing else will come: the next run of the sweep fulfils what is left (a promise
+  // whose owner's retry came early and returned, one whose owner's event was dropped, a legacy claim).
+  sim.at(sim.now() + SWEEP_EVERY_MS * 1000, sweep);
+  await sim.run();
 
   const state = world.state(counterId);
   const uncovered = state.writes.filter((w) => state.coveredUntilUs === null || w.atUs > state.coveredUntilUs);
-  // The one loss no one can repair: an event the platform dropped before it ever claimed.
-  const excused = uncovered.filter((w) => dropped.has(w.eventId) && !world.claimants.has(w.claimKey));
+  // The one loss no one can repair: an event the platform dropped before it ever made a promise.
+  const excused = uncovered.filter((w) => dropped.has(w.eventId) && !world.promisers.has(w.claimKey));
   const lost = uncovered.filter((w) => !excused.includes(w));
   if (lost.length > 0) {
     failures.push(
       `${lost.length} write(s) not covered: rollup.readTime ${state.coveredUntilUs === null ? "absent" : ((state.coveredUntilUs - startUs) / 1000).toFixed(3)} ms, ` +
-        `uncovered writes at ${lost.map((w) => `${((w.atUs - startUs) / 1000).toFixed(3)} (${w.eventId}${dropped.has(w.eventId) ? ", dropped after its claim" : ""})`).join(", ")} ms`,
+        `uncovered writes at ${lost.map((w) => `${((w.atUs - startUs) / 1000).toFixed(3)} (${w.eventId}${dropped.has(w.eventId) ? ", dropped after its promise" : ""})`).join(", ")} ms`,
     );
   }
-  if (uncovered.length === 0 && state.total !== state.shardSum) failures.push(`total ${state.total} != sum of the shards ${state.shardSum}`);
-  if (state.lease !== null && state.lease.data.dueMs * 1000 > (state.coveredUntilUs ?? 0) && dropped.size === 0) {
-    failures.push(`a claim due at ${((state.lease.data.dueMs * 1000 - startUs) / 1000).toFixed(3)} ms is still pending after every event completed`);
+  if (uncovered.length === 0 && world.exists(counterId) && state.total !== state.shardSum) failures.push(`total ${state.total} != sum of the shards ${state.shardSum}`);
+  if (state.lease !== null) failures.push(`a claim of the previous version due at ${((state.lease.data.dueMs * 1000 - startUs) / 1000).toFixed(3)} ms is left after the sweep`);
+  const clean = shape.crashChance === 0 && shape.dropChance === 0 && shape.newIntervalMs === null && shape.resets === 0 && shape.reshards === 0 &&
+    shape.recreations === 0 && shape.targetFlips === 0 && shape.targetChurn === 0 && shape.legacyLease === null && win === null;
+  if (clean) {
+    // Bounded lag: a write is deferred to a promise due less than an interval after it, or commits at once.
+    const boundUs = (shape.maxDelayMs + 2 * shape.intervalMs + 10 * shape.maxLatencyMs + 100) * 1000;
+    // Reconcile's repairs cover writes as the rollup's commits do.
+    const covering = state.commits.filter((c) => c.source !== "midnight");
+    const late = state.writes.flatMap((w) => {
+      const first = covering.find((c) => c.readUs >= w.atUs);
+      return first !== undefined && first.atUs - w.atUs > boundUs ? [`${w.eventId} (write ${((w.atUs - startUs) / 1000).toFixed(3)}) covered after ${((first.atUs - w.atUs) / 1000).toFixed(3)} ms`] : [];
+    });
+    if (late.length > 0) failures.push(`covered later than ${boundUs / 1000} ms: ${late.slice(0, 5).join(", ")}`);
   }
   failures.push(...world.violations);
   if (state.staleMirrors.length > 0) failures.push(`mirror targets not holding the total: ${state.staleMirrors.join(", ")}`);
@@ -511,16 +591,20 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
   }
   if (state.growths.length > 0) log(`grew: ${state.growths.map((g) => `${g.from}->${g.to} at ${((g.atUs - startUs) / 1000).toFixed(0)} ms`).join(", ")}`);
   const hotEnough = shape.hotRate !== null && shape.hotRate >= 4 * shape.numShards * shape.growth.shardWritesPerSecond && shape.growth.maxShards > shape.numShards;
-  const undisturbed = !shape.legacyShards && shape.crashChance === 0 && shape.dropChance === 0 && shape.reshards === 0 && shape.resets === 0 &&
+  const undisturbed = !shape.legacyShards && shape.recreations === 0 && shape.crashChance === 0 && shape.dropChance === 0 && shape.reshards === 0 && shape.resets === 0 &&
     (win === null || (win.cluster === null && win.jumpDays === null && win.slowChance === 0));
   if (hotEnough && undisturbed && endMs > 3 * shape.growth.hotForMs && state.growths.length === 0) {
     failures.push(`a counter at ${shape.hotRate} writes/s for ${endMs} ms on ${shape.numShards} shards never grew`);
   }
   if (shape.newIntervalMs === null) {
     // The rollup's own writes: the midnight commit adds one a day on top (midnight.ts).
-    const busiest = mostWithin(state.commits.filter((c) => c.source === "rollup").map((c) => c.readUs), shape.intervalMs * 1000);
-    if (busiest.count > 2) {
-      failures.push(`${busiest.count} parent writes read within one interval (${shape.intervalMs} ms), from ${((busiest.fromUs - startUs) / 1000).toFixed(3)} ms`);
+    // Per incarnation: a counter created again starts with a leading edge of its own.
+    for (const incarnation of new Set(state.commits.map((c) => c.incarnationUs))) {
+      const commits = state.commits.filter((c) => c.source === "rollup" && c.incarnationUs === incarnation);
+      const busiest = mostWithin(commits.map((c) => c.readUs), shape.intervalMs * 1000);
+      if (busiest.count > 2) {
+        failures.push(`${busiest.count} parent writes read within one interval (${shape.intervalMs} ms), from ${((busiest.fromUs - startUs) / 1000).toFixed(3)} ms`);
+      }
     }
   }
   if (win !== null && run !== null) {
@@ -541,7 +625,7 @@ export async function runSchedule(seed: number): Promise<ScheduleResult> {
     run.midnightCommits = moved.commits.filter((c) => c.source === "midnight").length;
     log(`windows ${JSON.stringify(moved.windowed)}`);
   }
-  return { shape, windowed: run, failures, trace, deliveries, crashes, dropped: dropped.size, growths: state.growths.length, resets: world.resetOutcomes, snapshotCommits: world.snapshotCommits, summedCommits: world.summedCommits, repairs };
+  return { shape, windowed: run, failures, trace, deliveries, crashes, dropped: dropped.size, growths: state.growths.length, resets: world.resetOutcomes, snapshotCommits: world.snapshotCommits, summedCommits: world.summedCommits, repairs, outcomes };
 }
 
 /** The most of `timesUs` within any half-open window of `windowUs`, and where that window starts. */

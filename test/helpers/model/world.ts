@@ -1,4 +1,5 @@
-// An in-memory Firestore for the model check: counters with their parent, shards and lease, with the
+// An in-memory Firestore for the model check: counters with their parent and shards (and the lease of the
+// previous version, which schedules may start with), with the
 // semantics the rollup relies on — every write commits atomically at a strictly increasing commit time
 // (whole microseconds), preconditions on a document's update time, reads at a consistent read time that
 // is at or after every commit they see, create() failing on an existing document. It implements the
@@ -10,18 +11,22 @@
 // A windowed counter (functions/src/model/windows.ts) also keeps each shard's `days`, the parent's `windows`,
 // `rollup.days`, `rollup.windowsMoveAt` and `resetAt` as firestore-store.ts reads and writes them, and a
 // ledger of every delta by day with its commit time: the truth the properties hold the windows to.
+// On a leaderboard (`board`: board-world.ts), every write that sets a total also writes the counter's entry,
+// at the same commit time, as the functions' writers do (functions/src/leaderboard/entry-writes.ts; the
+// rollup's commit only where functions/src/model/board.ts's entryDue asks), and a delete removes it.
 import { GRPC } from "../../../functions/src/model/errors";
 import { PRUNED_DAYS, shardStateOf } from "../../../functions/src/model/shards";
 import type { MirrorTarget } from "../../../functions/src/model/mirror-rules";
 import type { Load } from "../../../functions/src/rollup/growth";
 import type { ParentView } from "../../../functions/src/rollup/plan";
-import { claimKeyOf } from "../../../functions/src/rollup/claim";
+import { ownerKeyOf, type Kept, type Trailing } from "../../../functions/src/rollup/plan";
 import { commitMirrored, type MirrorPort } from "../../../functions/src/rollup/mirrored";
-import type { ClaimCursor, ClaimData, CommitFields, CommitResult, LeaseRead, MidnightPage, MoveResult, ParentRead, RollupStore, StaleClaims, SumRead } from "../../../functions/src/rollup/store";
+import type { ClaimCursor, CommitFields, CommitResult, CountRead, LegacyClaim, MidnightPage, MoveResult, ParentRead, PromisePage, RecountQuery, RollupStore, StaleClaims, SumRead } from "../../../functions/src/rollup/store";
 import type { ShardWrite } from "../../../functions/src/rollup/types";
 import { addDays, CLOCK_AHEAD_MS, DAY_CLOSES_AFTER_MS, type DayCounts, dayOf, daysFrom, KEPT_DAYS, WINDOW_DAYS, type Windows, windowsMoveAtMs, windowsOf, type WindowsState } from "../../../functions/src/model/windows";
 import { erasedDays, resetPlan, type ResetMarks, type ResetRead } from "../../../functions/src/model/reset-plan";
 import { pick, type Rng, type Sim } from "./sim";
+import { entryDue } from "../../../functions/src/model/board";
 
 interface Parent {
   total: number;
@@ -37,8 +42,16 @@ interface Parent {
   updateUs: number;
   /** When the parent was created (its createTime). */
   createUs: number;
+  /** `rollup.trailing`, the pending promise (functions/src/rollup/plan.ts); null when none. */
+  trailing: Trailing | null;
   /** A windowed counter's fields; null for a plain one. */
   windowed: WindowedFields | null;
+  /** `board`: the leaderboard its entry is on (written with the entry); null when none. */
+  board: string | null;
+  /** A document counter's `kept` (functions/src/rollup/plan.ts, Kept); null: by its shards. */
+  kept: Kept | null;
+  /** `rollup.movingSince`: when it started moving to records; null otherwise. */
+  movingSinceUs: number | null;
 }
 
 /** What a windowed parent holds besides the total: `windows`, `rollup.days`, `rollup.windowsMoveAt`, `resetAt`. */
@@ -49,8 +62,9 @@ interface WindowedFields {
   resetUs: number | null;
 }
 
+/** A lease the previous version wrote (functions/src/rollup/legacy-lease.ts). */
 interface Lease {
-  data: ClaimData;
+  data: LegacyClaim;
   updateUs: number;
 }
 
@@ -61,6 +75,8 @@ interface Shard {
   /** `days.{day}`: the net count of each day (a windowed counter's; always empty on a plain one). */
   days: DayCounts;
   updateUs: number;
+  /** When the document was created (its createTime). */
+  createUs: number;
 }
 
 /** A counter that grew: when, and from and to how many shards. */
@@ -77,6 +93,8 @@ export interface CommitRecord {
   total: number;
   intervalMs: number;
   source: CommitSource;
+  /** The creation time of the parent it wrote: which incarnation of the id. */
+  incarnationUs: number;
 }
 
 /** Who committed: a rollup (an event's invocation or the sweep) or the midnight commit (functions/src/rollup/midnight.ts). */
@@ -135,11 +153,30 @@ function grpcError(code: number, what: string): Error {
   return Object.assign(new Error(what), { code });
 }
 
+/**
+ * A deliberate fault of the world's own writers (functions/test/model.test.ts runs each and expects the model
+ * check to catch it): a reset or a reshard that drops the parent's promise instead of keeping it, and a
+ * rollup commit that ignores its precondition on the parent's version.
+ */
+export type WorldMutant = "reset-drops-promise" | "reshard-drops-promise" | "no-precondition" | "commit-skips-entry" | "delete-keeps-entry";
+
+/**
+ * The leaderboard every counter of the world is on (board-world.ts): `write` puts the counter's entry at
+ * `total` (null: removes it) at the commit time `atUs` of the write that carries it.
+ */
+export interface BoardSide {
+  name: string;
+  write(counterId: string, total: number | null, atUs: number): void;
+}
+
 export interface WorldOptions {
   /** Where every counter's total is mirrored (the same targets for each: a schedule has one counter). */
   mirrors?: MirrorTarget[];
+  mutant?: WorldMutant;
   /** Picks which error a write reports when several of its conditions fail (Firestore's depends on the order). */
   rng?: Rng;
+  /** The leaderboard every counter is on, if any. */
+  board?: BoardSide;
 }
 
 export class World implements RollupStore {
@@ -150,8 +187,12 @@ export class World implements RollupStore {
   private readonly targets = new Map<string, TargetDoc>();
   private readonly mirrors: MirrorTarget[];
   private readonly rng: Rng;
-  /** The writes whose events (or writers) wrote a claim, by claim key (the properties excuse a dropped event only if none did). */
-  readonly claimants = new Set<string>();
+  /** The writes whose invocations made a promise, by owner key (the properties excuse a dropped event only if none did). */
+  readonly promisers = new Set<string>();
+  /** How far the sweep checked the promises (functions/src/rollup/sweep.ts). */
+  private sweepMarkMs: number | null = null;
+  private readonly mutant: WorldMutant | undefined;
+  private readonly board: BoardSide | undefined;
   /** Property violations seen as they happen (a commit that said "gone" of a live counter). */
   readonly violations: string[] = [];
   /** How the resets' writes went: "read" (nothing after R covered), "kept" (a rollup committed after R), "retry", "gone". */
@@ -170,6 +211,15 @@ export class World implements RollupStore {
   ) {
     this.mirrors = options.mirrors ?? [];
     this.rng = options.rng ?? Math.random;
+    this.mutant = options.mutant;
+    this.board = options.board;
+  }
+
+  /** The counter's entry at `total` (null: gone) in a write at `atUs` that sets its total; and `board` on its parent. */
+  private writeEntry(counterId: string, c: Counter, total: number | null, atUs: number): void {
+    if (this.board === undefined) return;
+    this.board.write(counterId, total, atUs);
+    if (c.parent !== null) c.parent.board = this.board.name;
   }
 
   /** The commit time of a new write: now, or just after the last commit if that is not earlier. */
@@ -204,13 +254,15 @@ export class World implements RollupStore {
     const at = this.commitTime();
     const windowed = windowedDay === null ? null : { windows: windowsOf({}, windowedDay), days: {}, moveAtMs: null, resetUs: null };
     c.parent = World.newParent(numShards, at, windowed);
-    for (let i = 0; i < numShards; i++) c.shards.set(String(i), { count: 0, writes: legacy ? null : 0, days: {}, updateUs: at });
+    c.shards.clear();
+    for (let i = 0; i < numShards; i++) c.shards.set(String(i), { count: 0, writes: legacy ? null : 0, days: {}, updateUs: at, createUs: at });
     this.writeTotal(c, 0, at);
+    this.writeEntry(counterId, c, 0, at);
   }
 
   /** A counter's parent as its creation leaves it (createCounter, or a document counter's first batch). */
   private static newParent(numShards: number, atUs: number, windowed: Parent["windowed"]): Parent {
-    return { total: 0, numShards, resetUs: null, reshards: 0, readUs: null, committedUs: null, recordedIntervalMs: null, load: null, updateUs: atUs, createUs: atUs, windowed };
+    return { total: 0, numShards, resetUs: null, reshards: 0, readUs: null, committedUs: null, recordedIntervalMs: null, load: null, updateUs: atUs, createUs: atUs, trailing: null, windowed, board: null, kept: null, movingSinceUs: null };
   }
 
   /** The sum of the counter's shards' counts. */
@@ -261,15 +313,28 @@ export class World implements RollupStore {
     return c?.parent == null ? null : World.shardSum(c);
   }
 
+  /** A document counter kept by recount created at `atUs` (functions/src/documents/store.ts, createRecounted): total 0, its shards at 0, its entry at 0. */
+  createRecountedAt(counterId: string, numShards: number, atUs: number): void {
+    const c = this.counter(counterId);
+    c.parent = { ...World.newParent(numShards, atUs, null), kept: "recount" };
+    c.shards.clear();
+    for (let i = 0; i < numShards; i++) c.shards.set(String(i), { count: 0, writes: 0, days: {}, updateUs: atUs, createUs: atUs });
+    this.writeTotal(c, 0, atUs);
+    this.writeEntry(counterId, c, 0, atUs);
+  }
+
   /** The document trigger's batch creating the counter at `atUs` with `delta` on `shard` (a plain counter); that shard's write. */
   createCounterAt(counterId: string, numShards: number, shard: number, delta: number, atUs: number): ShardWrite {
     const c = this.counter(counterId);
-    c.parent = World.newParent(numShards, atUs, null);
+    c.parent = { ...World.newParent(numShards, atUs, null), kept: "records" };
     c.shards.clear();
-    for (let i = 0; i < numShards; i++) c.shards.set(String(i), { count: i === shard ? delta : 0, writes: i === shard ? 1 : 0, days: {}, updateUs: atUs });
+    for (let i = 0; i < numShards; i++) c.shards.set(String(i), { count: i === shard ? delta : 0, writes: i === shard ? 1 : 0, days: {}, updateUs: atUs, createUs: atUs });
     this.writeTotal(c, 0, atUs);
+    this.writeEntry(counterId, c, 0, atUs);
     c.counts.push({ atUs, delta });
-    return this.changed(c, this.event(counterId, String(shard), atUs, undefined, World.doc(c.shards.get(String(shard))!)));
+    // A write that moves no count (a record's alone) has nothing to be covered.
+    const event = this.event(counterId, String(shard), atUs, undefined, World.doc(c.shards.get(String(shard))!));
+    return delta !== 0 ? this.changed(c, event) : event;
   }
 
   /** The document trigger's batch adding `delta` to an existing shard at `atUs`; that shard's write (null: no such shard, the batch fails). */
@@ -282,10 +347,15 @@ export class World implements RollupStore {
     s.writes = (s.writes ?? 0) + 1;
     s.updateUs = atUs;
     c.counts.push({ atUs, delta });
-    return this.changed(c, this.event(counterId, String(shard), atUs, before, World.doc(s)));
+    const event = this.event(counterId, String(shard), atUs, before, World.doc(s));
+    return delta !== 0 ? this.changed(c, event) : event;
   }
 
-  /** deleteCounter's transaction at `atUs`: the parent, the shards and the lease go (the shards' events are left out: nothing rolls up a gone counter). */
+  /**
+   * deleteCounter's transaction at `atUs`: the parent, the shards and the lease go (the shards' events are left
+   * out: nothing rolls up a gone counter). The writes of the deleted incarnation no longer count: a counter
+   * created again with the id is held to its own.
+   */
   deleteCounterAt(counterId: string, atUs: number): void {
     const c = this.counter(counterId);
     const sum = World.shardSum(c);
@@ -293,6 +363,27 @@ export class World implements RollupStore {
     c.parent = null;
     c.shards.clear();
     c.lease = null;
+    c.writes = [];
+    if (this.mutant !== "delete-keeps-entry") this.writeEntry(counterId, c, null, atUs);
+  }
+
+  /** deleteCounter, now. */
+  deleteCounter(counterId: string): void {
+    this.deleteCounterAt(counterId, this.commitTime());
+  }
+
+  /** Whether the counter exists (its parent does). */
+  exists(counterId: string): boolean {
+    return this.counters.get(counterId)?.parent != null;
+  }
+
+  /**
+   * A lease the previous version wrote for a claim due at `dueMs` (functions/src/rollup/legacy-lease.ts): the
+   * writes it lists deferred to it before this version was deployed.
+   */
+  plantLegacyLease(counterId: string, claim: LegacyClaim): void {
+    const c = this.counter(counterId);
+    c.lease = { data: { ...claim }, updateUs: this.commitTime() };
   }
 
   // --- the app's documents --------------------------------------------------------------------------
@@ -423,7 +514,9 @@ export class World implements RollupStore {
     parent.total = plan.total;
     if (plan.covers === "read") parent.readUs = readUs;
     parent.resetUs = readUs;
+    parent.load = null;
     parent.updateUs = at;
+    if (this.mutant === "reset-drops-promise") parent.trailing = null;
     let windows: Windows | null = null;
     if (parent.windowed !== null) {
       const days = plan.days ?? {};
@@ -433,6 +526,7 @@ export class World implements RollupStore {
       parent.windowed = { windows, days: { ...days }, moveAtMs: windowsMoveAtMs(days, snap.today!), resetUs: readUs };
     }
     this.writeTotal(c, plan.total, at, windows);
+    this.writeEntry(counterId, c, plan.total, at);
     return { kind: "committed", events };
   }
 
@@ -445,7 +539,7 @@ export class World implements RollupStore {
     const events: ShardWrite[] = [];
     if (numShards > p.numShards) {
       for (let i = p.numShards; i < numShards; i++) {
-        c.shards.set(String(i), { count: 0, writes: 0, days: {}, updateUs: at });
+        c.shards.set(String(i), { count: 0, writes: 0, days: {}, updateUs: at, createUs: at });
         events.push(this.event(counterId, String(i), at, undefined, World.doc(c.shards.get(String(i))!)));
       }
     } else {
@@ -459,7 +553,7 @@ export class World implements RollupStore {
         const kept = c.shards.get("0")!;
         for (const [day, count] of Object.entries(s.days)) if (count !== 0) kept.days[day] = (kept.days[day] ?? 0) + count;
         c.shards.delete(String(i));
-        const event = this.event(counterId, String(i), at, { count: s.count }, undefined);
+        const event = this.event(counterId, String(i), at, { count: s.count }, undefined, s.createUs);
         events.push(s.count !== 0 ? this.changed(c, event) : event);
       }
       if (foldedWrites !== 0) {
@@ -476,12 +570,14 @@ export class World implements RollupStore {
     }
     p.numShards = numShards;
     p.reshards++;
+    p.load = null;
     p.updateUs = at;
+    if (this.mutant === "reshard-drops-promise") p.trailing = null;
     return events;
   }
 
   private changed(c: Counter, event: ShardWrite): ShardWrite {
-    c.writes.push({ atUs: event.writtenAtUs, eventId: event.eventId, claimKey: claimKeyOf(event) });
+    c.writes.push({ atUs: event.writtenAtUs, eventId: event.eventId, claimKey: ownerKeyOf(event) });
     return event;
   }
 
@@ -491,9 +587,20 @@ export class World implements RollupStore {
     atUs: number,
     before: Record<string, unknown> | undefined,
     after: Record<string, unknown> | undefined,
+    shardCreatedUs?: number,
   ): ShardWrite {
     // Commit times here are whole microseconds, as Firestore's: the write's time is exact.
-    return { eventId: `evt-${++eventSeq}`, counterId, shardId, writtenAtUs: atUs, writtenAtExact: true, before: shardStateOf(before), after: shardStateOf(after) };
+    const created = shardCreatedUs ?? this.counter(counterId).shards.get(shardId)?.createUs;
+    return {
+      eventId: `evt-${++eventSeq}`,
+      counterId,
+      shardId,
+      writtenAtUs: atUs,
+      writtenAtExact: true,
+      ...(created === undefined ? {} : { shardCreatedUs: created }),
+      before: shardStateOf(before),
+      after: shardStateOf(after),
+    };
   }
 
   // --- what the properties look at ------------------------------------------------------------------
@@ -579,26 +686,14 @@ export class World implements RollupStore {
       // As firestore-store.ts's daysOf: `rollup.days`, exact at `rollup.readTime`, else at the reset or the creation.
       days: p?.windowed == null ? null : { days: { ...p.windowed.days }, sinceUs: p.readUs ?? p.windowed.resetUs ?? p.createUs, moveAtMs: p.windowed.moveAtMs },
       updatedUs: p?.updateUs ?? null,
+      trailing: p?.trailing ?? null,
+      total: p?.total ?? null,
+      createdUs: p?.createUs ?? null,
+      board: p?.board ?? null,
+      kept: p?.kept ?? null,
+      movingSinceUs: p?.movingSinceUs ?? null,
     };
-    return { view, version: p === null ? null : String(p.updateUs) };
-  }
-
-  readLease(counterId: string): Promise<LeaseRead> {
-    const lease = this.counter(counterId).lease;
-    return Promise.resolve({
-      claim: lease === null ? null : { eventId: lease.data.eventId, dueMs: lease.data.dueMs },
-      version: lease === null ? null : String(lease.updateUs),
-    });
-  }
-
-  writeClaim(counterId: string, current: LeaseRead, claim: ClaimData): Promise<string | null> {
-    const c = this.counter(counterId);
-    const version = c.lease === null ? null : String(c.lease.updateUs);
-    if (version !== current.version) return Promise.resolve(null);
-    const at = this.commitTime();
-    c.lease = { data: { ...claim }, updateUs: at };
-    this.claimants.add(claim.eventId);
-    return Promise.resolve(String(at));
+    return { view, version: p === null ? null : String(p.updateUs), observedUs: this.readTime() };
   }
 
   deleteClaim(counterId: string, version: string): Promise<boolean> {
@@ -654,20 +749,41 @@ export class World implements RollupStore {
         // Every condition of the write, as Firestore checks them; it reports one of the failed ones.
         const failed: Error[] = [];
         if (p === null) failed.push(grpcError(GRPC.NOT_FOUND, "no parent to update"));
-        else if (String(p.updateUs) !== parent.version) failed.push(grpcError(GRPC.FAILED_PRECONDITION, "the parent changed"));
+        else if (String(p.updateUs) !== parent.version && this.mutant !== "no-precondition") failed.push(grpcError(GRPC.FAILED_PRECONDITION, "the parent changed"));
         for (const target of present) if (!this.targets.has(target.path)) failed.push(grpcError(GRPC.NOT_FOUND, `no ${target.path} to update`));
         for (const path of absent) {
           if (this.targets.has(path)) failed.push(grpcError(pick(this.rng, [GRPC.ALREADY_EXISTS, GRPC.FAILED_PRECONDITION]), `${path} exists`));
         }
         if (failed.length > 0) throw pick(this.rng, failed);
         const at = this.commitTime();
-        const truth = this.totalAt(c, sum.readUs);
-        if (sum.total !== truth) this.violations.push(`a commit of total ${sum.total} read at ${sum.readUs} us: the shards summed to ${truth} then`);
+        // A count's commit is held to the documents (the truth the documents model keeps), a sum's to the shards.
+        // A count and another counter's sum may share a read time (one simulated instant): then how the counter is
+        // kept tells which it was (recounted while kept by recount or moving).
+        const kept = p!.kept;
+        const ambiguous = this.countReadTimes.has(sum.readUs) && this.sumReadTimes.has(sum.readUs);
+        const counted = this.countReadTimes.has(sum.readUs) && fields.kept !== "records" && (!ambiguous || kept === "recount" || kept === "moving");
+        const truth = counted ? (this.recountTruth?.(counterId, sum.readUs) ?? NaN) : this.totalAt(c, sum.readUs);
+        if (sum.total !== truth) this.violations.push(`a commit of total ${sum.total} read at ${sum.readUs} us: the ${counted ? "documents counted" : "shards summed to"} ${truth} then`);
+        if (counted) this.countedCommits++;
+        if (fields.kept !== undefined) {
+          p!.kept = fields.kept;
+          if (fields.kept === "moving") p!.movingSinceUs = at;
+        }
         if (this.sumReadTimes.has(sum.readUs)) this.summedCommits++;
         else this.snapshotCommits++;
+        // The commit carries the entry where entryDue asks, on the parent as it is (the precondition pins it).
+        if (entryDue(this.board?.name, p!.board, p!.total, sum.total) && this.mutant !== "commit-skips-entry") this.writeEntry(counterId, c, sum.total, at);
         p!.total = sum.total;
         p!.readUs = sum.readUs;
         p!.committedUs = at;
+        // The invariant (functions/src/rollup/plan.ts, T): a promise leaves the parent only in a commit whose sum
+        // was read at or after its due time.
+        const open = p!.trailing;
+        if (open !== null && fields.trailing !== undefined && sum.readUs < open.dueMs * 1000 && (fields.trailing === null || fields.trailing.dueMs !== open.dueMs || fields.trailing.owner !== open.owner)) {
+          this.violations.push(`a commit read at ${sum.readUs} us replaced the promise due ${open.dueMs * 1000} us of ${open.owner} before fulfilling it`);
+        }
+        if (fields.trailing !== undefined) p!.trailing = fields.trailing === null ? null : { ...fields.trailing };
+        if (fields.trailing != null) this.promisers.add(fields.trailing.owner);
         if (fields.intervalMs !== undefined) p!.recordedIntervalMs = fields.intervalMs;
         if (fields.load !== undefined) p!.load = fields.load;
         if (fields.grow !== undefined) {
@@ -676,7 +792,7 @@ export class World implements RollupStore {
             this.violations.push(`a commit grew ${fields.grow.from} -> ${fields.grow.to} on a parent with ${p!.numShards} shards`);
           }
           for (let i = fields.grow.from; i < fields.grow.to; i++) {
-            if (!c.shards.has(String(i))) c.shards.set(String(i), { count: 0, writes: 0, days: {}, updateUs: at });
+            if (!c.shards.has(String(i))) c.shards.set(String(i), { count: 0, writes: 0, days: {}, updateUs: at, createUs: at });
           }
           p!.numShards = fields.grow.to;
           c.growths.push({ atUs: at, from: fields.grow.from, to: fields.grow.to });
@@ -694,7 +810,7 @@ export class World implements RollupStore {
           const value = World.mirrored(target, sum.total, p!.windowed?.windows ?? null);
           if (value !== undefined) this.targets.get(target.path)!.fields[target.field] = value;
         }
-        c.commits.push({ atUs: at, readUs: sum.readUs, total: sum.total, intervalMs: p!.recordedIntervalMs ?? 0, source });
+        c.commits.push({ atUs: at, readUs: sum.readUs, total: sum.total, intervalMs: p!.recordedIntervalMs ?? 0, source, incarnationUs: p!.createUs });
         return at;
       },
       read: async (paths) => {
@@ -747,7 +863,7 @@ export class World implements RollupStore {
       if (written) targetWrites++;
     }
     c.totalWrittenUs = at;
-    c.commits.push({ atUs: at, readUs: p.readUs ?? sinceUs, total: p.total, intervalMs: p.recordedIntervalMs ?? 0, source: "midnight" });
+    c.commits.push({ atUs: at, readUs: p.readUs ?? sinceUs, total: p.total, intervalMs: p.recordedIntervalMs ?? 0, source: "midnight", incarnationUs: p.createUs });
     return Promise.resolve({ kind: "committed", targetWrites, reads: none.reads });
   }
 
@@ -786,6 +902,55 @@ export class World implements RollupStore {
       reads: Math.max(1, found.length),
       next: found.length < limit || last === undefined ? null : { moveAtMs: last.moveAtMs, counterId: last.counterId },
     });
+  }
+
+  /**
+   * A recounted counter's count (firestore-store.ts, count): the documents the query names, from the app's
+   * documents the documents model keeps (documents-world.ts sets `countDocuments`), at a read time now.
+   */
+  count(query: RecountQuery, limit: number | null): Promise<CountRead> {
+    if (this.countDocuments === undefined) return Promise.reject(new Error("this world holds no app documents to count"));
+    const readUs = this.readTime();
+    this.countReadTimes.add(readUs);
+    const all = this.countDocuments(query, readUs);
+    const count = limit === null ? all : Math.min(all, limit + 1);
+    return Promise.resolve({ count, readUs, reads: Math.max(1, Math.ceil(count / 1000)) });
+  }
+
+  /** The app's documents a recount query names at a read time: set by the documents model (documents-world.ts). */
+  countDocuments: ((query: RecountQuery, readUs: number) => number) | undefined = undefined;
+  /** What a recounted counter must hold at a read time, from its documents as the records would count them (documents-world.ts). */
+  recountTruth: ((counterId: string, readUs: number) => number) | undefined = undefined;
+  /** Commits of a count. */
+  countedCommits = 0;
+  /** The read times counts were given: a commit of one is held to recountTruth. */
+  private readonly countReadTimes = new Set<number>();
+
+  /** The sweep's query of promises (firestore-store.ts, promisesDue): due in [from, before), in (dueAt, id) order. */
+  promisesDue(dueFromMs: number, dueBeforeMs: number, limit: number, after?: object): Promise<PromisePage> {
+    const from = after as { dueMs: number; counterId: string } | undefined;
+    const found = [...this.counters.entries()]
+      .filter(([, c]) => c.parent?.trailing != null && c.parent.trailing.dueMs >= dueFromMs && c.parent.trailing.dueMs < dueBeforeMs)
+      .map(([counterId, c]) => ({ counterId, dueMs: c.parent!.trailing!.dueMs }))
+      .sort((a, b) => a.dueMs - b.dueMs || (a.counterId < b.counterId ? -1 : a.counterId > b.counterId ? 1 : 0))
+      .filter((f) => from === undefined || f.dueMs > from.dueMs || (f.dueMs === from.dueMs && f.counterId > from.counterId))
+      .slice(0, limit);
+    const last = found[found.length - 1];
+    return Promise.resolve({
+      counters: found.map((f) => ({ counterId: f.counterId, parent: this.parentRead(f.counterId) })),
+      reads: Math.max(1, found.length),
+      next: found.length < limit || last === undefined ? null : { dueMs: last.dueMs, counterId: last.counterId },
+    });
+  }
+
+  readSweepMark(): Promise<number | null> {
+    return Promise.resolve(this.sweepMarkMs);
+  }
+
+  writeSweepMark(dueBeforeMs: number): Promise<void> {
+    this.commitTime();
+    this.sweepMarkMs = dueBeforeMs;
+    return Promise.resolve();
   }
 
   staleClaims(dueBeforeMs: number, limit: number, after?: ClaimCursor): Promise<StaleClaims> {

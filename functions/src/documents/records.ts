@@ -30,29 +30,18 @@
 // After a deleteCounter (its records go with it), an event of a write older than the deletion must not
 // count again in a counter the next change creates: the deletion leaves its time behind
 // (exactCounterDeleted, paths.ts), the counter created next keeps it (`rollup.documentsSince`), and events
-// of versions at or before it are covered. The backfill's observations are not: they are what is there now.
+// of versions at or before it that count something are covered. The backfill's observations are not: they
+// are what is there now. An event that counts nothing is not covered by the deletion's time either: it
+// cannot count twice, and it may be the one that takes out what a backfill counted again after the
+// deletion (a comment written before the deleteCounter, counted by the backfill at its old version, then
+// deleted: its delete's version, just after that old version, is at or before the deletion's time). Such
+// an observation goes by its record alone: with no record it writes one that counts 0 (nothing to take
+// out); with the backfill's record at an older version it takes the document out.
 
-import type { Time } from "./time";
+import type { Version } from "../model/time";
 
 /** When a record of a document that no longer counts (deleted, or out of its conditions) may expire. */
 export const RECORD_TTL_MS = 7 * 24 * 60 * 60 * 1000;
-
-/**
- * A document's version, as a string that sorts as the versions do: its update time in RFC 3339 with nine
- * digits of nanoseconds (`2026-11-27T10:00:00.123456789Z`), and `+` after it for "just after" (a delete).
- */
-export type Version = string;
-
-/** The version of a document whose update time is `time`. */
-export function versionAt(time: Time): Version {
-  const iso = new Date(time.seconds * 1000).toISOString(); // YYYY-MM-DDTHH:MM:SS.000Z
-  return `${iso.slice(0, 19)}.${String(time.nanoseconds).padStart(9, "0")}Z`;
-}
-
-/** The version just after `time`: later than it, earlier than any later update time. */
-export function versionJustAfter(time: Time): Version {
-  return `${versionAt(time)}+`;
-}
 
 /** What a record holds of its document. */
 export interface RecordState {
@@ -111,8 +100,8 @@ export function supersedes(observation: Observation, record: RecordState | null)
 
 /**
  * The plan for `observations` (one per document) of one counter, given what was read. Events at or before
- * the counter's last deletion are covered (see above); every other observation newer than its record is
- * written.
+ * the counter's last deletion that count something are covered (see above); every other observation newer
+ * than its record is written.
  */
 export function planObservations(read: Read, observations: readonly Observation[], source: Source): Plan {
   const since = source === "backfill" ? null : read.counter.exists ? read.counter.since : read.counter.deletedAt;
@@ -124,7 +113,8 @@ export function planObservations(read: Read, observations: readonly Observation[
     // The backfill leaves a record that already says what the document counts (and a document that counts
     // nothing without one): see above. An event writes its version even so: it may be the last change.
     const agrees = source === "backfill" && observation.counted === (record?.counted ?? 0);
-    if (agrees || (since !== null && observation.version <= since) || !supersedes(observation, record)) {
+    const beforeDeletion = since !== null && observation.counted !== 0 && observation.version <= since;
+    if (agrees || beforeDeletion || !supersedes(observation, record)) {
       covered++;
       continue;
     }
