@@ -113,6 +113,8 @@ describe("backfill", () => {
     // The first page's progress line shows at once, with most of rule 1 and all of rule 2 still to do.
     const interrupted = await backfill(["--concurrency", "1"], { onStderr: (stderr) => (/backfill: rule 1, documents: \d+ seen/.test(stderr) ? "SIGINT" : undefined) });
     expect(interrupted.code).toBe(130);
+    // The run's first line is its first page (300 documents), however quickly the check before it ended.
+    expect(interrupted.stderr.split("\n").find((line) => line.startsWith("backfill: rule "))).toMatch(/^backfill: rule 1, documents: 300 seen /);
     // What it did goes to stderr (stdout is the report, and there is none), and no debug line of the functions' own anywhere.
     expect(interrupted.stdout).toBe("");
     expect(interrupted.stderr).not.toContain('"severity":"DEBUG"');

@@ -200,7 +200,9 @@ async function run(args: Args): Promise<number> {
     }
   }
   const started = Date.now();
-  let lastProgress: number | undefined; // the first page shows at once, so an operator sees the run has begun
+  // The first page of the check and the first page of the run each show at once, so an operator sees the run
+  // has begun (however quickly the check before it ended); later pages every PROGRESS_EVERY_MS.
+  let lastProgress: { ms: number; checking: boolean } | undefined;
   let position: string | undefined;
   const interrupted = (signal: NodeJS.Signals) => () => {
     const resume = position === undefined ? "nothing done yet; run it again" : `resume with --start-after '${position}'`;
@@ -222,8 +224,8 @@ async function run(args: Args): Promise<number> {
   const progress = (checking: boolean) => (p: BackfillProgress) => {
     // A check writes nothing: only the run's own positions are places to resume from.
     if (!checking) position = p.position;
-    if (!args.quiet && (lastProgress === undefined || Date.now() - lastProgress >= PROGRESS_EVERY_MS)) {
-      lastProgress = Date.now();
+    if (!args.quiet && (lastProgress === undefined || lastProgress.checking !== checking || Date.now() - lastProgress.ms >= PROGRESS_EVERY_MS)) {
+      lastProgress = { ms: Date.now(), checking };
       console.error(progressLine(p, started, checking));
     }
   };
