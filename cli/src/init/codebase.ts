@@ -100,7 +100,7 @@ export function codebaseEnvLocal(name: string): string {
     "# not uploaded either), and .gitignore keeps it out of git. Made by firestore-exact-counter init.",
     "# The emulator delivers Firestore trigger events one at a time, and a busy counter's rollup waits up to",
     "# ROLLUP_INTERVAL_MS while it holds them: with .env's value (the deployed one) a local burst of writes",
-    `# takes minutes to settle, with ${LOCAL_ROLLUP_INTERVAL_MS} ms seconds. The emulator's output names the interval it uses.`,
+    `# takes minutes to settle, with ${LOCAL_ROLLUP_INTERVAL_MS} ms a few seconds. The emulator's output names the interval it uses.`,
     `ROLLUP_INTERVAL_MS=${LOCAL_ROLLUP_INTERVAL_MS}`,
     "",
   ].join("\n");
