@@ -79,46 +79,42 @@ export function rollupConfig(): Pick<RollupDeps, "intervalMs" | "staleAfterMs" |
   return { intervalMs, staleAfterMs: staleAfterMsFor(intervalMs), growth, chainBudgetMs: chainBudgetMsFor(timeoutSeconds, intervalMs), recount };
 }
 
-let reportedBadMirrors: string | undefined = undefined;
+/** The rules params the triggers read (rulesParam). */
+type RulesParam = "MIRRORS" | "LEADERBOARDS" | "EXTENSION_COUNTERS" | "DOCUMENT_COUNTERS";
+
+/** The invalid value last reported per rules param, so that an instance logs each bad value once. */
+const reportedBadRules = new Map<RulesParam, string>();
 
 /**
- * The rollup's view of MIRRORS. A bad value must not freeze every total (a retry could only fail again),
- * so the rollup commits totals without mirrors and logs an ERROR naming the rule, once per instance and
- * value; `npm run preflight` refuses such a value before a deploy.
+ * A rules param as a trigger reads it, through `parse`. A bad value must not stop the trigger (a retry could
+ * only fail again): it reads no rules, and logs an ERROR naming the rule and what the trigger does `without`
+ * them, once per instance and value. `npm run preflight` refuses such a value before a deploy.
  */
-export function rollupMirrorTargets(counterId: string): MirrorTarget[] {
-  const value = DECLARED.MIRRORS.value();
+function rulesParam<T>(name: RulesParam, parse: (param: string, value: string) => T[], without: string): T[] {
+  const value = DECLARED[name].value();
   try {
-    return mirrorTargets(parseMirrorRules("MIRRORS", value), counterId);
+    return parse(name, value);
   } catch (error) {
-    if (reportedBadMirrors !== value) {
-      reportedBadMirrors = value;
-      logger.error(`${error instanceof Error ? error.message : String(error)}; totals are committed without mirrors until it is fixed in functions/.env`, {
-        param: "MIRRORS",
-      });
+    if (reportedBadRules.get(name) !== value) {
+      reportedBadRules.set(name, value);
+      logger.error(`${error instanceof Error ? error.message : String(error)}; ${without} until it is fixed in functions/.env`, { param: name });
     }
     return [];
   }
 }
 
-let reportedBadBoards: string | undefined = undefined;
+/** The rollup's view of MIRRORS: with a bad value, the rollup commits totals without mirrors (rulesParam). */
+export function rollupMirrorTargets(counterId: string): MirrorTarget[] {
+  return rulesParam("MIRRORS", (param, value) => mirrorTargets(parseMirrorRules(param, value), counterId), "totals are committed without mirrors");
+}
 
 /**
  * LEADERBOARDS as the rollup and the board's trigger read it. A bad value must not freeze every total, so the
- * rollup commits totals without their entries, and logs an ERROR naming the rule, once per instance and
- * value (the preflight refuses such a value; backfill --board makes the boards whole once it is fixed).
+ * rollup commits totals without their entries (rulesParam); backfill --board makes the boards whole once it
+ * is fixed.
  */
 export function leaderboardRules(): BoardRule[] {
-  const value = DECLARED.LEADERBOARDS.value();
-  try {
-    return parseLeaderboardRules("LEADERBOARDS", value);
-  } catch (error) {
-    if (reportedBadBoards !== value) {
-      reportedBadBoards = value;
-      logger.error(`${error instanceof Error ? error.message : String(error)}; no counter is put on a leaderboard until it is fixed in functions/.env`, { param: "LEADERBOARDS" });
-    }
-    return [];
-  }
+  return rulesParam("LEADERBOARDS", parseLeaderboardRules, "no counter is put on a leaderboard");
 }
 
 /** The leaderboard the rollup's commits of `counterId` carry the entry of (leaderboardRules). */
@@ -126,24 +122,12 @@ export function rollupBoardOf(counterId: string): string | undefined {
   return boardOf(leaderboardRules(), counterId);
 }
 
-let reportedBadExtensionRules: string | undefined = undefined;
-
 /**
- * EXTENSION_COUNTERS as the fold trigger reads it. A bad value folds nothing, and logs an ERROR naming the
- * rule, once per instance and value: the amounts wait in the shard documents, where nothing is lost, until
- * it is fixed and migrate-extension runs again (`npm run preflight` refuses such a value before a deploy).
+ * EXTENSION_COUNTERS as the fold trigger reads it. A bad value folds nothing (rulesParam): the amounts wait
+ * in the shard documents, where nothing is lost, until it is fixed and migrate-extension runs again.
  */
 export function extensionRules(): ExtensionRule[] {
-  const value = DECLARED.EXTENSION_COUNTERS.value();
-  try {
-    return parseExtensionRules("EXTENSION_COUNTERS", value);
-  } catch (error) {
-    if (reportedBadExtensionRules !== value) {
-      reportedBadExtensionRules = value;
-      logger.error(`${error instanceof Error ? error.message : String(error)}; nothing is folded until it is fixed in functions/.env`, { param: "EXTENSION_COUNTERS" });
-    }
-    return [];
-  }
+  return rulesParam("EXTENSION_COUNTERS", parseExtensionRules, "nothing is folded");
 }
 
 /** How a fold creates a counter that does not exist yet, from the deployed params (functions/src/model/new-counter.ts). */
@@ -156,22 +140,10 @@ export function documentNewCounterRule(): NewCounterRule {
   return newCounterRule(deployedSettings(), "documents");
 }
 
-let reportedBadDocumentRules: string | undefined = undefined;
-
 /**
- * DOCUMENT_COUNTERS as the document triggers read it. A bad value counts nothing, and logs an ERROR naming
- * the rule, once per instance and value (the preflight refuses such a value, and the triggers are not even
- * deployed from it: entry/documentCounters.ts); backfill makes the counters whole once it is fixed.
+ * DOCUMENT_COUNTERS as the document triggers read it. A bad value counts nothing (rulesParam; the triggers
+ * are not even deployed from it: entry/documentCounters.ts); backfill makes the counters whole once it is fixed.
  */
 export function documentRules(): DocumentRule[] {
-  const value = DECLARED.DOCUMENT_COUNTERS.value();
-  try {
-    return parseDocumentCounterRules("DOCUMENT_COUNTERS", value);
-  } catch (error) {
-    if (reportedBadDocumentRules !== value) {
-      reportedBadDocumentRules = value;
-      logger.error(`${error instanceof Error ? error.message : String(error)}; no document is counted until it is fixed in functions/.env`, { param: "DOCUMENT_COUNTERS" });
-    }
-    return [];
-  }
+  return rulesParam("DOCUMENT_COUNTERS", parseDocumentCounterRules, "no document is counted");
 }
