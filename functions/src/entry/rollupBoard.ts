@@ -6,15 +6,13 @@
 import * as logger from "firebase-functions/logger";
 import { onDocumentWritten, type Change, type DocumentSnapshot, type FirestoreEvent } from "firebase-functions/v2/firestore";
 import { databaseId, ROLLUP_CPU, rollupConcurrency, rollupMemoryMb, rollupTimeoutSeconds } from "../config/params";
-import { isPermanentError } from "../model/errors";
 import { BOARD_ENTRY_PATTERN } from "../model/paths";
 import { BoundedMemo } from "../rollup/commit";
-import { rollupShardWrite } from "../rollup/index";
 import type { NowMemo, ParentMemo, RollupDeps, ShardWrite } from "../rollup/types";
 import { boardDeps } from "./deps";
 import { EVERY_FUNCTION } from "./options";
 import { eventWriteTimeUs } from "./write-time";
-import { shardCreated } from "./rollupTotal";
+import { rollupOrLogPermanent, shardCreated } from "./rollupTotal";
 
 // This instance's memos, per board (rollup/types.ts).
 const leads: NowMemo = new BoundedMemo();
@@ -60,10 +58,5 @@ export async function rollupBoardEvent(event: EntryEvent, deps: RollupDeps): Pro
     after: undefined,
     countChanged: totalOf(change.before) !== totalOf(change.after),
   };
-  try {
-    await rollupShardWrite(write, deps);
-  } catch (error) {
-    if (!isPermanentError(error)) throw error;
-    logger.error("leaderboard rollup failed for good; the event is not retried", { board, entry, eventId: event.id, error: error instanceof Error ? error.message : String(error) });
-  }
+  await rollupOrLogPermanent(write, deps, "leaderboard rollup failed for good; the event is not retried", { board, entry, eventId: event.id });
 }

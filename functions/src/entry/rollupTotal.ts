@@ -67,16 +67,20 @@ export async function rollupShardEvent(event: ShardEvent, deps: RollupDeps): Pro
     before: shardStateOf(change.before.exists ? change.before.data() : undefined),
     after: shardStateOf(change.after.exists ? change.after.data() : undefined),
   };
+  await rollupOrLogPermanent(write, deps, "rollup failed for good; the event is not retried", { counterId, shardId, eventId: event.id });
+}
+
+/**
+ * Runs the rollup of `write` (a shard's, or a board entry's: entry/rollupBoard.ts). A transient failure throws
+ * (the platform retries the event); a permanent one is logged at ERROR as `message` with the event's
+ * `context`, and the event completes.
+ */
+export async function rollupOrLogPermanent(write: ShardWrite, deps: RollupDeps, message: string, context: Record<string, string>): Promise<void> {
   try {
     await rollupShardWrite(write, deps);
   } catch (error) {
     if (!isPermanentError(error)) throw error;
-    logger.error("rollup failed for good; the event is not retried", {
-      counterId,
-      shardId,
-      eventId: event.id,
-      error: error instanceof Error ? error.message : String(error),
-    });
+    logger.error(message, { ...context, error: error instanceof Error ? error.message : String(error) });
   }
 }
 
